@@ -1,0 +1,74 @@
+import Koa from 'koa';
+import { koaBody } from 'koa-body';
+import cors from '@koa/cors';
+import compress from 'koa-compress';
+import { config as loadedConfig, type Config } from '../shared/config';
+import { producerRedis } from '../shared/redis';
+import { requestId } from './middleware/requestId';
+import { accessLog } from './middleware/accessLog';
+import { errorHandler } from './middleware/errorHandler';
+import { createLimiters, consume } from './middleware/rateLimit';
+import { clientIp } from './middleware/clientIp';
+import { bullBoard } from './admin/bullBoard';
+import { routers } from './routes';
+import { notFound } from '../shared/errors';
+import { measureRequests, metricsEndpoint } from './middleware/metrics';
+import { etag } from './middleware/etag';
+
+/** Paths whose raw body must reach the handler untouched (signature checks over exact bytes). */
+export const RAW_BODY_PREFIXES = ['/api/payment-import/'];
+
+export function createApp(cfg: Config = loadedConfig()): Koa {
+  const app = new Koa({ proxy: cfg.trustProxy });
+  const limiters = createLimiters(cfg, producerRedis());
+  Object.assign(app.context, { limiters, config: cfg });
+
+  app.use(requestId);
+  app.use(accessLog);
+  app.use(measureRequests);
+  app.use(errorHandler(cfg.bodyLimitBytes));
+  app.use(metricsEndpoint(cfg));
+  app.use(
+    cors({
+      // Only the configured regional front ends may call the API from a browser.
+      origin: (ctx) => (cfg.corsOrigins.includes(ctx.get('Origin')) ? ctx.get('Origin') : ''),
+      credentials: true,
+      exposeHeaders: ['X-Request-Id', 'Retry-After', 'ETag'],
+      allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id', 'If-None-Match'],
+    }),
+  );
+  app.use(compress({ threshold: 1024 }));
+  app.use(etag); // inside compress: hashes the uncompressed JSON the router produced
+  app.use(bullBoard(cfg));
+
+  // General API limit per IP; webhooks have their own limit on their route.
+  app.use(async (ctx, next) => {
+    if (ctx.path.startsWith('/api/') && !RAW_BODY_PREFIXES.some((p) => ctx.path.startsWith(p))) {
+      await consume(limiters.api, clientIp(ctx));
+    }
+    await next();
+  });
+
+  const jsonBody = koaBody({
+    json: true,
+    urlencoded: false,
+    multipart: false,
+    text: false,
+    jsonLimit: cfg.bodyLimitBytes,
+    jsonStrict: true,
+    onError: (err) => {
+      throw err;
+    },
+  });
+  app.use(async (ctx, next) => {
+    if (RAW_BODY_PREFIXES.some((p) => ctx.path.startsWith(p))) return next();
+    return jsonBody(ctx, next);
+  });
+
+  for (const r of routers) app.use(r.routes());
+
+  app.use(async () => {
+    throw notFound('Route');
+  });
+  return app;
+}

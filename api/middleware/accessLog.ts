@@ -1,0 +1,16 @@
+import type { Middleware } from 'koa';
+import { logger } from '../../shared/logger';
+
+/** One structured line per request: never bodies, never auth headers. */
+export const accessLog: Middleware = async (ctx, next) => {
+  const start = process.hrtime.bigint();
+  try {
+    await next();
+  } finally {
+    const ms = Number(process.hrtime.bigint() - start) / 1e6;
+    logger.info(
+      { requestId: ctx.state.requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 },
+      'request',
+    );
+  }
+};

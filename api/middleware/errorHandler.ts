@@ -1,0 +1,68 @@
+import type { Middleware } from 'koa';
+import { AppError, fromDatabaseError } from '../../shared/errors';
+import { logger } from '../../shared/logger';
+
+/**
+ * Every failure leaves the API in the spec's envelope { error: { message, code, status, details } }.
+ * Known errors map to their code; library errors (body parser, database) are translated; anything
+ * else is a 500 INTERNAL_ERROR with a generic message, logged with the request id.
+ */
+/** Connection-level database failures (server down, restarting, pool exhausted): 503, not 500. */
+function isDatabaseUnavailable(err: unknown): boolean {
+  const e = err as { code?: string; name?: string; message?: string };
+  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08006', '08001', '08003', '08004'].includes(e?.code ?? '')) return true;
+  if (e?.name === 'KnexTimeoutError') return true;
+  return /Connection terminated|Client has encountered a connection error|the database system is (starting up|shutting down)/i.test(e?.message ?? '');
+}
+
+export function toAppError(err: unknown, bodyLimitBytes: number): AppError {
+  if (err instanceof AppError) return err;
+  const e = err as { status?: number; statusCode?: number; type?: string; message?: string; name?: string };
+  const status = e?.status ?? e?.statusCode;
+  if (e?.type === 'entity.too.large' || status === 413) {
+    return new AppError('INVALID_INPUT', 413, `Request body exceeds the limit of ${bodyLimitBytes} bytes`);
+  }
+  if (e?.type === 'entity.parse.failed' || (status === 400 && /JSON|parse/i.test(e?.message ?? ''))) {
+    return new AppError('INVALID_INPUT', 400, 'Request body is not valid JSON');
+  }
+  // The JSON parser refuses "__proto__" / "constructor.prototype" keys (prototype pollution) with a
+  // bare SyntaxError: that is the client's bad input, not our failure.
+  if (e?.name === 'SyntaxError' && /prototype property/i.test(e?.message ?? '')) {
+    return new AppError('INVALID_INPUT', 400, 'Request body contains a forbidden property name (__proto__ or constructor.prototype)');
+  }
+  if (isDatabaseUnavailable(err)) {
+    return new AppError('SERVICE_UNAVAILABLE', 503, 'The database is temporarily unavailable; please retry shortly', undefined, { 'Retry-After': '5' });
+  }
+  if (status === 415 || e?.type === 'unsupported.media.type') {
+    return new AppError('INVALID_INPUT', 415, 'Unsupported content type; send application/json');
+  }
+  if (status === 400 && e?.type) return new AppError('INVALID_INPUT', 400, 'Malformed request body');
+  const dbError = fromDatabaseError(err);
+  if (dbError) return dbError;
+  if (e?.name === 'NotFoundError') return new AppError('NOT_FOUND', 404, 'Resource not found');
+  return new AppError('INTERNAL_ERROR', 500, 'An unexpected error occurred');
+}
+
+export function errorHandler(bodyLimitBytes: number): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (err) {
+      const appErr = toAppError(err, bodyLimitBytes);
+      if (appErr.status >= 500 && appErr.code === 'INTERNAL_ERROR') {
+        logger.error({ err, requestId: ctx.state.requestId, path: ctx.path, method: ctx.method }, 'unhandled error');
+      }
+      ctx.status = appErr.status;
+      for (const [k, v] of Object.entries(appErr.headers ?? {})) ctx.set(k, v);
+      ctx.body = {
+        error: {
+          message: appErr.message,
+          code: appErr.code,
+          status: appErr.status,
+          ...(appErr.details ? { details: appErr.details } : {}),
+          ...(appErr.extra ?? {}),
+        },
+      };
+    }
+  };
+}

@@ -1,0 +1,45 @@
+import { createRouter } from '../../routing';
+import { db } from '../../../shared/db';
+import { producerRedis, redisReady } from '../../../shared/redis';
+
+/** Liveness and readiness for load balancers and orchestrators. */
+export const { router: healthRouter, add } = createRouter('', 'Operations');
+
+const withTimeout = <T>(p: Promise<T>, ms: number) =>
+  Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), ms).unref())]);
+
+add({
+  method: 'get',
+  path: '/health',
+  auth: 'public',
+  summary: 'Liveness: the process is up',
+  responses: { 200: { description: 'Alive', schema: { type: 'object', properties: { status: { const: 'ok' } } } } },
+  handler: (ctx) => {
+    ctx.body = { status: 'ok' };
+  },
+});
+
+add({
+  method: 'get',
+  path: '/ready',
+  auth: 'public',
+  summary: 'Readiness: PostgreSQL and Redis answer',
+  responses: {
+    200: { description: 'Ready' },
+    503: { description: 'A dependency is down; the body says which' },
+  },
+  handler: async (ctx) => {
+    const [pgRes, redisRes] = await Promise.allSettled([
+      withTimeout(db().raw('select 1'), 2000),
+      withTimeout(redisReady(producerRedis(), 1000).then(() => producerRedis().ping()), 2000),
+    ]);
+    const checks = {
+      postgres: pgRes.status === 'fulfilled' ? 'ok' : 'down',
+      redis: redisRes.status === 'fulfilled' ? 'ok' : 'down',
+    };
+    const ready = checks.postgres === 'ok' && checks.redis === 'ok';
+    ctx.status = ready ? 200 : 503;
+    if (!ready) ctx.set('Retry-After', '5');
+    ctx.body = { status: ready ? 'ready' : 'not_ready', checks };
+  },
+});

@@ -1,0 +1,18 @@
+import type Router from '@koa/router';
+import { healthRouter } from './health/router';
+import { reportsRouter } from './reports/router';
+import { maintenanceRouter } from './maintenance/router';
+import { aiRouter } from './ai/router';
+import { authRouter } from './auth/router';
+import { usersRouter } from './users/router';
+import { settingsRouter } from './settings/router';
+import { customersRouter } from './customers/router';
+import { suppliersRouter } from './suppliers/router';
+import { invoicesRouter } from './invoices/router';
+import { invoiceDocumentsRouter } from './invoiceDocuments/router';
+import { docsRouter } from './docs/router';
+import { connectorsRouter } from './connectors/router';
+import { paymentImportRouter } from './paymentImport/router';
+
+/** Every route group of the API. A new group is one import and one entry here. */
+export const routers: Router[] = [healthRouter, maintenanceRouter, aiRouter, authRouter, usersRouter, settingsRouter, customersRouter, suppliersRouter, invoicesRouter, invoiceDocumentsRouter, docsRouter, reportsRouter, connectorsRouter, paymentImportRouter];

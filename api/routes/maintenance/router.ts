@@ -1,0 +1,45 @@
+import { createRouter } from '../../routing';
+import { enqueue, getQueue, QUEUES } from '../../../shared/queues';
+import { notFound } from '../../../shared/errors';
+
+/** Tenant-scoped housekeeping an admin may trigger; jobs run in the worker fleet. */
+export const { router: maintenanceRouter, add } = createRouter('/api/maintenance', 'Maintenance');
+
+const jobState = {
+  type: 'object',
+  properties: { jobId: { type: 'string' }, name: { type: 'string' }, status: { type: 'string' }, result: {}, failedReason: { type: 'string' } },
+};
+
+add({
+  method: 'post',
+  path: '/purge-customers',
+  auth: 'admin',
+  summary: 'Permanently remove customers soft-deleted more than 7 years ago (runs in a worker)',
+  responses: { 202: { description: 'Queued', schema: jobState }, 503: { description: 'Queue unavailable' } },
+  handler: async (ctx) => {
+    const tenantId = ctx.state.actor.tenantId;
+    // One purge per tenant at a time: the job id is the business key.
+    const job = await enqueue(QUEUES.maintenance, 'purge-deleted-customers', { tenantId }, { jobId: `purge-customers-${tenantId}-${Date.now()}` });
+    ctx.status = 202;
+    ctx.body = { jobId: job.id, name: job.name, status: 'queued' };
+  },
+});
+
+add({
+  method: 'get',
+  path: '/jobs/:key',
+  auth: 'admin',
+  summary: 'State of a maintenance job started by this tenant',
+  responses: { 200: { description: 'Job state', schema: jobState }, 404: { description: 'Unknown job' } },
+  handler: async (ctx) => {
+    const job = await getQueue(QUEUES.maintenance).getJob(ctx.input.params.key);
+    if (!job || job.data?.tenantId !== ctx.state.actor.tenantId) throw notFound('Job');
+    ctx.body = {
+      jobId: job.id,
+      name: job.name,
+      status: await job.getState(),
+      result: job.returnvalue ?? null,
+      ...(job.failedReason ? { failedReason: 'The job failed; operators can see details in Bull Board' } : {}),
+    };
+  },
+});

@@ -1,0 +1,104 @@
+import Router from '@koa/router';
+import type { Context, Middleware } from 'koa';
+import { authenticate, requireRole } from './middleware/authenticate';
+import { validate } from '../shared/validation';
+import type { Actor, Role } from '../shared/actor';
+import type { Limiters } from './middleware/rateLimit';
+import type { Config } from '../shared/config';
+
+/**
+ * Routes are declared, not just registered: each declaration carries its role, its JSON schemas
+ * and its documented responses. The same declaration validates requests and generates the
+ * OpenAPI document (api/openapi.ts), and a test checks that every mounted route is documented.
+ */
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+export interface ResponseSpec {
+  description: string;
+  schema?: object;
+  /** Defaults to application/json. */
+  contentType?: string;
+}
+
+export interface RouteSpec<B = any, Q = any, P = any> {
+  method: Method;
+  path: string;
+  summary: string;
+  description?: string;
+  /** Lowest role allowed; 'public' needs no token (login, webhooks). */
+  auth: Role | 'public';
+  body?: object;
+  query?: object;
+  params?: object;
+  responses: Record<number, ResponseSpec>;
+  /** Extra middleware run after auth and before validation (rate limits, plan gates, raw body). */
+  before?: Middleware[];
+  /** Request headers worth documenting (Idempotency-Key, provider signature headers). */
+  headers?: { name: string; description: string; required?: boolean }[];
+  /**
+   * Documentation only: one OpenAPI operation per fixed value of a path parameter, e.g. the
+   * inbound webhook path once per provider with that provider's signature headers.
+   */
+  docVariants?: { params: Record<string, string>; summary: string; description?: string; headers?: RouteSpec['headers']; requestBody?: { contentType: string; schema: object } }[];
+  /** Leave the route out of the OpenAPI document (its static assets, for instance). */
+  undocumented?: boolean;
+  handler: (ctx: AppContext<B, Q, P>) => Promise<void> | void;
+}
+
+export interface AppContext<B = any, Q = any, P = any> extends Context {
+  state: Context['state'] & { actor: Actor; requestId: string };
+  body: any;
+  input: { body: B; query: Q; params: P };
+  limiters: Limiters;
+  config: Config;
+}
+
+export interface RegisteredRoute extends RouteSpec {
+  fullPath: string;
+  tag: string;
+}
+
+export const routeRegistry: RegisteredRoute[] = [];
+
+const uuidSchema = { type: 'string', format: 'uuid' };
+
+/** Path params named id or *Id must be UUIDs: a malformed id is a 400, never a database error. */
+function defaultParamsSchema(path: string): object | undefined {
+  const names = [...path.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1]);
+  if (!names.length) return undefined;
+  const properties: Record<string, object> = {};
+  for (const n of names) properties[n] = n === 'id' || n.endsWith('Id') ? uuidSchema : { type: 'string', minLength: 1, maxLength: 200 };
+  return { type: 'object', properties, required: names };
+}
+
+export function createRouter(prefix: string, tag: string) {
+  const router = new Router({ prefix });
+  const add = <B = any, Q = any, P = any>(spec: RouteSpec<B, Q, P>) => {
+    const params = spec.params ?? defaultParamsSchema(spec.path);
+    const fullPath = prefix + (spec.path === '/' ? '' : spec.path);
+    routeRegistry.push({ ...(spec as RouteSpec), params, fullPath, tag });
+    const chain: Middleware[] = [];
+    if (spec.auth !== 'public') chain.push(authenticate, requireRole(spec.auth));
+    chain.push(...(spec.before ?? []));
+    chain.push(async (ctx, next) => {
+      const c = ctx as unknown as AppContext;
+      c.input = {
+        params: params ? validate(params, { ...ctx.params }, { what: 'Path' }) : {},
+        query: spec.query ? validate(spec.query, { ...ctx.query }, { query: true, what: 'Query' }) : {},
+        body: spec.body ? validate(spec.body, bodyOf(ctx), { what: 'Body' }) : undefined,
+      } as AppContext['input'];
+      await next();
+    });
+    chain.push(async (ctx) => {
+      await spec.handler(ctx as unknown as AppContext<B, Q, P>);
+    });
+    router[spec.method](spec.path, ...chain);
+  };
+  return { router, add };
+}
+
+function bodyOf(ctx: Context): unknown {
+  const b = (ctx.request as unknown as { body?: unknown }).body;
+  // koa-body yields {} for an empty body; a missing JSON body is validated as an empty object.
+  return b === undefined || b === null ? {} : b;
+}

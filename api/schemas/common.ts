@@ -1,0 +1,51 @@
+/** Schemas shared by several route groups (and by the OpenAPI document). */
+export const uuid = { type: 'string', format: 'uuid' } as const;
+export const money = { type: 'string', format: 'money', description: 'Decimal amount as a string, e.g. "1234.50"' } as const;
+export const positiveMoney = {
+  type: 'string',
+  pattern: '^(?!0+(\\.0+)?$)\\d{1,12}(\\.\\d{1,2})?$',
+  description: 'Positive decimal amount as a string with at most 2 decimals, e.g. "99.90"',
+} as const;
+export const isoDate = { type: 'string', format: 'date', description: 'YYYY-MM-DD' } as const;
+export const timestamp = { type: 'string', format: 'date-time' } as const;
+
+export const errorEnvelope = {
+  type: 'object',
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'object',
+      required: ['message', 'code', 'status'],
+      properties: {
+        message: { type: 'string' },
+        code: { type: 'string' },
+        status: { type: 'integer' },
+        details: {
+          type: 'array',
+          items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } },
+        },
+      },
+    },
+  },
+} as const;
+
+export const pagination = {
+  type: 'object',
+  properties: {
+    page: { type: 'integer' },
+    limit: { type: 'integer' },
+    total: { type: 'integer' },
+    totalPages: { type: 'integer' },
+  },
+} as const;
+
+export const listOf = (item: object) => ({
+  type: 'object',
+  properties: { data: { type: 'array', items: item }, pagination },
+});
+
+/** page defaults to 1, limit to 25, limit max 100 (decisions.md); out of range is 400. */
+export const pageQuery = {
+  page: { type: 'integer', minimum: 1, maximum: 1000000, default: 1 },
+  limit: { type: 'integer', minimum: 1, maximum: 100, default: 25 },
+} as const;

@@ -1,0 +1,17 @@
+/** Who performs an operation. Commands take an Actor; every query is scoped by actor.tenantId. */
+export type Role = 'admin' | 'manager' | 'member' | 'viewer';
+export const ROLES: Role[] = ['viewer', 'member', 'manager', 'admin'];
+
+export interface Actor {
+  userId: string | null;
+  tenantId: string;
+  role: Role;
+  requestId?: string;
+}
+
+/** Roles are ordered: a route that allows 'member' also allows manager and admin. */
+export const roleRank = (r: Role) => ROLES.indexOf(r);
+export const hasRole = (actual: Role, minimum: Role) => roleRank(actual) >= roleRank(minimum);
+
+/** A system actor for jobs that act on behalf of a tenant without a user (webhooks, schedules). */
+export const systemActor = (tenantId: string, requestId?: string): Actor => ({ userId: null, tenantId, role: 'admin', requestId });

@@ -1,0 +1,215 @@
+/**
+ * The only reader of process.env. Every variable is documented here and in the README's
+ * configuration table; loadConfig() validates them all at start-up and throws one ConfigError
+ * that names each bad variable, so a misconfigured process exits with one clear line.
+ */
+export class ConfigError extends Error {
+  constructor(public readonly problems: string[]) {
+    super(`Invalid configuration: ${problems.join('; ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export interface RateLimit {
+  points: number;
+  durationSec: number;
+}
+
+export interface Config {
+  env: 'development' | 'test' | 'production';
+  port: number;
+  host: string;
+  databaseUrl: string;
+  databasePoolMax: number;
+  redisUrl: string;
+  /** Prefix for every Redis key (queues, rate limiters): lets several deployments or test runs share one Redis. */
+  redisPrefix: string;
+  jwtAccessSecret: string;
+  jwtAccessTtlSec: number;
+  refreshTtlSec: number;
+  /** 32-byte key (hex or base64) for AES-256-GCM encryption of secrets at rest. */
+  encryptionKey: Buffer;
+  logLevel: string;
+  bodyLimitBytes: number;
+  trustProxy: boolean;
+  /** When true, plain-HTTP webhook deliveries are refused (spec: HTTPS required). */
+  requireHttpsWebhooks: boolean;
+  publicBaseUrl: string;
+  corsOrigins: string[];
+  rateLimits: { login: RateLimit; register: RateLimit; api: RateLimit; webhooks: RateLimit };
+  /** How long the API waits for a rendering job before answering 503 + Retry-After. */
+  renderWaitMs: number;
+  workerConcurrency: Record<string, number>;
+  /** BullMQ job lock: a job whose worker died is retried after this long (stalled-job check). */
+  workerLockDurationMs: number;
+  bullBoard: { user: string | null; password: string | null };
+  metricsToken: string | null;
+  /** Workers expose /metrics on this port when set (0 = off). */
+  workerMetricsPort: number;
+  smtp: { url: string | null; from: string };
+  ai: { baseUrl: string | null; apiKey: string | null; model: string; timeoutMs: number };
+  mollieApiBaseUrl: string;
+  paypalCertHostAllowList: string[];
+  finanzOnline: { sessionUrl: string; fileUploadUrl: string; timeoutMs: number };
+  /** WebAuthn relying party: the RP ID is the browser-facing domain, the origin its exact scheme://host[:port]. */
+  webauthn: { rpId: string; rpName: string; origin: string };
+}
+
+type Env = Record<string, string | undefined>;
+
+const DEV_JWT_SECRET = 'dev-only-access-secret-change-me-please-0123456789';
+const DEV_ENCRYPTION_KEY = '00'.repeat(32);
+
+export function loadConfig(env: Env = process.env): Config {
+  const problems: string[] = [];
+  const nodeEnv = (env.NODE_ENV ?? 'development') as Config['env'];
+  if (!['development', 'test', 'production'].includes(nodeEnv)) {
+    problems.push(`NODE_ENV must be development, test or production (got "${nodeEnv}")`);
+  }
+  const isProd = nodeEnv === 'production';
+
+  const int = (name: string, def: number, min = 0, max = Number.MAX_SAFE_INTEGER): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return def;
+    if (!/^\d+$/.test(raw.trim())) {
+      problems.push(`${name} must be a whole number (got "${raw}")`);
+      return def;
+    }
+    const n = Number(raw);
+    if (n < min || n > max) problems.push(`${name} must be between ${min} and ${max} (got ${n})`);
+    return n;
+  };
+  const bool = (name: string, def: boolean): boolean => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return def;
+    if (['1', 'true', 'yes'].includes(raw.toLowerCase())) return true;
+    if (['0', 'false', 'no'].includes(raw.toLowerCase())) return false;
+    problems.push(`${name} must be true or false (got "${raw}")`);
+    return def;
+  };
+  const url = (name: string, def: string | null, protocols: string[]): string | null => {
+    const raw = env[name] ?? def;
+    if (raw === null || raw === '') return null;
+    try {
+      const u = new URL(raw);
+      if (!protocols.includes(u.protocol)) problems.push(`${name} must use ${protocols.join(' or ')} (got "${u.protocol}")`);
+    } catch {
+      problems.push(`${name} is not a valid URL`);
+    }
+    return raw;
+  };
+  const list = (name: string, def: string[]): string[] => {
+    const raw = env[name];
+    if (raw === undefined) return def;
+    return raw.split(',').map((s) => s.trim()).filter(Boolean);
+  };
+  const limit = (name: string, points: number, durationSec: number): RateLimit => ({
+    points: int(`RATE_LIMIT_${name}_POINTS`, points, 1),
+    durationSec: int(`RATE_LIMIT_${name}_WINDOW_SEC`, durationSec, 1),
+  });
+
+  const jwtAccessSecret = env.JWT_ACCESS_SECRET ?? (isProd ? '' : DEV_JWT_SECRET);
+  if (jwtAccessSecret.length < 32) problems.push('JWT_ACCESS_SECRET must be set to at least 32 characters');
+
+  let encryptionKey = Buffer.alloc(0);
+  const rawKey = env.ENCRYPTION_KEY ?? (isProd ? '' : DEV_ENCRYPTION_KEY);
+  if (/^[0-9a-fA-F]{64}$/.test(rawKey)) encryptionKey = Buffer.from(rawKey, 'hex');
+  else if (rawKey) encryptionKey = Buffer.from(rawKey, 'base64');
+  if (encryptionKey.length !== 32) problems.push('ENCRYPTION_KEY must be 32 bytes, as 64 hex characters or base64');
+
+  const databaseUrl = url('DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/accounting', ['postgres:', 'postgresql:'])!;
+  const redisUrl = url('REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:'])!;
+  const port = int('PORT', 3000, 0, 65535);
+  const smtpUrl = url('SMTP_URL', null, ['smtp:', 'smtps:']);
+  const aiBaseUrl = url('AI_BASE_URL', null, ['http:', 'https:']);
+
+  const concurrency: Record<string, number> = {};
+  for (const [k, v] of Object.entries(env)) {
+    const m = /^WORKER_CONCURRENCY_([A-Z_]+)$/.exec(k);
+    if (m && v) concurrency[m[1].toLowerCase().replace(/_/g, '-')] = int(k, 1, 1, 100);
+  }
+  concurrency.default = int('WORKER_CONCURRENCY', 5, 1, 100);
+
+  const logLevel = env.LOG_LEVEL ?? (nodeEnv === 'test' ? 'silent' : 'info');
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
+    problems.push(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "${logLevel}")`);
+  }
+
+  const config: Config = {
+    env: nodeEnv,
+    port,
+    host: env.HOST ?? '0.0.0.0',
+    databaseUrl,
+    databasePoolMax: int('DATABASE_POOL_MAX', 10, 1, 500),
+    redisUrl,
+    redisPrefix: env.REDIS_PREFIX ?? 'acct',
+    jwtAccessSecret,
+    jwtAccessTtlSec: int('JWT_ACCESS_TTL_SEC', 15 * 60, 1),
+    refreshTtlSec: int('REFRESH_TTL_SEC', 7 * 24 * 3600, 1),
+    encryptionKey,
+    logLevel,
+    bodyLimitBytes: int('BODY_LIMIT_BYTES', 1024 * 1024, 1024),
+    trustProxy: bool('TRUST_PROXY', false),
+    requireHttpsWebhooks: bool('REQUIRE_HTTPS_WEBHOOKS', true),
+    publicBaseUrl: url('PUBLIC_BASE_URL', `http://localhost:${port}`, ['http:', 'https:'])!,
+    corsOrigins: list('CORS_ORIGINS', []),
+    rateLimits: {
+      login: limit('LOGIN', 10, 15 * 60),
+      register: limit('REGISTER', 5, 60 * 60),
+      api: limit('API', 300, 60 * 60),
+      webhooks: limit('WEBHOOKS', 30, 60 * 60),
+    },
+    renderWaitMs: int('RENDER_WAIT_MS', 15000, 100),
+    workerConcurrency: concurrency,
+    workerLockDurationMs: int('WORKER_LOCK_DURATION_MS', 30_000, 1000, 600_000),
+    bullBoard: { user: env.BULL_BOARD_USER ?? null, password: env.BULL_BOARD_PASSWORD ?? null },
+    metricsToken: env.METRICS_TOKEN ?? null,
+    workerMetricsPort: int('WORKER_METRICS_PORT', 0, 0, 65535),
+    smtp: { url: smtpUrl, from: env.SMTP_FROM ?? 'Buchhaltung <no-reply@localhost>' },
+    ai: {
+      baseUrl: aiBaseUrl,
+      apiKey: env.AI_API_KEY ?? null,
+      model: env.AI_MODEL ?? 'gpt-4o-mini',
+      timeoutMs: int('AI_TIMEOUT_MS', 30000, 100),
+    },
+    mollieApiBaseUrl: url('MOLLIE_API_BASE_URL', 'https://api.mollie.com', ['http:', 'https:'])!,
+    paypalCertHostAllowList: list('PAYPAL_CERT_ORIGINS', [
+      'https://api.paypal.com',
+      'https://api-m.paypal.com',
+      'https://api.sandbox.paypal.com',
+      'https://api-m.sandbox.paypal.com',
+    ]),
+    finanzOnline: {
+      sessionUrl: url('FINANZONLINE_SESSION_URL', 'https://finanzonline.bmf.gv.at/fonws/ws/session', ['http:', 'https:'])!,
+      fileUploadUrl: url('FINANZONLINE_FILEUPLOAD_URL', 'https://finanzonline.bmf.gv.at/fon/ws/fileupload', ['http:', 'https:'])!,
+      timeoutMs: int('FINANZONLINE_TIMEOUT_MS', 30000, 100),
+    },
+    webauthn: {
+      rpId: env.WEBAUTHN_RP_ID ?? 'localhost',
+      rpName: env.WEBAUTHN_RP_NAME ?? 'Buchhaltung',
+      origin: url('WEBAUTHN_ORIGIN', 'http://localhost:3000', ['http:', 'https:'])!,
+    },
+  };
+  try {
+    const host = new URL(config.webauthn.origin).hostname;
+    const rp = config.webauthn.rpId;
+    if (host !== rp && !host.endsWith(`.${rp}`)) problems.push(`WEBAUTHN_RP_ID must be the host of WEBAUTHN_ORIGIN or a parent domain of it (got "${rp}" for "${host}")`);
+  } catch {
+    // WEBAUTHN_ORIGIN is already reported as an invalid URL.
+  }
+  if (problems.length) throw new ConfigError(problems);
+  return config;
+}
+
+let cached: Config | null = null;
+/** The process-wide configuration, loaded once. */
+export function config(): Config {
+  cached ??= loadConfig();
+  return cached;
+}
+
+/** Re-read the environment (tests that start a local fake server and point a variable at it). */
+export function reloadConfig(): Config {
+  cached = loadConfig();
+  return cached;
+}

@@ -1,0 +1,90 @@
+import knexFactory, { type Knex } from 'knex';
+import { Model, knexSnakeCaseMappers } from 'objection';
+import pg from 'pg';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { config } from './config';
+
+// DATE columns stay 'YYYY-MM-DD' strings: turning them into JS Dates would shift them by the
+// server's time zone. numeric stays a string (pg's default), which is what decimal.js wants.
+pg.types.setTypeParser(pg.types.builtins.DATE, (v: string) => v);
+// count(*) is int8; our counts fit a JS number comfortably.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v: string) => Number(v));
+
+export const migrationsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../migrations');
+
+export type Trx = Knex.Transaction;
+export type Db = Knex | Knex.Transaction;
+
+export function createKnex(databaseUrl: string, poolMax: number, opts: { camelCase?: boolean } = {}): Knex {
+  return knexFactory({
+    client: 'pg',
+    connection: {
+      connectionString: databaseUrl,
+      // A request never waits forever on the database: queries are bounded server- and client-side.
+      statement_timeout: 30_000,
+      query_timeout: 35_000,
+      connectionTimeoutMillis: 5_000,
+      application_name: `accounting:${process.title}`,
+    } as Knex.PgConnectionConfig,
+    pool: { min: 0, max: poolMax },
+    acquireConnectionTimeout: 10_000,
+    ...(opts.camelCase === false ? {} : knexSnakeCaseMappers()),
+  });
+}
+
+const mappers = knexSnakeCaseMappers();
+
+/**
+ * Run a hot, complex read as a named (prepared) statement: PostgreSQL then plans it once per
+ * connection instead of on every call (for the single-invoice read, planning took 2 ms of the
+ * 2.5 ms). Rows get the same snake_case → camelCase mapping as every knex query. If a migration
+ * changed a table the statement reads (`cached plan must not change result type`), the call is
+ * answered unprepared, so a deploy never breaks reads on connections opened before it.
+ */
+export async function queryPrepared<T = Record<string, unknown>>(knex: Knex, name: string, native: { sql: string; bindings: readonly unknown[] }): Promise<T[]> {
+  const client = knex.client as { acquireConnection(): Promise<pg.ClientBase>; releaseConnection(c: pg.ClientBase): Promise<void> };
+  const conn = await client.acquireConnection();
+  try {
+    let res: pg.QueryResult;
+    try {
+      res = await conn.query({ name, text: native.sql, values: native.bindings as unknown[] });
+    } catch (err) {
+      if ((err as { code?: string }).code !== '0A000') throw err;
+      res = await conn.query(native.sql, native.bindings as unknown[]);
+    }
+    return (mappers.postProcessResponse as (rows: unknown) => unknown)(res.rows) as T[];
+  } finally {
+    await client.releaseConnection(conn);
+  }
+}
+
+let instance: Knex | null = null;
+
+/** The process-wide knex (camelCase in code, snake_case in SQL), bound to objection models. */
+export function db(): Knex {
+  if (!instance) {
+    instance = createKnex(config().databaseUrl, config().databasePoolMax);
+    Model.knex(instance);
+  }
+  return instance;
+}
+
+export async function closeDb(): Promise<void> {
+  if (instance) {
+    const k = instance;
+    instance = null;
+    await k.destroy();
+  }
+}
+
+/** Apply all pending migrations with a knex that has no identifier mappers (plain SQL names). */
+export async function migrateLatest(databaseUrl: string): Promise<string[]> {
+  const k = createKnex(databaseUrl, 2, { camelCase: false });
+  try {
+    const [, applied] = await k.migrate.latest({ directory: migrationsDir, loadExtensions: ['.ts'] });
+    return applied as string[];
+  } finally {
+    await k.destroy();
+  }
+}

@@ -1,0 +1,95 @@
+import type { Knex } from 'knex';
+import { db } from './db';
+import { getQueue, type QueueName } from './queues';
+import { producerRedis, redisReady } from './redis';
+import { logger } from './logger';
+import { config } from './config';
+
+/**
+ * Transactional outbox. A command that must trigger background work calls enqueueAfterCommit()
+ * inside its transaction: the job is written to the outbox table with the data it acts on, so a
+ * rollback leaves no job and a commit never loses one. After commit runInTransaction() relays the
+ * rows to BullMQ; if Redis is down they stay and the worker's periodic relay sends them later.
+ * Job ids come from business keys, so a row relayed twice is deduplicated by BullMQ.
+ */
+export interface OutboxJob {
+  queue: QueueName;
+  name: string;
+  jobId: string;
+  data: Record<string, unknown>;
+}
+
+const pendingByTrx = new WeakMap<Knex.Transaction, (OutboxJob & { id: string })[]>();
+
+export async function enqueueAfterCommit(trx: Knex.Transaction, job: OutboxJob): Promise<void> {
+  const [row] = await trx('outbox')
+    .insert({ prefix: config().redisPrefix, queue: job.queue, jobName: job.name, jobId: job.jobId, payload: JSON.stringify(job.data) })
+    .returning('id');
+  const id = String((row as { id: string | number }).id);
+  const list = pendingByTrx.get(trx);
+  if (list) list.push({ ...job, id });
+}
+
+/** Run fn in a transaction; send the jobs it wrote to the outbox once the transaction committed. */
+export async function runInTransaction<T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  const jobs: (OutboxJob & { id: string })[] = [];
+  const result = await db().transaction(async (trx) => {
+    pendingByTrx.set(trx, jobs);
+    return fn(trx);
+  });
+  if (jobs.length) {
+    await sendCommitted(jobs).catch((err) =>
+      logger.warn({ err: String(err) }, 'sending jobs after commit failed; the periodic relay will retry'),
+    );
+  }
+  return result;
+}
+
+/**
+ * The fast path after commit: the jobs are in memory, so add them and mark their rows with one
+ * UPDATE — no second transaction. A relay running at the same moment may add the same job too;
+ * BullMQ ignores an add whose job id exists, so the work still happens once.
+ */
+async function sendCommitted(jobs: (OutboxJob & { id: string })[]): Promise<void> {
+  if (!(await redisReady(producerRedis()))) return;
+  const sent: string[] = [];
+  for (const job of jobs) {
+    // Bounded: should Redis drop right now, the caller's answer must not wait for it.
+    await Promise.race([
+      getQueue(job.queue).add(job.name, job.data, { jobId: job.jobId }),
+      new Promise((_, reject) => setTimeout(() => reject(new Error('queue add timed out')), 2000).unref()),
+    ]);
+    sent.push(job.id);
+  }
+  await db()('outbox').whereIn('id', sent).whereNull('enqueuedAt').update({ enqueuedAt: db().fn.now(), attempts: db().raw('attempts + 1') });
+}
+
+/**
+ * Send pending outbox rows to their queues. Rows are locked with SKIP LOCKED so several relays
+ * (API after commit, every worker's timer) never double-send the same row concurrently.
+ */
+export async function relayOutbox(opts: { ids?: string[]; limit?: number } = {}): Promise<number> {
+  return db().transaction(async (trx) => {
+    let q = trx('outbox').where({ prefix: config().redisPrefix }).whereNull('enqueuedAt').orderBy('id').limit(opts.limit ?? 200).forUpdate().skipLocked();
+    if (opts.ids) q = q.whereIn('id', opts.ids);
+    const rows: { id: string; queue: QueueName; jobName: string; jobId: string; payload: Record<string, unknown> }[] =
+      await q;
+    let sent = 0;
+    // BullMQ's add() waits for a connection indefinitely: with Redis down, leave the rows for
+    // the next relay instead of holding their locks (and the caller) until Redis returns.
+    if (rows.length && !(await redisReady(producerRedis()))) return 0;
+    for (const row of rows) {
+      try {
+        await getQueue(row.queue).add(row.jobName, row.payload, { jobId: row.jobId });
+        await trx('outbox').where({ id: row.id }).update({ enqueuedAt: trx.fn.now(), attempts: trx.raw('attempts + 1') });
+        sent++;
+      } catch (err) {
+        await trx('outbox')
+          .where({ id: row.id })
+          .update({ attempts: trx.raw('attempts + 1'), lastError: String((err as Error).message ?? err).slice(0, 500) });
+        break; // Redis is probably down: stop and let the next relay run retry in order.
+      }
+    }
+    return sent;
+  });
+}

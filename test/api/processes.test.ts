@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { spawnEntry, exitOf, waitForOutput } from '../helpers/processes';
+import { freePort } from '../../scripts/services';
+
+describe('process entry points', () => {
+  it('a bad variable stops the API at start-up with one line naming it', async () => {
+    const child = spawnEntry('api/server.ts', { PORT: 'eighty', ENCRYPTION_KEY: 'short' });
+    const { code } = await exitOf(child);
+    expect(code).toBe(2);
+    expect(child.output()).toMatch(/PORT must be a whole number/);
+    expect(child.output()).toMatch(/ENCRYPTION_KEY must be 32 bytes/);
+  });
+
+  it('the worker refuses a bad configuration the same way', async () => {
+    const child = spawnEntry('workers/index.ts', { WORKER_CONCURRENCY: '0' });
+    const { code } = await exitOf(child);
+    expect(code).toBe(2);
+    expect(child.output()).toMatch(/WORKER_CONCURRENCY must be between 1 and 100/);
+  });
+
+  it('/ready is 503 naming Redis when Redis is unreachable, and SIGTERM stops the API cleanly', async () => {
+    const port = await freePort();
+    const deadRedis = await freePort();
+    const child = spawnEntry('api/server.ts', { PORT: String(port), HOST: '127.0.0.1', REDIS_URL: `redis://127.0.0.1:${deadRedis}` });
+    try {
+      await waitForOutput(child, /API listening/);
+      const res = await fetch(`http://127.0.0.1:${port}/ready`);
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('5');
+      expect(await res.json()).toEqual({ status: 'not_ready', checks: { postgres: 'ok', redis: 'down' } });
+      // Liveness does not depend on Redis.
+      expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    const { code } = await exitOf(child);
+    expect(code).toBe(0);
+    expect(child.output()).toMatch(/API shutting down/);
+  });
+
+  it('the worker process starts its queues and shuts down gracefully on SIGTERM', async () => {
+    const child = spawnEntry('workers/index.ts');
+    await waitForOutput(child, /workers started/);
+    child.kill('SIGTERM');
+    const { code } = await exitOf(child);
+    expect(code).toBe(0);
+    expect(child.output()).toMatch(/finishing active jobs/);
+  });
+});

@@ -1,0 +1,167 @@
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { startTestServer } from './server';
+import { startWorkers, type RunningWorkers } from '../../workers/worker';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import Stripe from 'stripe';
+import { expect } from 'vitest';
+import { db } from '../../shared/db';
+import { signBankPayload } from '../../shared/providers/payments';
+import { client } from './http';
+import type { PaypalTestCert } from './paypalCerts';
+import { signPaypalDelivery } from './paypalCerts';
+
+/** Helpers for the webhook tests: install through the API, sign real-format deliveries, wait for the job. */
+const FIXTURES = join(import.meta.dirname, '../providers/payments/fixtures');
+export const fixture = <T = any>(path: string): T => JSON.parse(readFileSync(join(FIXTURES, path), 'utf8')) as T;
+
+const stripeSdk = new Stripe('sk_test_webhooks');
+export const suffix = () => randomBytes(6).toString('hex');
+
+export interface Installed {
+  webhookUrl: string;
+  token: string;
+  /** Path part of the webhook URL, to call on the test server. */
+  path: string;
+}
+
+export async function install(baseUrl: string, adminToken: string, slug: string, secrets: Record<string, string>): Promise<Installed> {
+  const res = await client(baseUrl, { token: adminToken }).post(`/api/connectors/${slug}/install`, secrets);
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return { ...res.body, path: new URL(res.body.webhookUrl).pathname };
+}
+
+export async function deliver(baseUrl: string, path: string, body: string | Buffer, headers: Record<string, string>) {
+  return client(baseUrl).request('POST', path, { rawBody: body, headers });
+}
+
+/** A Stripe delivery, signed with the official SDK's generateTestHeaderString. */
+export function stripeDelivery(secret: string, event: object, timestamp?: number) {
+  const body = JSON.stringify(event);
+  const header = stripeSdk.webhooks.generateTestHeaderString({ payload: body, secret, ...(timestamp ? { timestamp } : {}) });
+  return { body, headers: { 'content-type': 'application/json', 'stripe-signature': header } };
+}
+
+/** The real invoice.payment_succeeded fixture with fresh ids (and, by default, EUR so it can be auto-posted). */
+export function stripePaymentEvent(over: { invoiceId?: string; eventId?: string; amount?: number; currency?: string; customer?: string; email?: string | null } = {}) {
+  const e = fixture('stripe/invoice.payment_succeeded.json');
+  const s = suffix();
+  e.id = over.eventId ?? `evt_test_${s}`;
+  const inv = e.data.object;
+  inv.id = over.invoiceId ?? `in_test_${s}`;
+  inv.currency = over.currency ?? 'eur';
+  if (over.amount !== undefined) inv.amount_paid = inv.amount_due = over.amount;
+  if (over.customer) inv.customer = over.customer;
+  if (over.email !== undefined) inv.customer_email = over.email;
+  return e;
+}
+
+export function stripeFailedEvent(over: { eventId?: string; invoiceId?: string } = {}) {
+  const e = fixture('stripe/invoice.payment_failed.json');
+  e.id = over.eventId ?? `evt_test_${suffix()}`;
+  e.data.object.id = over.invoiceId ?? `in_test_${suffix()}`;
+  return e;
+}
+
+/** The real charge.refunded fixture, pointing at the invoice it refunds (older API versions carry charge.invoice). */
+export function stripeRefundEvent(over: { invoiceId: string; refundId?: string; amount?: number; currency?: string }) {
+  const e = fixture('stripe/charge.refunded.json');
+  e.id = `evt_test_${suffix()}`;
+  const ch = e.data.object;
+  ch.invoice = over.invoiceId;
+  ch.currency = over.currency ?? 'eur';
+  const r = ch.refunds.data[0];
+  r.id = over.refundId ?? `re_test_${suffix()}`;
+  r.currency = ch.currency;
+  if (over.amount !== undefined) r.amount = over.amount;
+  ch.refunds.data = [r];
+  return e;
+}
+
+export function bankDelivery(secret: string, event: object, t?: number) {
+  const body = JSON.stringify(event);
+  return { body, headers: { 'content-type': 'application/json', 'x-bank-signature': signBankPayload(secret, body, t) } };
+}
+
+export function bankEvent(over: { type?: string; paymentId?: string; amount?: string; counterparty?: Record<string, unknown> } = {}) {
+  const s = suffix();
+  return {
+    id: `bevt_${s}`,
+    type: over.type ?? 'payment_completed',
+    createdAt: new Date().toISOString(),
+    data: {
+      payment_id: over.paymentId ?? `pay_${s}`,
+      amount: over.amount ?? '99.90',
+      currency: 'EUR',
+      executedAt: new Date().toISOString().slice(0, 10),
+      counterparty: over.counterparty ?? { name: 'Büro Huber KG', iban: 'AT48 3200 0000 1234 5864', email: 'office@huber.example' },
+      reference: `RE-${s}`,
+    },
+  };
+}
+
+export function paypalDelivery(cert: PaypalTestCert, webhookId: string, certUrl: string, event: object) {
+  const body = JSON.stringify(event);
+  const rawBody = Buffer.from(body);
+  return { body, headers: signPaypalDelivery(cert, { rawBody, webhookId, certUrl, transmissionId: `tx-${suffix()}`, transmissionTime: new Date().toISOString() }) };
+}
+
+/** Poll until the log row of this delivery is no longer pending (the job ran). */
+export async function waitForLogRows(tenantId: string, provider: string, count: number, timeoutMs = 20_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const rows = await db()('webhookEvents').where({ tenantId, provider }).orderBy('receivedAt');
+    const done = rows.filter((r) => r.status !== 'pending');
+    if (rows.length >= count && done.length === rows.length) return rows;
+    if (Date.now() > deadline) throw new Error(`timed out: ${done.length}/${rows.length} of ${count} webhook rows finished: ${JSON.stringify(rows.map((r) => [r.status, r.error]))}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Double entry holds for every tenant: the sum of debits equals the sum of credits. */
+export async function expectLedgerBalanced(): Promise<void> {
+  const unbalanced = await db()('journalLines')
+    .select('tenantId')
+    .sum({ d: 'debit' })
+    .sum({ c: 'credit' })
+    .groupBy('tenantId')
+    .havingRaw('sum(debit) <> sum(credit)');
+  expect(unbalanced).toEqual([]);
+}
+
+/** Rows a tenant owns in every table the pipeline writes to (for "nothing persists"). */
+export async function tenantRowCounts(tenantId: string): Promise<Record<string, number>> {
+  const tables = ['invoices', 'invoiceItems', 'payments', 'suppliers', 'journalEntries', 'journalLines', 'webhookEvents', 'auditLog', 'ledgerAccounts', 'connectorInstallations'];
+  const out: Record<string, number> = {};
+  for (const t of tables) {
+    const [{ n }] = await db()(t).where({ tenantId }).count<{ n: number }[]>({ n: '*' });
+    out[t] = Number(n);
+  }
+  const [{ n }] = await db()('outbox').where({ prefix: process.env.REDIS_PREFIX }).count<{ n: number }[]>({ n: '*' });
+  out.outbox = Number(n);
+  return out;
+}
+
+/**
+ * The environment of a webhook test file: a real API server, in-process webhook and maintenance
+ * workers, and after every test the check that the ledger balances. `before` runs first (e.g.
+ * fake providers whose URLs go into the configuration), `after` last.
+ */
+export function withWebhookServer(opts: { before?: () => Promise<void>; after?: () => Promise<void> } = {}) {
+  const env = {} as { server: Awaited<ReturnType<typeof startTestServer>>; workers: RunningWorkers };
+  beforeAll(async () => {
+    await opts.before?.();
+    env.server = await startTestServer();
+    env.workers = await startWorkers({ queues: ['webhooks', 'maintenance'], schedule: false });
+  });
+  afterAll(async () => {
+    await env.workers?.close();
+    await env.server?.close();
+    await opts.after?.();
+  });
+  afterEach(async () => {
+    await expectLedgerBalanced();
+  });
+  return env;
+}

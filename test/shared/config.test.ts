@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig, ConfigError } from '../../shared/config';
+
+describe('loadConfig', () => {
+  it('has working local defaults that match the spec limits', () => {
+    const cfg = loadConfig({});
+    expect(cfg.port).toBe(3000);
+    expect(cfg.jwtAccessTtlSec).toBe(900);
+    expect(cfg.refreshTtlSec).toBe(7 * 24 * 3600);
+    expect(cfg.rateLimits).toEqual({
+      login: { points: 10, durationSec: 900 },
+      register: { points: 5, durationSec: 3600 },
+      api: { points: 300, durationSec: 3600 },
+      webhooks: { points: 30, durationSec: 3600 },
+    });
+    expect(cfg.encryptionKey.length).toBe(32);
+  });
+
+  it('names every bad variable in one error', () => {
+    try {
+      loadConfig({ PORT: '70000', DATABASE_URL: 'mysql://x', TRUST_PROXY: 'maybe', LOG_LEVEL: 'loud' });
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      const msg = (err as Error).message;
+      expect(msg).toMatch(/PORT must be between 0 and 65535/);
+      expect(msg).toMatch(/DATABASE_URL must use postgres/);
+      expect(msg).toMatch(/TRUST_PROXY must be true or false/);
+      expect(msg).toMatch(/LOG_LEVEL must be one of/);
+    }
+  });
+
+  it('requires real secrets in production', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/JWT_ACCESS_SECRET.*ENCRYPTION_KEY|ENCRYPTION_KEY/);
+    const cfg = loadConfig({ NODE_ENV: 'production', JWT_ACCESS_SECRET: 'p'.repeat(40), ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') });
+    expect(cfg.env).toBe('production');
+  });
+
+  it('reads per-queue worker concurrency', () => {
+    const cfg = loadConfig({ WORKER_CONCURRENCY: '3', WORKER_CONCURRENCY_TAX_PORTAL: '1' });
+    expect(cfg.workerConcurrency).toMatchObject({ default: 3, 'tax-portal': 1 });
+  });
+});

@@ -1,0 +1,10 @@
+import type { JobHandlers } from '../../types';
+import { purgeDeletedCustomersJob } from './purgeDeletedCustomers';
+import { relayOutboxJob } from './relayOutbox';
+import { purgeIdempotencyKeysJob } from './purgeIdempotencyKeys';
+
+export const maintenanceJobs: JobHandlers = {
+  'purge-deleted-customers': purgeDeletedCustomersJob,
+  'relay-outbox': relayOutboxJob,
+  'purge-idempotency-keys': purgeIdempotencyKeysJob,
+};

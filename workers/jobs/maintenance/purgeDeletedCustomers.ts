@@ -1,0 +1,7 @@
+import type { Job } from 'bullmq';
+import { purgeDeletedCustomers } from '../../../shared/commands/purgeDeletedCustomers';
+
+/** Scheduled daily for all tenants, or on demand for one tenant (POST /api/maintenance/purge-customers). */
+export async function purgeDeletedCustomersJob(job: Job<{ tenantId?: string }>) {
+  return purgeDeletedCustomers({ tenantId: job.data.tenantId });
+}

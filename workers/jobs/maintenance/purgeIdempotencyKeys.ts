@@ -1,0 +1,7 @@
+import { db } from '../../../shared/db';
+import { purgeExpiredIdempotencyKeys } from '../../../shared/idempotency';
+
+/** Idempotency keys are honoured for 24 h (decisions.md); older rows are removed hourly. */
+export async function purgeIdempotencyKeysJob() {
+  return { purged: await purgeExpiredIdempotencyKeys(db()) };
+}

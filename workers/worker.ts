@@ -1,0 +1,101 @@
+import { Worker, UnrecoverableError, type Job } from 'bullmq';
+import { fileURLToPath } from 'node:url';
+import { config, type Config } from '../shared/config';
+import { createRedis } from '../shared/redis';
+import { QUEUES, getQueue, type QueueName } from '../shared/queues';
+import { logger } from '../shared/logger';
+import { registry } from './registry';
+import type { JobHandlers } from './types';
+import { jobDuration } from '../shared/metrics';
+
+export interface RunningWorkers {
+  workers: Worker[];
+  close: () => Promise<void>;
+}
+
+/** Queues whose CPU-heavy jobs run in sandboxed child processes (file → processor). */
+export const SANDBOXED: Partial<Record<QueueName, string>> = {
+  documents: fileURLToPath(new URL('./sandbox/documents.ts', import.meta.url)),
+  reports: fileURLToPath(new URL('./sandbox/reports.ts', import.meta.url)),
+};
+
+export function concurrencyFor(cfg: Config, queue: QueueName): number {
+  return cfg.workerConcurrency[queue] ?? cfg.workerConcurrency.default ?? 5;
+}
+
+function dispatcher(queue: QueueName, handlers: JobHandlers) {
+  return async (job: Job) => {
+    const handler = handlers[job.name];
+    // A job nobody can run will never succeed: fail it for good instead of retrying.
+    if (!handler) throw new UnrecoverableError(`No handler for job "${job.name}" on queue "${queue}"`);
+    const log = logger.child({ queue, jobId: job.id, job: job.name, attempt: job.attemptsMade + 1 });
+    const started = Date.now();
+    try {
+      const result = await handler(job);
+      // The outbox relay runs every 10 s per worker: keep it out of the info log.
+      log[job.name === 'relay-outbox' ? 'debug' : 'info']({ ms: Date.now() - started }, 'job completed');
+      return result;
+    } catch (err) {
+      log.warn({ ms: Date.now() - started, err: (err as Error).message }, 'job attempt failed');
+      throw err;
+    }
+  };
+}
+
+/**
+ * Start one BullMQ Worker per queue (or the given subset). Many worker processes may run against
+ * one Redis: BullMQ's locks make sure each job is processed by one of them at a time.
+ */
+export async function startWorkers(
+  opts: { queues?: QueueName[]; cfg?: Config; schedule?: boolean; sandbox?: boolean } = {},
+): Promise<RunningWorkers> {
+  const cfg = opts.cfg ?? config();
+  const names = opts.queues ?? (Object.keys(registry) as QueueName[]);
+  const workers: Worker[] = [];
+  for (const queue of names) {
+    const handlers = registry[queue];
+    if (!handlers) continue;
+    const sandboxFile = opts.sandbox === false ? undefined : SANDBOXED[queue];
+    const w = new Worker(queue, sandboxFile ?? dispatcher(queue, handlers), {
+      // Sandboxed children are plain Node processes: load TypeScript through tsx as we do.
+      ...(sandboxFile ? { workerForkOptions: { execArgv: ['--import', 'tsx'] } } : {}),
+      connection: createRedis('worker'),
+      prefix: cfg.redisPrefix,
+      concurrency: concurrencyFor(cfg, queue),
+      // A job whose worker died (SIGKILL, OOM) is picked up again after the lock expires.
+      lockDuration: cfg.workerLockDurationMs,
+      stalledInterval: cfg.workerLockDurationMs,
+      maxStalledCount: 3,
+    });
+    // Durations from BullMQ's own timestamps, so sandboxed jobs are measured the same way.
+    const observe = (job: Job | undefined, outcome: string) => {
+      if (job?.processedOn && job.finishedOn) jobDuration.observe({ queue, name: job.name, outcome }, (job.finishedOn - job.processedOn) / 1000);
+    };
+    w.on('completed', (job) => observe(job, 'completed'));
+    w.on('failed', (job, err) => {
+      observe(job, 'failed');
+      logger.error({ queue, jobId: job?.id, job: job?.name, attempts: job?.attemptsMade, err: err.message }, 'job failed');
+    });
+    w.on('error', (err) => logger.error({ queue, err: err.message }, 'worker error'));
+    workers.push(w);
+  }
+  if (opts.schedule !== false) await scheduleRecurringJobs();
+  return {
+    workers,
+    // close() waits for active jobs to finish; new jobs are not taken meanwhile.
+    close: async () => {
+      await Promise.allSettled(workers.map((w) => w.close()));
+    },
+  };
+}
+
+/** Recurring jobs, declared idempotently (upsert), so any number of worker processes may call it. */
+export async function scheduleRecurringJobs(): Promise<void> {
+  const maintenance = getQueue(QUEUES.maintenance);
+  await maintenance.upsertJobScheduler('purge-deleted-customers-daily', { pattern: '0 3 * * *', tz: 'Europe/Vienna' }, {
+    name: 'purge-deleted-customers',
+    data: {},
+  });
+  await maintenance.upsertJobScheduler('relay-outbox', { every: 10_000 }, { name: 'relay-outbox', data: {} });
+  await maintenance.upsertJobScheduler('purge-idempotency-keys-hourly', { pattern: '17 * * * *' }, { name: 'purge-idempotency-keys', data: {} });
+}
