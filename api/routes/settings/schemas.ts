@@ -1,0 +1,95 @@
+import { EU_COUNTRIES } from '../../../shared/domain/vatId';
+import { PLANS } from '../../../shared/plans';
+import { TEMPLATE_VARIABLES } from '../../../shared/domain/emailTemplate';
+import { name } from '../auth/schemas';
+
+const nullableText = (maxLength: number) => ({ type: ['string', 'null'], maxLength }) as const;
+
+/** Literal text plus {YYYY}, {YY}, {MM} and exactly one counter {NNN…} (3–10 digits). */
+const NUMBER_FORMAT = '^(?:[A-Za-z0-9._/-]|\\{YYYY\\}|\\{YY\\}|\\{MM\\})*\\{N{3,10}\\}(?:[A-Za-z0-9._/-]|\\{YYYY\\}|\\{YY\\}|\\{MM\\})*$';
+const numberFormat = {
+  type: 'string',
+  maxLength: 40,
+  pattern: NUMBER_FORMAT,
+  description: 'e.g. RE-{YYYY}-{NNNNN}: placeholders {YYYY}, {YY}, {MM} and one counter {NNN…}',
+} as const;
+
+const templates = {
+  type: 'object',
+  additionalProperties: false,
+  description: `E-mail template for sending invoices; variables: ${TEMPLATE_VARIABLES.map((v) => `{{${v}}}`).join(', ')}`,
+  properties: { emailSubject: { type: 'string', minLength: 1, maxLength: 500 }, emailBody: { type: 'string', minLength: 1, maxLength: 20000 } },
+} as const;
+
+const numberFormats = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { rechnung: numberFormat, angebot: numberFormat, gutschrift: numberFormat },
+} as const;
+
+const datev = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    consultantNumber: { type: 'string', pattern: '^\\d{4,7}$', description: 'Beraternummer' },
+    clientNumber: { type: 'string', pattern: '^\\d{1,5}$', description: 'Mandantennummer' },
+    chart: { type: 'string', enum: ['SKR03', 'SKR04'] },
+  },
+} as const;
+
+const secret = { type: 'string', minLength: 1, maxLength: 128 } as const;
+
+export const update = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: {
+    companyName: name,
+    address: nullableText(1000),
+    email: { type: ['string', 'null'], format: 'email', maxLength: 254 },
+    vatId: { ...nullableText(20), description: 'EU VAT ID, e.g. ATU12345678 or DE123456789 (format checked per country)' },
+    taxNumber: { ...nullableText(30), description: 'Steuernummer (needed for U30 / UStVA)' },
+    iban: { ...nullableText(42), description: 'IBAN (mod-97 checked)' },
+    bic: nullableText(11),
+    country: { type: 'string', enum: [...EU_COUNTRIES] },
+    currency: { type: 'string', pattern: '^[A-Z]{3}$' },
+    plan: { type: 'string', enum: PLANS },
+    templates,
+    numberFormats,
+    zugferdByDefault: { type: 'boolean' },
+    datev,
+    portalCredentials: {
+      description: 'FinanzOnline web service credentials; write-only (stored encrypted, never returned). null removes them.',
+      oneOf: [
+        {
+          type: 'object',
+          additionalProperties: false,
+          required: ['tid', 'benid', 'pin', 'herstellerid'],
+          properties: { tid: secret, benid: secret, pin: secret, herstellerid: secret },
+        },
+        { type: 'null' },
+      ],
+    },
+  },
+} as const;
+
+export const settings = {
+  type: 'object',
+  properties: {
+    companyName: { type: 'string' },
+    address: { type: ['string', 'null'] },
+    email: { type: ['string', 'null'] },
+    vatId: { type: ['string', 'null'] },
+    taxNumber: { type: ['string', 'null'] },
+    iban: { type: ['string', 'null'] },
+    bic: { type: ['string', 'null'] },
+    country: { type: 'string' },
+    currency: { type: 'string' },
+    plan: { type: 'string', enum: PLANS },
+    templates: { type: 'object', properties: templates.properties },
+    numberFormats,
+    zugferdByDefault: { type: 'boolean' },
+    datev,
+    portalCredentialsConfigured: { type: 'boolean' },
+  },
+} as const;

@@ -1,0 +1,88 @@
+import { createRouter } from '../../routing';
+import { errorEnvelope } from '../../schemas/common';
+import { createUser, deactivateUser, getUser, listUsers, updateUser, type CreateUserInput, type UpdateUserInput } from '../../../shared/commands/users';
+import * as s from './schemas';
+
+/**
+ * Team management (manager and admin). Managers manage members and viewers only; the last active
+ * admin cannot be demoted or deactivated (400 DEPENDENCY). Users of other tenants are 404.
+ */
+export const { router: usersRouter, add } = createRouter('/api/users', 'Users');
+
+const err = (description: string) => ({ description, schema: errorEnvelope });
+
+add<unknown, { page: number; limit: number }>({
+  method: 'get',
+  path: '/',
+  auth: 'manager',
+  summary: "The tenant's users (active and deactivated)",
+  query: s.listQuery,
+  responses: { 200: { description: 'Users', schema: s.userList }, 403: err('Role below manager') },
+  handler: async (ctx) => {
+    ctx.body = await listUsers(ctx.state.actor, ctx.input.query);
+  },
+});
+
+add({
+  method: 'get',
+  path: '/:id',
+  auth: 'manager',
+  summary: 'One user',
+  responses: { 200: { description: 'User', schema: s.user }, 404: err('Not found') },
+  handler: async (ctx) => {
+    ctx.body = await getUser(ctx.state.actor, ctx.input.params.id);
+  },
+});
+
+add<CreateUserInput>({
+  method: 'post',
+  path: '/',
+  auth: 'manager',
+  summary: 'Add a user (admin: any role; manager: member or viewer)',
+  body: s.create,
+  responses: {
+    201: { description: 'Created', schema: s.user },
+    400: err('Invalid input'),
+    403: err('Role not permitted'),
+    409: err('E-mail already in use'),
+  },
+  handler: async (ctx) => {
+    ctx.status = 201;
+    ctx.body = await createUser(ctx.state.actor, ctx.input.body);
+  },
+});
+
+add<UpdateUserInput>({
+  method: 'put',
+  path: '/:id',
+  auth: 'manager',
+  summary: "Change a user's name, role or password",
+  description: 'A new password ends all sessions of that user. Demoting the last active admin is 400 DEPENDENCY.',
+  body: s.update,
+  responses: {
+    200: { description: 'Updated', schema: s.user },
+    400: err('Invalid input, or the last admin would be demoted (DEPENDENCY)'),
+    403: err('Role not permitted'),
+    404: err('Not found'),
+  },
+  handler: async (ctx) => {
+    ctx.body = await updateUser(ctx.state.actor, ctx.input.params.id, ctx.input.body);
+  },
+});
+
+add({
+  method: 'delete',
+  path: '/:id',
+  auth: 'manager',
+  summary: 'Deactivate a user (sessions end; the record stays for the audit trail)',
+  responses: {
+    204: { description: 'Deactivated' },
+    400: err('Last active admin (DEPENDENCY)'),
+    403: err('Role not permitted'),
+    404: err('Not found'),
+  },
+  handler: async (ctx) => {
+    await deactivateUser(ctx.state.actor, ctx.input.params.id);
+    ctx.status = 204;
+  },
+});

@@ -1,0 +1,93 @@
+import { db } from '../db';
+import { now } from '../clock';
+import { audit } from '../audit';
+import { unauthorized } from '../errors';
+import type { Role } from '../actor';
+import { signAccessToken } from '../auth/accessToken';
+import { dummyPasswordHash, verifyPassword } from '../auth/passwords';
+import { assertNotLocked, recordLoginFailure } from '../auth/lockout';
+import { issueRefreshToken, type IssuedRefreshToken } from '../auth/refreshTokens';
+import { signChallengeToken, type SecondFactor } from '../auth/challengeToken';
+
+/** The User object of the spec (returned by login): nothing else ever leaves the service. */
+export interface PublicUser {
+  id: string;
+  email: string;
+  name: string;
+  role: Role;
+  tenantId: string;
+}
+
+export const publicUser = (u: PublicUser): PublicUser => ({ id: u.id, email: u.email, name: u.name, role: u.role, tenantId: u.tenantId });
+
+export interface Session {
+  token: string;
+  refresh: IssuedRefreshToken;
+  user: PublicUser;
+}
+
+export interface TwoFactorChallenge {
+  twoFactorRequired: true;
+  challengeToken: string;
+  methods: SecondFactor[];
+}
+
+/** One message for unknown e-mail, wrong password and deactivated user: no account enumeration. */
+export const invalidCredentials = () => unauthorized('Invalid e-mail or password');
+
+export const findUserByEmail = (email: string) => db()('users').whereRaw('lower(email) = ?', [email.trim().toLowerCase()]).first();
+
+/** The second factors a user has set up, in the order the login answer lists them. */
+export async function secondFactorsOf(user: { id: string; tenantId: string; totpEnabled: boolean; recoveryCodes: unknown }): Promise<SecondFactor[]> {
+  const methods: SecondFactor[] = [];
+  if (user.totpEnabled) methods.push('totp');
+  const passkeys = await db()('webauthnCredentials').where({ tenantId: user.tenantId, userId: user.id }).count({ n: '*' }).first();
+  if (Number(passkeys?.n ?? 0) > 0) methods.push('webauthn');
+  if (methods.length && Array.isArray(user.recoveryCodes) && user.recoveryCodes.length) methods.push('recovery');
+  return methods;
+}
+
+/**
+ * Password step of a login. Unknown e-mails are verified against a dummy hash so both paths take
+ * the same time. A locked account answers 429 before the password is looked at. With a second
+ * factor set up the answer is a challenge; the failure counters are reset only when the whole
+ * login succeeds, so second-factor guesses cannot be reset by re-entering the password.
+ */
+export async function passwordLogin(input: { email: string; password: string }, requestId?: string): Promise<Session | TwoFactorChallenge> {
+  const user = await findUserByEmail(input.email);
+  if (!user) {
+    await verifyPassword(await dummyPasswordHash(), input.password);
+    throw invalidCredentials();
+  }
+  assertNotLocked(user);
+  const ok = await verifyPassword(user.passwordHash, input.password);
+  if (!ok) {
+    if (user.active) await recordLoginFailure(user.id);
+    throw invalidCredentials();
+  }
+  if (!user.active) throw invalidCredentials();
+  const methods = await secondFactorsOf(user);
+  if (methods.length) {
+    return { twoFactorRequired: true, challengeToken: signChallengeToken({ sub: user.id, tid: user.tenantId, methods }), methods };
+  }
+  return completeLogin(user.id, 'password', requestId);
+}
+
+/** Finish a login: reset the lockout counters, start a refresh-token family, audit, sign the access token. */
+export async function completeLogin(userId: string, method: 'password' | SecondFactor | 'register', requestId?: string): Promise<Session> {
+  return db().transaction(async (trx) => {
+    const [user] = await trx('users')
+      .where({ id: userId, active: true })
+      .update({ failedLoginCount: 0, lockoutCount: 0, lockedUntil: null, lastLoginAt: now() })
+      .returning(['id', 'email', 'name', 'role', 'tenantId']);
+    if (!user) throw invalidCredentials();
+    const refresh = await issueRefreshToken(trx, { tenantId: user.tenantId, userId: user.id });
+    await audit(trx, { userId: user.id, tenantId: user.tenantId, role: user.role, requestId }, {
+      action: 'user.login',
+      entityType: 'user',
+      entityId: user.id,
+      data: { method },
+    });
+    return { token: signAccessToken({ sub: user.id, tid: user.tenantId, role: user.role }), refresh, user: publicUser(user) };
+  });
+}

@@ -1,0 +1,136 @@
+import { db } from '../db';
+import { audit } from '../audit';
+import type { Actor } from '../actor';
+import { invalidInput, notFound, type ErrorDetail } from '../errors';
+import { encryptJson } from '../crypto/secretBox';
+import { isValidVatId, normalizeVatId } from '../domain/vatId';
+import { isValidBic, isValidIban, normalizeIban } from '../domain/iban';
+import { effectiveTemplates, type EmailTemplates } from '../domain/emailTemplate';
+import type { Plan } from '../plans';
+import { currentActor } from '../auth/currentActor';
+
+/**
+ * Tenant settings. Company data with a column of its own (name, address, e-mail, vatId,
+ * taxNumber, iban, bic, country, currency, plan) lives in tenants; the rest in tenants.settings
+ * (jsonb): templates, numberFormats, zugferdByDefault, datev. Tax portal credentials are
+ * write-only: AES-256-GCM encrypted in tenants.portal_credentials_enc, reported only as
+ * portalCredentialsConfigured, never logged or audited with their values.
+ */
+export type InvoiceNumberType = 'rechnung' | 'angebot' | 'gutschrift';
+
+export interface DatevSettings {
+  consultantNumber?: string;
+  clientNumber?: string;
+  chart?: 'SKR03' | 'SKR04';
+}
+
+/** Shape of tenants.settings. Other features read these keys. */
+export interface TenantSettingsJson {
+  templates?: Partial<EmailTemplates>;
+  numberFormats?: Partial<Record<InvoiceNumberType, string>>;
+  zugferdByDefault?: boolean;
+  datev?: DatevSettings;
+}
+
+export interface PortalCredentials {
+  tid: string;
+  benid: string;
+  pin: string;
+  herstellerid: string;
+}
+
+export interface SettingsView {
+  companyName: string;
+  address: string | null;
+  email: string | null;
+  vatId: string | null;
+  taxNumber: string | null;
+  iban: string | null;
+  bic: string | null;
+  country: string;
+  currency: string;
+  plan: Plan;
+  templates: EmailTemplates;
+  numberFormats: Partial<Record<InvoiceNumberType, string>>;
+  zugferdByDefault: boolean;
+  datev: DatevSettings;
+  portalCredentialsConfigured: boolean;
+}
+
+export type SettingsUpdate = Partial<Omit<SettingsView, 'portalCredentialsConfigured' | 'templates' | 'datev'>> & {
+  templates?: Partial<EmailTemplates>;
+  datev?: DatevSettings;
+  portalCredentials?: PortalCredentials | null;
+};
+
+function toView(t: Record<string, any>): SettingsView {
+  const s = (t.settings ?? {}) as TenantSettingsJson;
+  return {
+    companyName: t.name,
+    address: t.address,
+    email: t.email,
+    vatId: t.vatId,
+    taxNumber: t.taxNumber,
+    iban: t.iban,
+    bic: t.bic,
+    country: t.country,
+    currency: t.currency,
+    plan: t.plan,
+    templates: effectiveTemplates(s.templates),
+    numberFormats: s.numberFormats ?? {},
+    zugferdByDefault: s.zugferdByDefault ?? false,
+    datev: s.datev ?? {},
+    portalCredentialsConfigured: !!t.portalCredentialsEnc,
+  };
+}
+
+export async function getSettings(actor: Actor): Promise<SettingsView> {
+  const t = await db()('tenants').where({ id: actor.tenantId }).first();
+  if (!t) throw notFound('Tenant');
+  return toView(t);
+}
+
+/** Checks JSON Schema cannot express (checksums, per-country formats); all problems at once. */
+function checkFormats(input: SettingsUpdate): void {
+  const details: ErrorDetail[] = [];
+  if (input.vatId && !isValidVatId(input.vatId)) {
+    details.push({ field: 'vatId', message: 'must be an EU VAT ID, e.g. ATU12345678 or DE123456789' });
+  }
+  if (input.iban && !isValidIban(input.iban)) details.push({ field: 'iban', message: 'must be a valid IBAN (checksum failed)' });
+  if (input.bic && !isValidBic(input.bic)) details.push({ field: 'bic', message: 'must be a valid BIC (8 or 11 characters)' });
+  if (details.length) throw invalidInput('Settings failed validation', details);
+}
+
+export async function updateSettings(tokenActor: Actor, input: SettingsUpdate): Promise<SettingsView> {
+  checkFormats(input);
+  return db().transaction(async (trx) => {
+    const actor = await currentActor(trx, tokenActor, 'admin');
+    const t = await trx('tenants').where({ id: actor.tenantId }).forUpdate().first();
+    if (!t) throw notFound('Tenant');
+    const patch: Record<string, unknown> = {};
+    const columns = { address: 'address', email: 'email', taxNumber: 'taxNumber', country: 'country', currency: 'currency', plan: 'plan' } as const;
+    for (const [field, column] of Object.entries(columns)) {
+      const v = input[field as keyof typeof columns];
+      if (v !== undefined) patch[column] = typeof v === 'string' ? v.trim() || null : v;
+    }
+    if (input.companyName !== undefined) patch.name = input.companyName.trim();
+    if (input.vatId !== undefined) patch.vatId = input.vatId ? normalizeVatId(input.vatId) : null;
+    if (input.iban !== undefined) patch.iban = input.iban ? normalizeIban(input.iban) : null;
+    if (input.bic !== undefined) patch.bic = input.bic ? input.bic.trim().toUpperCase() : null;
+
+    const settings: TenantSettingsJson = { ...(t.settings ?? {}) };
+    if (input.templates !== undefined) settings.templates = { ...settings.templates, ...input.templates };
+    if (input.numberFormats !== undefined) settings.numberFormats = { ...settings.numberFormats, ...input.numberFormats };
+    if (input.zugferdByDefault !== undefined) settings.zugferdByDefault = input.zugferdByDefault;
+    if (input.datev !== undefined) settings.datev = { ...settings.datev, ...input.datev };
+    patch.settings = JSON.stringify(settings);
+
+    if (input.portalCredentials !== undefined) {
+      patch.portalCredentialsEnc = input.portalCredentials === null ? null : encryptJson(input.portalCredentials);
+    }
+    const [updated] = await trx('tenants').where({ id: actor.tenantId }).update({ ...patch, updatedAt: trx.fn.now() }).returning('*');
+    // Field names only: values may be personal data, and credentials must never reach a log.
+    await audit(trx, actor, { action: 'settings.updated', entityType: 'tenant', entityId: actor.tenantId, data: { fields: Object.keys(input).sort() } });
+    return toView(updated);
+  });
+}
