@@ -1,0 +1,202 @@
+import { createRouter } from '../../routing';
+import { runInTransaction } from '../../../shared/outbox';
+import { db } from '../../../shared/db';
+import { invalidInput } from '../../../shared/errors';
+import { createInvoice } from '../../../shared/commands/createInvoice';
+import { updateInvoice } from '../../../shared/commands/updateInvoice';
+import { deleteInvoice } from '../../../shared/commands/deleteInvoice';
+import { sendInvoice, type SendInput } from '../../../shared/commands/sendInvoice';
+import { recordPayment, type PaymentInput } from '../../../shared/commands/recordPayment';
+import { cancelInvoice } from '../../../shared/commands/cancelInvoice';
+import { convertQuote } from '../../../shared/commands/convertQuote';
+import type { InvoiceInput } from '../../../shared/commands/invoiceShared';
+import { listInvoices, loadInvoiceView, paymentView as toPaymentView, type InvoiceListFilters } from '../../../shared/queries/invoices';
+import { respondIdempotently } from './idempotency';
+import {
+  createInvoiceBody,
+  errorResponses,
+  idempotencyResponses,
+  invoiceList,
+  invoiceView,
+  listInvoicesQuery,
+  paymentBody,
+  paymentView,
+  sendBody,
+  unprocessableResponse,
+  updateInvoiceBody,
+} from './schemas';
+
+/**
+ * Invoices (decisions.md "Invoices"). Handlers validate nothing by hand and hold no business
+ * rule: each calls one command inside a transaction and answers with the invoice as
+ * loadInvoiceView() reads it in that same transaction.
+ * Roles: viewer reads; member creates, sends, records payments, converts quotes; manager also
+ * updates, deletes and cancels.
+ */
+export const { router: invoicesRouter, add } = createRouter('/api/invoices', 'Invoices');
+
+const idempotencyHeader = 'Send an Idempotency-Key header to make retries safe: the same key and body within 24 h return the first response; another body is 409.';
+
+add<unknown, InvoiceListFilters>({
+  method: 'get',
+  path: '/',
+  auth: 'viewer',
+  summary: 'List invoices with filters (type, status, customerId, from/to on issueDate inclusive) and paging',
+  query: listInvoicesQuery,
+  responses: { 200: { description: '{ data, pagination }; entries without payments', schema: invoiceList }, ...errorResponses },
+  handler: async (ctx) => {
+    const q = ctx.input.query;
+    if (q.from && q.to && q.from > q.to) throw invalidInput('Query failed validation', [{ field: 'from', message: 'must not be after to' }]);
+    ctx.body = await listInvoices(db(), ctx.state.actor.tenantId, q);
+  },
+});
+
+add<InvoiceInput>({
+  method: 'post',
+  path: '/',
+  auth: 'member',
+  summary: 'Create an invoice (draft; incoming invoices start offen)',
+  description: idempotencyHeader,
+  body: createInvoiceBody,
+  responses: {
+    201: { description: 'Created invoice', schema: invoiceView },
+    ...errorResponses,
+    ...idempotencyResponses,
+    ...unprocessableResponse,
+  },
+  handler: async (ctx) => {
+    const actor = ctx.state.actor;
+    await respondIdempotently(ctx, async (trx) => {
+      const { view } = await createInvoice({ trx, actor }, ctx.input.body);
+      return { status: 201, body: view };
+    });
+  },
+});
+
+add({
+  method: 'get',
+  path: '/:id',
+  auth: 'viewer',
+  summary: 'One invoice with items, customer and payments',
+  responses: { 200: { description: 'Invoice', schema: invoiceView }, ...errorResponses },
+  handler: async (ctx) => {
+    ctx.body = await loadInvoiceView(db(), ctx.state.actor.tenantId, ctx.input.params.id);
+  },
+});
+
+add<InvoiceInput>({
+  method: 'put',
+  path: '/:id',
+  auth: 'manager',
+  summary: 'Update an invoice: full replace on a draft; on a finalized invoice only notes, footerText, customFields',
+  body: updateInvoiceBody,
+  responses: { 200: { description: 'Updated invoice', schema: invoiceView }, ...errorResponses, ...unprocessableResponse },
+  handler: async (ctx) => {
+    const actor = ctx.state.actor;
+    ctx.body = await runInTransaction(async (trx) => {
+      await updateInvoice({ trx, actor }, ctx.input.params.id, ctx.input.body);
+      return loadInvoiceView(trx, actor.tenantId, ctx.input.params.id);
+    });
+  },
+});
+
+add({
+  method: 'delete',
+  path: '/:id',
+  auth: 'manager',
+  summary: 'Soft-delete an invoice (entwurf or storniert only, else 400 IMMUTABLE)',
+  responses: { 204: { description: 'Deleted' }, ...errorResponses },
+  handler: async (ctx) => {
+    const actor = ctx.state.actor;
+    await runInTransaction((trx) => deleteInvoice({ trx, actor }, ctx.input.params.id));
+    ctx.status = 204;
+  },
+});
+
+add<SendInput>({
+  method: 'post',
+  path: '/:id/send',
+  auth: 'member',
+  summary: 'Finalize (entwurf → offen, assigns the number) and e-mail; re-sends a finalized invoice',
+  description: idempotencyHeader,
+  body: sendBody,
+  responses: {
+    202: {
+      description: 'E-mail queued',
+      schema: { type: 'object', properties: { invoice: invoiceView, delivery: { type: 'object', properties: { id: { type: 'string' }, status: { type: 'string' } } } } },
+    },
+    ...errorResponses,
+    ...idempotencyResponses,
+  },
+  handler: async (ctx) => {
+    const actor = ctx.state.actor;
+    await respondIdempotently(ctx, async (trx) => {
+      const r = await sendInvoice({ trx, actor }, ctx.input.params.id, ctx.input.body);
+      return {
+        status: 202,
+        body: { invoice: await loadInvoiceView(trx, actor.tenantId, r.invoiceId), delivery: { id: r.deliveryId, status: 'queued' } },
+      };
+    });
+  },
+});
+
+add<PaymentInput>({
+  method: 'post',
+  path: '/:id/payments',
+  auth: 'member',
+  summary: 'Record a payment (offen|teilbezahlt → teilbezahlt|bezahlt); above amountDue → 422',
+  description: idempotencyHeader,
+  body: paymentBody,
+  responses: {
+    201: { description: 'Payment recorded', schema: { type: 'object', properties: { payment: paymentView, invoice: invoiceView } } },
+    ...errorResponses,
+    ...idempotencyResponses,
+    ...unprocessableResponse,
+  },
+  handler: async (ctx) => {
+    const actor = ctx.state.actor;
+    await respondIdempotently(ctx, async (trx) => {
+      const { paymentId } = await recordPayment({ trx, actor }, ctx.input.params.id, ctx.input.body);
+      const invoice = await loadInvoiceView(trx, actor.tenantId, ctx.input.params.id);
+      const payment = await trx('payments').where({ tenantId: actor.tenantId, id: paymentId }).first();
+      return { status: 201, body: { payment: toPaymentView(payment), invoice } };
+    });
+  },
+});
+
+add({
+  method: 'post',
+  path: '/:id/cancel',
+  auth: 'manager',
+  summary: 'Cancel (offen|teilbezahlt → storniert); a sales invoice gets a reversing credit note',
+  responses: {
+    200: { description: 'Cancelled invoice and its credit note', schema: { type: 'object', properties: { invoice: invoiceView, creditNote: { ...invoiceView, type: ['object', 'null'] } } } },
+    ...errorResponses,
+  },
+  handler: async (ctx) => {
+    const actor = ctx.state.actor;
+    ctx.body = await runInTransaction(async (trx) => {
+      const r = await cancelInvoice({ trx, actor }, ctx.input.params.id);
+      return {
+        invoice: await loadInvoiceView(trx, actor.tenantId, r.invoiceId),
+        creditNote: r.creditNoteId ? await loadInvoiceView(trx, actor.tenantId, r.creditNoteId) : null,
+      };
+    });
+  },
+});
+
+add({
+  method: 'post',
+  path: '/:id/convert',
+  auth: 'member',
+  summary: 'Turn a quote (angebot, entwurf or offen) into a new draft rechnung',
+  responses: { 201: { description: 'The new draft invoice', schema: invoiceView }, ...errorResponses },
+  handler: async (ctx) => {
+    const actor = ctx.state.actor;
+    ctx.status = 201;
+    ctx.body = await runInTransaction(async (trx) => {
+      const { id } = await convertQuote({ trx, actor }, ctx.input.params.id);
+      return loadInvoiceView(trx, actor.tenantId, id);
+    });
+  },
+});

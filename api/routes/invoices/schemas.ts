@@ -1,0 +1,208 @@
+import { CURRENCIES } from '../../../shared/domain/currencies';
+import { INVOICE_STATUSES, INVOICE_TYPES } from '../../../shared/domain/invoiceStates';
+import { PAYMENT_METHODS } from '../../../shared/commands/recordPayment';
+import { errorEnvelope, isoDate, listOf, money, pageQuery, positiveMoney, timestamp, uuid } from '../../schemas/common';
+
+/** Invoice JSON Schemas: request validation and the OpenAPI document from one source. */
+const nullable = (s: Record<string, unknown>) => ({ ...s, type: [s.type as string, 'null'] });
+const nullableDate = { type: ['string', 'null'], format: 'date', description: 'YYYY-MM-DD' };
+
+export const itemInput = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['description', 'quantity', 'unitPrice', 'taxRate'],
+  properties: {
+    description: { type: 'string', minLength: 1, maxLength: 2000 },
+    quantity: {
+      description: 'Greater than 0, at most 4 decimal places; a JSON number or a decimal string ("1.5")',
+      anyOf: [
+        { type: 'number', exclusiveMinimum: 0, maximum: 9999999999 },
+        { type: 'string', pattern: '^\\d{1,10}(\\.\\d{1,4})?$' },
+      ],
+    },
+    unit: nullable({ type: 'string', maxLength: 50 }),
+    unitPrice: { ...money, description: 'Net unit price, decimal string with at most 2 places; negative for a discount line' },
+    taxRate: { type: 'string', maxLength: 6, pattern: '^\\d{1,3}(\\.\\d{1,2})?$', description: 'Percent as a string; allowed values depend on the tenant country (AT: 0, 10, 13, 20; DE: 0, 7, 19)' },
+    position: { type: 'integer', description: 'Ignored: items keep the array order and are renumbered 1..N' },
+  },
+} as const;
+
+const invoiceProperties = {
+  type: { type: 'string', enum: INVOICE_TYPES },
+  customerId: nullable({ ...uuid }),
+  supplierId: nullable({ ...uuid, description: 'Incoming invoices (eingangsrechnung) only' }),
+  items: { type: 'array', minItems: 1, maxItems: 500, items: itemInput },
+  notes: nullable({ type: 'string', maxLength: 10000 }),
+  footerText: nullable({ type: 'string', maxLength: 10000 }),
+  customFields: nullable({
+    type: 'object',
+    maxProperties: 50,
+    propertyNames: { maxLength: 100 },
+    additionalProperties: { type: 'string', maxLength: 2000 },
+    description: 'Object of string values',
+  }),
+  paymentTermDays: nullable({ type: 'integer', minimum: 0, maximum: 3650 }),
+  issueDate: { ...nullableDate, description: 'Defaults to today; replaced by the send date on finalization' },
+  serviceDate: nullableDate,
+  detailsMarkdown: nullable({ type: 'string', maxLength: 200000, description: 'Quotes (angebot) only' }),
+  currency: nullable({ type: 'string', enum: [...CURRENCIES, null] }),
+  expectedTotalGross: { ...money, description: 'When given and different from the computed totalGross: 422 with expected and computed' },
+  invoiceNumber: nullable({ type: 'string', minLength: 1, maxLength: 100, description: 'Supplier’s number (eingangsrechnung)' }),
+  invoiceDate: { ...nullableDate, description: 'Supplier’s invoice date (eingangsrechnung)' },
+  relatedInvoiceId: nullable({ ...uuid, description: 'Credit notes (gutschrift) only: the invoice they refer to' }),
+} as const;
+
+export const createInvoiceBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['type', 'items'],
+  properties: invoiceProperties,
+} as const;
+
+export const updateInvoiceBody = {
+  type: 'object',
+  additionalProperties: false,
+  properties: invoiceProperties,
+  description: 'Draft: full replace. Finalized: only notes, footerText, customFields may differ from the stored values.',
+} as const;
+
+export const listInvoicesQuery = {
+  type: 'object',
+  properties: {
+    type: { type: 'string', enum: INVOICE_TYPES },
+    status: { type: 'string', enum: INVOICE_STATUSES },
+    customerId: uuid,
+    supplierId: uuid,
+    from: { ...isoDate, description: 'issueDate on or after (inclusive)' },
+    to: { ...isoDate, description: 'issueDate on or before (inclusive)' },
+    ...pageQuery,
+  },
+} as const;
+
+export const sendBody = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    to: { type: 'string', format: 'email', maxLength: 254, description: 'Defaults to the customer’s e-mail' },
+    subject: { type: 'string', minLength: 1, maxLength: 300 },
+    message: { type: 'string', maxLength: 20000 },
+  },
+} as const;
+
+export const paymentBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['amount', 'date', 'method'],
+  properties: {
+    amount: positiveMoney,
+    date: { ...isoDate, description: 'Not in the future (Europe/Vienna date)' },
+    method: { type: 'string', enum: PAYMENT_METHODS },
+  },
+} as const;
+
+const party = {
+  type: ['object', 'null'],
+  properties: {
+    id: uuid,
+    name: { type: 'string' },
+    company: { type: ['string', 'null'] },
+    email: { type: ['string', 'null'] },
+    phone: { type: ['string', 'null'] },
+    address: { type: ['string', 'null'] },
+    vatId: { type: ['string', 'null'] },
+    country: { type: ['string', 'null'] },
+  },
+};
+
+export const paymentView = {
+  type: 'object',
+  properties: { id: uuid, amount: money, date: isoDate, method: { type: 'string' }, createdAt: timestamp },
+} as const;
+
+export const invoiceView = {
+  type: 'object',
+  properties: {
+    id: uuid,
+    type: { type: 'string', enum: INVOICE_TYPES },
+    number: { type: ['string', 'null'], description: 'RE-2026-00001 / AN-… / GS-…; null while draft' },
+    status: { type: 'string', enum: INVOICE_STATUSES },
+    customerId: { type: ['string', 'null'] },
+    customer: party,
+    items: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          position: { type: 'integer' },
+          description: { type: 'string' },
+          unit: { type: ['string', 'null'] },
+          quantity: { type: 'string' },
+          unitPrice: money,
+          taxRate: { type: 'string' },
+          netAmount: money,
+          taxAmount: money,
+          grossAmount: money,
+        },
+      },
+    },
+    notes: { type: ['string', 'null'] },
+    footerText: { type: ['string', 'null'] },
+    customFields: { type: 'object', additionalProperties: { type: 'string' } },
+    paymentTermDays: { type: ['integer', 'null'] },
+    detailsMarkdown: { type: ['string', 'null'] },
+    currency: { type: 'string' },
+    issueDate: isoDate,
+    dueDate: { type: ['string', 'null'] },
+    serviceDate: { type: ['string', 'null'] },
+    totalNet: money,
+    totalTax: money,
+    totalGross: money,
+    taxBreakdown: { type: 'array', items: { type: 'object', properties: { taxRate: { type: 'string' }, net: money, tax: money } } },
+    amountPaid: money,
+    amountDue: money,
+    payments: { type: 'array', items: paymentView },
+    relatedInvoiceId: { type: ['string', 'null'] },
+    relatedInvoiceNumber: { type: ['string', 'null'] },
+    creditNoteId: { type: ['string', 'null'] },
+    sentAt: { type: ['string', 'null'] },
+    deliveries: {
+      type: 'array',
+      description: 'E-mail deliveries, newest first (single reads)',
+      items: {
+        type: 'object',
+        properties: {
+          id: uuid,
+          to: { type: 'string' },
+          status: { enum: ['queued', 'sending', 'sent', 'failed'] },
+          attempts: { type: 'integer' },
+          smtpResponse: { type: ['string', 'null'] },
+          error: { type: ['string', 'null'] },
+          sentAt: { type: ['string', 'null'] },
+          createdAt: { type: 'string' },
+        },
+      },
+    },
+    createdAt: timestamp,
+    updatedAt: timestamp,
+    supplierId: { type: ['string', 'null'] },
+    invoiceNumber: { type: ['string', 'null'] },
+    invoiceDate: { type: ['string', 'null'] },
+    source: { type: ['string', 'null'] },
+    externalId: { type: ['string', 'null'] },
+  },
+} as const;
+
+export const invoiceList = listOf(invoiceView);
+
+export const errorResponses = {
+  400: { description: 'Invalid input, or IMMUTABLE (wrong state for the operation)', schema: errorEnvelope },
+  401: { description: 'Authentication required', schema: errorEnvelope },
+  403: { description: 'Role does not permit the operation', schema: errorEnvelope },
+  404: { description: 'Not found (or another tenant’s)', schema: errorEnvelope },
+};
+export const idempotencyResponses = {
+  409: { description: 'Idempotency-Key reused with a different body', schema: errorEnvelope },
+};
+export const unprocessableResponse = {
+  422: { description: 'Semantically invalid (total mismatch, payment rules)', schema: errorEnvelope },
+};

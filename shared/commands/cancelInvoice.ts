@@ -1,0 +1,83 @@
+import { audit } from '../audit';
+import { assertTransition } from '../domain/invoiceStates';
+import { dec, fmtMoney } from '../domain/money';
+import { amountDue } from '../domain/invoiceTotals';
+import { todayVienna, yearOf } from '../domain/dates';
+import { sellerFromTenant } from '../queries/invoices';
+import type { CommandContext } from './types';
+import { loadTenant, lockInvoice, nextInvoiceNumber } from './invoiceShared';
+
+/**
+ * POST /api/invoices/:id/cancel: offen|teilbezahlt → storniert.
+ *
+ * A finalized sales invoice cannot be changed or deleted (§ 11 UStG AT, § 14 UStG DE, GoBD);
+ * it is reversed by a credit note (Stornorechnung / Gutschrift) that is created here, finalized
+ * at once with its own GS number and today's date, with the same items and amounts and
+ * relatedInvoiceId pointing at the cancelled invoice (the cancelled invoice shows it as
+ * creditNoteId). The credit note settles the cancelled invoice's open amount by offset:
+ * its amountPaid is that open amount, so
+ *  - an unpaid invoice (offen) gives a credit note that is bezahlt (nothing left to pay out);
+ *  - a partly paid invoice gives a credit note that is teilbezahlt with amountDue = what the
+ *    customer already paid, i.e. the refund still owed; recording the refund as a payment on the
+ *    credit note settles it.
+ * Quotes and incoming invoices are not our tax documents: cancelling them only marks them
+ * storniert (a withdrawn quote, an incoming invoice entered by mistake), without a credit note.
+ */
+export async function cancelInvoice({ trx, actor }: CommandContext, id: string): Promise<{ invoiceId: string; creditNoteId: string | null }> {
+  const tenantId = actor.tenantId;
+  const row = await lockInvoice(trx, tenantId, id);
+  const next = assertTransition(row.status, 'cancel', { type: row.type });
+
+  let creditNoteId: string | null = null;
+  if (row.type === 'rechnung') {
+    const tenant = await loadTenant(trx, tenantId);
+    const issueDate = todayVienna();
+    const number = await nextInvoiceNumber(trx, tenantId, 'gutschrift', yearOf(issueDate), Number(issueDate.slice(5, 7)));
+    const offset = amountDue(row.totalGross, row.amountPaid);
+    const settled = dec(offset).greaterThanOrEqualTo(dec(row.totalGross));
+    const [cn] = await trx('invoices')
+      .insert({
+        tenantId,
+        type: 'gutschrift',
+        status: settled ? 'bezahlt' : 'teilbezahlt',
+        number,
+        customerId: row.customerId,
+        customerSnapshot: row.customerSnapshot ? JSON.stringify(row.customerSnapshot) : null,
+        sellerSnapshot: JSON.stringify(sellerFromTenant(tenant)),
+        currency: row.currency,
+        issueDate,
+        serviceDate: row.serviceDate,
+        dueDate: issueDate,
+        paymentTermDays: 0,
+        notes: `Storno zu ${row.number}`,
+        footerText: row.footerText,
+        customFields: JSON.stringify(row.customFields ?? {}),
+        totalNet: row.totalNet,
+        totalTax: row.totalTax,
+        totalGross: row.totalGross,
+        taxBreakdown: JSON.stringify(row.taxBreakdown ?? []),
+        amountPaid: fmtMoney(offset),
+        relatedInvoiceId: row.id,
+        finalizedAt: trx.fn.now(),
+        createdBy: actor.userId,
+      })
+      .returning('id');
+    creditNoteId = cn.id;
+    const items = await trx('invoiceItems').where({ tenantId, invoiceId: row.id }).orderBy('position');
+    await trx('invoiceItems').insert(
+      items.map(({ id: _id, invoiceId: _inv, ...it }: Record<string, unknown>) => ({ ...it, invoiceId: cn.id })),
+    );
+    await audit(trx, actor, {
+      action: 'invoice.credit_note_created',
+      entityType: 'invoice',
+      entityId: cn.id,
+      data: { number, reverses: row.id, reversesNumber: row.number, offset: fmtMoney(offset) },
+    });
+  }
+
+  await trx('invoices')
+    .where({ tenantId, id })
+    .update({ status: next, cancelledAt: trx.fn.now(), version: trx.raw('version + 1'), updatedAt: trx.fn.now() });
+  await audit(trx, actor, { action: 'invoice.cancelled', entityType: 'invoice', entityId: id, data: { from: row.status, creditNoteId } });
+  return { invoiceId: id, creditNoteId };
+}

@@ -1,0 +1,43 @@
+import { audit } from '../audit';
+import { assertTransition } from '../domain/invoiceStates';
+import { todayVienna } from '../domain/dates';
+import type { CommandContext } from './types';
+import { activeCustomer, lockInvoice } from './invoiceShared';
+
+/**
+ * POST /api/invoices/:id/convert: a quote (angebot, entwurf or offen) becomes a new draft
+ * rechnung with the same customer, items and texts; relatedInvoiceId points at the quote. The
+ * quote itself is unchanged (it stays a record of what was offered). detailsMarkdown belongs to
+ * quotes only and is not copied. The customer must still be active.
+ */
+export async function convertQuote({ trx, actor }: CommandContext, quoteId: string): Promise<{ id: string }> {
+  const tenantId = actor.tenantId;
+  const quote = await lockInvoice(trx, tenantId, quoteId);
+  assertTransition(quote.status, 'convert', { type: quote.type });
+  if (quote.customerId) await activeCustomer(trx, tenantId, quote.customerId);
+  const [row] = await trx('invoices')
+    .insert({
+      tenantId,
+      type: 'rechnung',
+      status: 'entwurf',
+      customerId: quote.customerId,
+      currency: quote.currency,
+      issueDate: todayVienna(),
+      serviceDate: quote.serviceDate,
+      paymentTermDays: quote.paymentTermDays,
+      notes: quote.notes,
+      footerText: quote.footerText,
+      customFields: JSON.stringify(quote.customFields ?? {}),
+      totalNet: quote.totalNet,
+      totalTax: quote.totalTax,
+      totalGross: quote.totalGross,
+      taxBreakdown: JSON.stringify(quote.taxBreakdown ?? []),
+      relatedInvoiceId: quote.id,
+      createdBy: actor.userId,
+    })
+    .returning('id');
+  const items = await trx('invoiceItems').where({ tenantId, invoiceId: quote.id }).orderBy('position');
+  await trx('invoiceItems').insert(items.map(({ id: _id, invoiceId: _inv, ...it }: Record<string, unknown>) => ({ ...it, invoiceId: row.id })));
+  await audit(trx, actor, { action: 'invoice.converted', entityType: 'invoice', entityId: row.id, data: { fromQuote: quote.id, quoteNumber: quote.number } });
+  return { id: row.id };
+}

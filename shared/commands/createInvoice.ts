@@ -1,0 +1,91 @@
+import { viewOfCreated } from '../queries/invoices';
+import type { InvoiceView } from '../domain/invoiceView';
+import { audit } from '../audit';
+import { invalidInput, type ErrorDetail } from '../errors';
+import { addDays, todayVienna } from '../domain/dates';
+import type { CommandContext } from './types';
+import {
+  activeCustomer,
+  activeSupplier,
+  checkExpectedTotal,
+  checkNotNegative,
+  loadTenant,
+  prepareItems,
+  totalsColumns,
+  writeItems,
+  type InvoiceInput,
+  typeFieldDetails,
+  assertRelatedInvoice,
+  contentColumns,
+} from './invoiceShared';
+
+/**
+ * Create an invoice. rechnung, angebot and gutschrift start as drafts (entwurf) without a number;
+ * eingangsrechnung (an incoming invoice entered by hand or by the webhook pipeline) is the
+ * supplier's finalized document: it starts offen and keeps the supplier's number.
+ */
+export async function createInvoice(
+  { trx, actor }: CommandContext,
+  input: InvoiceInput,
+  opts: { allowNegative?: boolean } = {},
+): Promise<{ id: string; view: InvoiceView }> {
+  const tenantId = actor.tenantId;
+  const type = input.type;
+  const details: ErrorDetail[] = [];
+  if (!type) details.push({ field: 'type', message: 'is required' });
+  if (type === 'eingangsrechnung') {
+    for (const f of ['supplierId', 'invoiceNumber', 'invoiceDate'] as const) if (!input[f]) details.push({ field: f, message: 'is required for incoming invoices' });
+    if (input.customerId) details.push({ field: 'customerId', message: 'is not allowed on incoming invoices (use supplierId)' });
+  } else if (type) {
+    if (!input.customerId) details.push({ field: 'customerId', message: 'is required' });
+    for (const f of ['supplierId', 'invoiceNumber', 'invoiceDate'] as const) if (input[f]) details.push({ field: f, message: 'is only allowed on incoming invoices (eingangsrechnung)' });
+  }
+  details.push(...typeFieldDetails(type, input));
+  if (details.length) throw invalidInput('Invoice failed validation', details);
+
+  const tenant = await loadTenant(trx, tenantId);
+  const customer = input.customerId ? await activeCustomer(trx, tenantId, input.customerId) : null;
+  if (input.supplierId) await activeSupplier(trx, tenantId, input.supplierId);
+  const relatedInvoice = await assertRelatedInvoice(trx, tenantId, input.relatedInvoiceId);
+
+  const prepared = prepareItems(input.items, tenant.country);
+  checkNotNegative(prepared.totals, opts.allowNegative);
+  checkExpectedTotal(input.expectedTotalGross, prepared.totals.totalGross);
+
+  const incoming = type === 'eingangsrechnung';
+  const issueDate = input.issueDate ?? (incoming ? input.invoiceDate! : todayVienna());
+  const [row] = await trx('invoices')
+    .insert({
+      tenantId,
+      type,
+      status: incoming ? 'offen' : 'entwurf',
+      customerId: customer?.id ?? null,
+      ...contentColumns(input),
+      currency: input.currency ?? customer?.currency ?? tenant.currency ?? 'EUR',
+      issueDate,
+      dueDate: incoming && input.paymentTermDays != null ? addDays(issueDate, input.paymentTermDays) : null,
+      source: input.source ?? null,
+      externalId: input.externalId ?? null,
+      finalizedAt: incoming ? trx.fn.now() : null,
+      createdBy: actor.userId,
+      ...totalsColumns(prepared.totals),
+    })
+    .returning('*');
+  const items = await writeItems(trx, tenantId, row.id, prepared);
+  await audit(trx, actor, {
+    action: 'invoice.created',
+    entityType: 'invoice',
+    entityId: row.id,
+    data: { type, totalGross: prepared.totals.totalGross },
+  });
+  const view = viewOfCreated(row, {
+    tenantCountry: tenant.country ?? null,
+    items,
+    customers: customer ? [customer] : [],
+    payments: [],
+    related: relatedInvoice ? [relatedInvoice] : [],
+    creditNotes: [],
+    deliveries: [],
+  });
+  return { id: row.id, view };
+}

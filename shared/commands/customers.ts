@@ -1,0 +1,84 @@
+import { audit } from '../audit';
+import { dependency, invalidInput, notFound, type ErrorDetail } from '../errors';
+import { vatIdCountry } from '../domain/vatId';
+import { isCurrency } from '../domain/currencies';
+import { toCustomerView, type CustomerView } from '../queries/customers';
+import type { CommandContext } from './types';
+import { cleanPartyFields } from './partyFields';
+
+/**
+ * Customer use cases. Field formats are checked by the route schema; the rules that need code
+ * (VAT ID per country prefix, currency list) are checked here too, so jobs get the same rules.
+ */
+export interface CustomerInput {
+  name?: string;
+  company?: string | null;
+  email?: string | null;
+  phone?: string | null;
+  address?: string | null;
+  vatId?: string | null;
+  country?: string | null;
+  currency?: string | null;
+  paymentTermDays?: number | null;
+  color?: string | null;
+}
+
+const FIELDS: (keyof CustomerInput)[] = ['name', 'company', 'email', 'phone', 'address', 'vatId', 'country', 'currency', 'paymentTermDays', 'color'];
+
+function clean(input: CustomerInput): Record<string, unknown> {
+  const details: ErrorDetail[] = [];
+  const out = cleanPartyFields(input, FIELDS, details);
+  if (typeof out.currency === 'string') {
+    out.currency = out.currency.toUpperCase();
+    if (!isCurrency(out.currency)) details.push({ field: 'currency', message: 'must be a supported ISO 4217 currency code, e.g. EUR' });
+  }
+  if (details.length) throw invalidInput('Customer failed validation', details);
+  // A customer without an explicit country gets the one of its VAT ID (for e-invoices).
+  if (typeof out.vatId === 'string' && !out.country && !('country' in input && input.country)) {
+    out.country = vatIdCountry(out.vatId as string);
+  }
+  return out;
+}
+
+export async function createCustomer({ trx, actor }: CommandContext, input: CustomerInput): Promise<CustomerView> {
+  if (!input.name) throw invalidInput('Customer failed validation', [{ field: 'name', message: 'is required' }]);
+  const values = clean(input);
+  const [row] = await trx('customers').insert({ ...values, tenantId: actor.tenantId }).returning('*');
+  await audit(trx, actor, { action: 'customer.created', entityType: 'customer', entityId: row.id });
+  return toCustomerView(row);
+}
+
+/** Partial update: fields present in the input replace the stored ones, null clears a field. */
+export async function updateCustomer({ trx, actor }: CommandContext, id: string, input: CustomerInput): Promise<CustomerView> {
+  const existing = await trx('customers').where({ tenantId: actor.tenantId, id }).whereNull('deletedAt').forUpdate().first();
+  if (!existing) throw notFound('Customer');
+  const values = clean(input);
+  const [row] = await trx('customers')
+    .where({ tenantId: actor.tenantId, id })
+    .update({ ...values, updatedAt: trx.fn.now() })
+    .returning('*');
+  await audit(trx, actor, { action: 'customer.updated', entityType: 'customer', entityId: id, data: { fields: Object.keys(values) } });
+  return toCustomerView(row);
+}
+
+/**
+ * Soft delete. A customer with open or partially paid invoices still owes money and stays
+ * (400 DEPENDENCY); one with only drafts or settled invoices is soft-deleted, its finalized
+ * invoices keep their customer snapshot. The row lock serializes this with invoice creation.
+ */
+export async function deleteCustomer({ trx, actor }: CommandContext, id: string): Promise<void> {
+  const existing = await trx('customers').where({ tenantId: actor.tenantId, id }).whereNull('deletedAt').forUpdate().first();
+  if (!existing) throw notFound('Customer');
+  const open = await trx('invoices')
+    .where({ tenantId: actor.tenantId, customerId: id })
+    .whereIn('status', ['offen', 'teilbezahlt'])
+    .whereNot('type', 'angebot')
+    .whereNull('deletedAt')
+    .count<{ count: number }[]>({ count: '*' });
+  const count = Number(open[0].count);
+  if (count > 0) {
+    throw dependency(`Customer has ${count} open or partially paid invoice(s); settle or cancel them before deleting the customer`);
+  }
+  await trx('customers').where({ tenantId: actor.tenantId, id }).update({ deletedAt: trx.fn.now(), updatedAt: trx.fn.now() });
+  await audit(trx, actor, { action: 'customer.deleted', entityType: 'customer', entityId: id });
+}

@@ -1,0 +1,217 @@
+import type { Knex } from 'knex';
+import { AppError, invalidInput, notFound, unprocessable, type ErrorDetail } from '../errors';
+import { computeTotals, type InvoiceTotals } from '../domain/invoiceTotals';
+import { dec, fmtMoney, isValidQuantity } from '../domain/money';
+import { normalizeAllowedRate, taxRateMessage } from '../domain/taxRates';
+import { formatInvoiceNumber } from '../domain/numbering';
+import type { InvoiceType } from '../domain/invoiceView';
+import { isCurrency } from '../domain/currencies';
+
+/** Building blocks shared by the invoice use cases. Everything runs inside the caller's transaction. */
+export interface InvoiceItemInput {
+  description: string;
+  quantity: number | string;
+  unit?: string | null;
+  unitPrice: string;
+  taxRate: string;
+  /** Ignored: positions are the array order, renumbered 1..N (spec rule 1). */
+  position?: number;
+}
+
+export interface InvoiceInput {
+  type?: InvoiceType;
+  customerId?: string | null;
+  supplierId?: string | null;
+  items?: InvoiceItemInput[];
+  notes?: string | null;
+  paymentTermDays?: number | null;
+  issueDate?: string | null;
+  serviceDate?: string | null;
+  footerText?: string | null;
+  customFields?: Record<string, string> | null;
+  detailsMarkdown?: string | null;
+  currency?: string | null;
+  expectedTotalGross?: string | null;
+  invoiceNumber?: string | null;
+  invoiceDate?: string | null;
+  relatedInvoiceId?: string | null;
+  /** Incoming invoices created by the webhook pipeline (not accepted over the API). */
+  source?: string | null;
+  externalId?: string | null;
+}
+
+export type InvoiceRow = Record<string, any>;
+
+/** The invoice row locked FOR UPDATE (404 if missing, deleted or another tenant's). */
+export async function lockInvoice(trx: Knex.Transaction, tenantId: string, id: string): Promise<InvoiceRow> {
+  const row = await trx('invoices').where({ tenantId, id }).whereNull('deletedAt').forUpdate().first();
+  if (!row) throw notFound('Invoice');
+  return row;
+}
+
+export async function loadTenant(trx: Knex.Transaction, tenantId: string): Promise<InvoiceRow> {
+  const t = await trx('tenants').where({ id: tenantId }).first();
+  if (!t) throw notFound('Tenant');
+  return t;
+}
+
+/**
+ * A customer that may receive a new invoice: exists in this tenant and is not deleted. Locked
+ * FOR SHARE so a concurrent customer delete waits for this transaction (and then sees the
+ * invoice). A bad reference in a body is 400 on that field, not 404.
+ */
+export async function activeCustomer(trx: Knex.Transaction, tenantId: string, customerId: string, field = 'customerId'): Promise<InvoiceRow> {
+  const c = await trx('customers').where({ tenantId, id: customerId }).forShare().first();
+  if (!c || c.deletedAt) {
+    throw invalidInput('Invalid customer', [{ field, message: c ? 'customer has been deleted and cannot get new invoices' : 'customer does not exist' }]);
+  }
+  return c;
+}
+
+export async function activeSupplier(trx: Knex.Transaction, tenantId: string, supplierId: string): Promise<InvoiceRow> {
+  const s = await trx('suppliers').where({ tenantId, id: supplierId }).forShare().first();
+  if (!s || s.deletedAt) {
+    throw invalidInput('Invalid supplier', [{ field: 'supplierId', message: s ? 'supplier has been deleted' : 'supplier does not exist' }]);
+  }
+  return s;
+}
+
+export interface PreparedItems {
+  items: Array<{ description: string; unit: string | null }>;
+  totals: InvoiceTotals;
+}
+
+/** Check items against the tenant's tax rates and quantity rules, then compute the totals. */
+export function prepareItems(items: InvoiceItemInput[] | undefined, country: string): PreparedItems {
+  if (!items || !items.length) throw invalidInput('Invoice failed validation', [{ field: 'items', message: 'must contain at least one item' }]);
+  const details: ErrorDetail[] = [];
+  const normalized = items.map((it, i) => {
+    const rate = typeof it.taxRate === 'string' ? normalizeAllowedRate(it.taxRate, country) : null;
+    if (rate === null) details.push({ field: `items.${i}.taxRate`, message: taxRateMessage(country) });
+    if (!isValidQuantity(it.quantity)) {
+      details.push({ field: `items.${i}.quantity`, message: 'must be greater than 0 with at most 4 decimal places' });
+    }
+    if (typeof it.description !== 'string' || !it.description.trim()) details.push({ field: `items.${i}.description`, message: 'must not be empty' });
+    return { quantity: it.quantity, unitPrice: it.unitPrice, taxRate: rate ?? '0' };
+  });
+  if (details.length) throw invalidInput('Invoice failed validation', details);
+  return {
+    items: items.map((it) => ({ description: it.description.trim(), unit: it.unit?.trim() || null })),
+    totals: computeTotals(normalized),
+  };
+}
+
+/** Replace an invoice's items with the prepared ones, positions 1..N in array order. */
+/** Write an invoice's items; `replace` first removes the existing ones (full update of a draft). */
+export async function writeItems(
+  trx: Knex.Transaction,
+  tenantId: string,
+  invoiceId: string,
+  prepared: PreparedItems,
+  opts: { replace?: boolean } = {},
+): Promise<Record<string, unknown>[]> {
+  if (opts.replace) await trx('invoiceItems').where({ tenantId, invoiceId }).delete();
+  return trx('invoiceItems').insert(
+    prepared.items.map((it, i) => {
+      const t = prepared.totals.lines[i];
+      return {
+        tenantId,
+        invoiceId,
+        position: i + 1,
+        description: it.description,
+        unit: it.unit,
+        quantity: t.quantity,
+        unitPrice: t.unitPrice,
+        taxRate: t.taxRate,
+        netAmount: t.netAmount,
+        taxAmount: t.taxAmount,
+        grossAmount: t.grossAmount,
+      };
+    }),
+    '*',
+  );
+}
+
+export const totalsColumns = (t: InvoiceTotals) => ({
+  totalNet: t.totalNet,
+  totalTax: t.totalTax,
+  totalGross: t.totalGross,
+  taxBreakdown: JSON.stringify(t.taxBreakdown),
+});
+
+/** The client's expected total must match ours to the cent (the spec's "invoice total mismatch"). */
+export function checkExpectedTotal(expected: string | null | undefined, computed: string): void {
+  if (expected == null) return;
+  if (!dec(expected).equals(dec(computed))) {
+    throw unprocessable(`Invoice total mismatch: expected ${fmtMoney(expected)}, computed ${computed}`, {
+      expected: fmtMoney(expected),
+      computed,
+    });
+  }
+}
+
+export function checkNotNegative(totals: InvoiceTotals, allowNegative = false): void {
+  if (!allowNegative && dec(totals.totalGross).isNegative()) {
+    throw unprocessable(
+      `The invoice total must not be negative (computed ${totals.totalGross}); issue a credit note (gutschrift) instead`,
+      { computed: totals.totalGross },
+    );
+  }
+}
+
+/**
+ * Next gapless number for (tenant, type, year): an atomic upsert on the sequence row inside the
+ * finalizing transaction. The row lock it takes serializes concurrent finalizations of the same
+ * series, and a rollback returns the number, so the series has no gaps.
+ */
+export async function nextInvoiceNumber(trx: Knex.Transaction, tenantId: string, type: InvoiceType, year: number, month = 1): Promise<string> {
+  const res = await trx.raw(
+    `insert into invoice_number_sequences (tenant_id, type, year, last_value) values (?, ?, ?, 1)
+     on conflict (tenant_id, type, year) do update set last_value = invoice_number_sequences.last_value + 1
+     returning last_value`,
+    [tenantId, type, year],
+  );
+  const row = res.rows[0] as { lastValue?: number; last_value?: number };
+  const tenant = await trx('tenants').where({ id: tenantId }).first('settings');
+  const pattern = (tenant?.settings?.numberFormats as Record<string, string> | undefined)?.[type];
+  return formatInvoiceNumber(type, year, Number(row.lastValue ?? row.last_value), pattern, month);
+}
+
+export const isAppError = (e: unknown): e is AppError => e instanceof AppError;
+
+/** Field rules that depend on the type, shared by create and full update. */
+export function typeFieldDetails(type: InvoiceType | undefined, input: InvoiceInput): ErrorDetail[] {
+  const details: ErrorDetail[] = [];
+  if (input.detailsMarkdown != null && type !== 'angebot') details.push({ field: 'detailsMarkdown', message: 'is only allowed on quotes (angebot)' });
+  if (input.relatedInvoiceId && type !== 'gutschrift') details.push({ field: 'relatedInvoiceId', message: 'is only allowed on credit notes (gutschrift)' });
+  if (input.currency && !isCurrency(input.currency)) details.push({ field: 'currency', message: 'must be a supported ISO 4217 currency code' });
+  return details;
+}
+
+/** A credit note's related invoice must exist in the tenant (and not be deleted). */
+export async function assertRelatedInvoice(
+  trx: Knex.Transaction,
+  tenantId: string,
+  relatedInvoiceId: string | null | undefined,
+): Promise<{ id: string; number: string | null } | null> {
+  if (!relatedInvoiceId) return null;
+  const rel = await trx('invoices').where({ tenantId, id: relatedInvoiceId }).whereNull('deletedAt').first('id', 'number');
+  if (!rel) throw invalidInput('Invoice failed validation', [{ field: 'relatedInvoiceId', message: 'invoice does not exist' }]);
+  return rel;
+}
+
+/** The columns a draft's content consists of, as create and full update write them. */
+export function contentColumns(input: InvoiceInput) {
+  return {
+    supplierId: input.supplierId ?? null,
+    serviceDate: input.serviceDate ?? null,
+    paymentTermDays: input.paymentTermDays ?? null,
+    notes: input.notes ?? null,
+    footerText: input.footerText ?? null,
+    customFields: JSON.stringify(input.customFields ?? {}),
+    detailsMarkdown: input.detailsMarkdown ?? null,
+    relatedInvoiceId: input.relatedInvoiceId ?? null,
+    invoiceNumber: input.invoiceNumber ?? null,
+    invoiceDate: input.invoiceDate ?? null,
+  };
+}

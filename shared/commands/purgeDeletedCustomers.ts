@@ -1,0 +1,32 @@
+import { db } from '../db';
+import { audit } from '../audit';
+
+/** Customers are soft-deleted and permanently removed after 7 years (spec, Limits). */
+export const CUSTOMER_RETENTION_YEARS = 7;
+
+/**
+ * Permanently remove customers soft-deleted more than 7 years ago. Invoices that still point at
+ * such a customer get the customer's data as a snapshot first, so they stay complete (BAO § 132 /
+ * GoBD retention); finalized invoices already carry one from finalization. Idempotent: a rerun
+ * finds nothing left to purge.
+ */
+export async function purgeDeletedCustomers(opts: { tenantId?: string; now?: Date } = {}): Promise<{ purged: number }> {
+  const now = opts.now ?? new Date();
+  const cutoff = new Date(now);
+  cutoff.setUTCFullYear(cutoff.getUTCFullYear() - CUSTOMER_RETENTION_YEARS);
+  return db().transaction(async (trx) => {
+    let q = trx('customers').where('deletedAt', '<', cutoff).forUpdate().skipLocked().limit(1000);
+    if (opts.tenantId) q = q.where('tenantId', opts.tenantId);
+    const customers: { id: string; tenantId: string; name: string; company: string | null; address: string | null; vatId: string | null; email: string | null; country: string | null }[] = await q;
+    for (const c of customers) {
+      const snapshot = { id: c.id, name: c.name, company: c.company, address: c.address, vatId: c.vatId, email: c.email, country: c.country };
+      await trx('invoices')
+        .where({ tenantId: c.tenantId, customerId: c.id })
+        .whereNull('customerSnapshot')
+        .update({ customerSnapshot: JSON.stringify(snapshot) });
+      await trx('customers').where({ tenantId: c.tenantId, id: c.id }).delete();
+      await audit(trx, null, { tenantId: c.tenantId, action: 'customer.purged', entityType: 'customer', entityId: c.id, data: { deletedBefore: cutoff.toISOString() } });
+    }
+    return { purged: customers.length };
+  });
+}

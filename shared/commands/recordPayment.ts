@@ -1,0 +1,63 @@
+import { audit } from '../audit';
+import { invalidInput, unprocessable } from '../errors';
+import { assertTransition } from '../domain/invoiceStates';
+import { dec, fmtMoney } from '../domain/money';
+import { amountDue } from '../domain/invoiceTotals';
+import { isValidDate, todayVienna } from '../domain/dates';
+import type { CommandContext } from './types';
+import { lockInvoice } from './invoiceShared';
+
+export const PAYMENT_METHODS = ['bank_transfer', 'cash', 'card', 'paypal', 'stripe', 'sepa_direct_debit', 'other'] as const;
+export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
+
+export interface PaymentInput {
+  amount: string;
+  date: string;
+  method: PaymentMethod;
+}
+
+/**
+ * POST /api/invoices/:id/payments: offen|teilbezahlt → teilbezahlt|bezahlt. The invoice row is
+ * locked first, so two concurrent payments are checked one after the other against amountDue
+ * and together can never exceed the total. amount > amountDue → 422. The payment date may lie
+ * before the issue date (deposits, prepayments) but not in the future (Vienna date): a payment
+ * that has not happened cannot be booked.
+ */
+export async function recordPayment({ trx, actor }: CommandContext, invoiceId: string, input: PaymentInput): Promise<{ paymentId: string }> {
+  const tenantId = actor.tenantId;
+  let amount;
+  try {
+    amount = dec(input.amount);
+  } catch {
+    throw invalidInput('Payment failed validation', [{ field: 'amount', message: 'must be a decimal string such as "100.00"' }]);
+  }
+  if (amount.lessThanOrEqualTo(0) || amount.decimalPlaces() > 2) {
+    throw invalidInput('Payment failed validation', [{ field: 'amount', message: 'must be greater than 0 with at most 2 decimal places' }]);
+  }
+  if (!isValidDate(input.date)) throw invalidInput('Payment failed validation', [{ field: 'date', message: 'must be a date YYYY-MM-DD' }]);
+  if (input.date > todayVienna()) throw invalidInput('Payment failed validation', [{ field: 'date', message: 'must not be in the future' }]);
+  if (!(PAYMENT_METHODS as readonly string[]).includes(input.method)) {
+    throw invalidInput('Payment failed validation', [{ field: 'method', message: `must be one of: ${PAYMENT_METHODS.join(', ')}` }]);
+  }
+
+  const row = await lockInvoice(trx, tenantId, invoiceId);
+  const due = dec(amountDue(row.totalGross, row.amountPaid));
+  const paid = dec(row.amountPaid).plus(amount);
+  const next = assertTransition(row.status, 'pay', { type: row.type, fullyPaid: paid.greaterThanOrEqualTo(dec(row.totalGross)) });
+  if (amount.greaterThan(due)) {
+    throw unprocessable(`Payment of ${fmtMoney(amount)} exceeds the amount due of ${fmtMoney(due)}`, {
+      amountDue: fmtMoney(due),
+    });
+  }
+  const [payment] = await trx('payments')
+    .insert({ tenantId, invoiceId, amount: fmtMoney(amount), date: input.date, method: input.method, createdBy: actor.userId })
+    .returning('id');
+  await trx('invoices').where({ tenantId, id: invoiceId }).update({ amountPaid: fmtMoney(paid), status: next, updatedAt: trx.fn.now() });
+  await audit(trx, actor, {
+    action: 'invoice.payment_recorded',
+    entityType: 'invoice',
+    entityId: invoiceId,
+    data: { paymentId: payment.id, amount: fmtMoney(amount), from: row.status, to: next },
+  });
+  return { paymentId: payment.id };
+}

@@ -1,0 +1,138 @@
+import { audit } from '../audit';
+import { immutable, invalidInput, type ErrorDetail } from '../errors';
+import { assertTransition } from '../domain/invoiceStates';
+import { fmtMoney, fmtQuantity, fmtRate } from '../domain/money';
+import type { CommandContext } from './types';
+import {
+  activeCustomer,
+  activeSupplier,
+  checkExpectedTotal,
+  checkNotNegative,
+  loadTenant,
+  lockInvoice,
+  prepareItems,
+  totalsColumns,
+  writeItems,
+  type InvoiceInput,
+  typeFieldDetails,
+  assertRelatedInvoice,
+  contentColumns,
+  type InvoiceItemInput,
+  type InvoiceRow,
+} from './invoiceShared';
+
+/** Fields a finalized invoice still accepts (GoBD / BAO: the document content is frozen). */
+export const META_FIELDS = ['notes', 'footerText', 'customFields'] as const;
+
+const normItems = (items: Array<Pick<InvoiceItemInput, 'description' | 'unit' | 'quantity' | 'unitPrice' | 'taxRate'>>) =>
+  JSON.stringify(
+    items.map((i) => [String(i.description).trim(), i.unit?.trim() || null, fmtQuantity(i.quantity), fmtMoney(i.unitPrice), fmtRate(i.taxRate)]),
+  );
+
+/** Names of content fields in `input` whose value differs from the stored invoice. */
+async function changedContentFields(trx: CommandContext['trx'], row: InvoiceRow, input: InvoiceInput): Promise<string[]> {
+  const changed: string[] = [];
+  const simple: Array<[keyof InvoiceInput, unknown]> = [
+    ['type', row.type],
+    ['customerId', row.customerId],
+    ['supplierId', row.supplierId],
+    ['paymentTermDays', row.paymentTermDays],
+    ['issueDate', row.issueDate],
+    ['serviceDate', row.serviceDate],
+    ['currency', row.currency],
+    ['detailsMarkdown', row.detailsMarkdown],
+    ['invoiceNumber', row.invoiceNumber],
+    ['invoiceDate', row.invoiceDate],
+    ['relatedInvoiceId', row.relatedInvoiceId],
+  ];
+  for (const [field, current] of simple) {
+    if (field in input && (input[field] ?? null) !== (current ?? null)) changed.push(field);
+  }
+  if ('items' in input) {
+    const stored = await trx('invoiceItems').where({ tenantId: row.tenantId, invoiceId: row.id }).orderBy('position');
+    let same = false;
+    try {
+      same = normItems(input.items ?? []) === normItems(stored);
+    } catch {
+      same = false;
+    }
+    if (!same) changed.push('items');
+  }
+  return changed;
+}
+
+/**
+ * PUT /api/invoices/:id. A draft is replaced in full (absent optional fields are cleared, the
+ * issue date is kept unless given). A finalized invoice (offen, teilbezahlt, bezahlt) accepts
+ * only notes, footerText and customFields; any other field that differs from the stored value is
+ * 400 IMMUTABLE naming the fields (sending an unchanged value back is fine). storniert: IMMUTABLE.
+ */
+export async function updateInvoice({ trx, actor }: CommandContext, id: string, input: InvoiceInput): Promise<{ id: string }> {
+  const tenantId = actor.tenantId;
+  const row = await lockInvoice(trx, tenantId, id);
+
+  if (row.status !== 'entwurf') {
+    assertTransition(row.status, 'updateMeta', { type: row.type });
+    const changed = await changedContentFields(trx, row, input);
+    if (changed.length) {
+      throw immutable(
+        `Invoice ${row.number ?? row.invoiceNumber ?? row.id} is finalized (${row.status}); only ${META_FIELDS.join(', ')} can change. Refused: ${changed.join(', ')}`,
+      );
+    }
+    checkExpectedTotal(input.expectedTotalGross, fmtMoney(row.totalGross));
+    const patch: Record<string, unknown> = {};
+    if ('notes' in input) patch.notes = input.notes ?? null;
+    if ('footerText' in input) patch.footerText = input.footerText ?? null;
+    if ('customFields' in input) patch.customFields = JSON.stringify(input.customFields ?? {});
+    if (Object.keys(patch).length) {
+      await trx('invoices')
+        .where({ tenantId, id })
+        .update({ ...patch, version: trx.raw('version + 1'), updatedAt: trx.fn.now() });
+      await audit(trx, actor, { action: 'invoice.updated', entityType: 'invoice', entityId: id, data: { fields: Object.keys(patch) } });
+    }
+    return { id };
+  }
+
+  assertTransition(row.status, 'update', { type: row.type });
+  const type = row.type;
+  const details: ErrorDetail[] = [];
+  if (input.type && input.type !== type) details.push({ field: 'type', message: `cannot change the type of an invoice (is ${type})` });
+  if (type === 'eingangsrechnung') {
+    for (const f of ['supplierId', 'invoiceNumber', 'invoiceDate'] as const) if (!input[f]) details.push({ field: f, message: 'is required for incoming invoices' });
+  } else {
+    if (!input.customerId) details.push({ field: 'customerId', message: 'is required' });
+    for (const f of ['supplierId', 'invoiceNumber', 'invoiceDate'] as const) if (input[f]) details.push({ field: f, message: 'is only allowed on incoming invoices (eingangsrechnung)' });
+  }
+  if (!input.items) details.push({ field: 'items', message: 'is required' });
+  details.push(...typeFieldDetails(type, input));
+  if (details.length) throw invalidInput('Invoice failed validation', details);
+
+  const tenant = await loadTenant(trx, tenantId);
+  // Re-pointing a draft to another customer needs an active one; keeping a since-deleted one is allowed until send.
+  const customer =
+    input.customerId && input.customerId !== row.customerId
+      ? await activeCustomer(trx, tenantId, input.customerId)
+      : input.customerId
+        ? await trx('customers').where({ tenantId, id: input.customerId }).first()
+        : null;
+  if (input.supplierId && input.supplierId !== row.supplierId) await activeSupplier(trx, tenantId, input.supplierId);
+  await assertRelatedInvoice(trx, tenantId, input.relatedInvoiceId);
+  const prepared = prepareItems(input.items, tenant.country);
+  checkNotNegative(prepared.totals);
+  checkExpectedTotal(input.expectedTotalGross, prepared.totals.totalGross);
+
+  await trx('invoices')
+    .where({ tenantId, id })
+    .update({
+      customerId: input.customerId ?? null,
+      ...contentColumns(input),
+      currency: input.currency ?? customer?.currency ?? row.currency,
+      issueDate: input.issueDate ?? row.issueDate,
+      ...totalsColumns(prepared.totals),
+      version: trx.raw('version + 1'),
+      updatedAt: trx.fn.now(),
+    });
+  await writeItems(trx, tenantId, id, prepared, { replace: true });
+  await audit(trx, actor, { action: 'invoice.updated', entityType: 'invoice', entityId: id, data: { fullReplace: true, totalGross: prepared.totals.totalGross } });
+  return { id };
+}

@@ -1,0 +1,34 @@
+/**
+ * Calendar dates as 'YYYY-MM-DD' strings. "Today" is the business day in Vienna (the service's
+ * home time zone): an invoice finalized at 00:30 Vienna time on 1 January belongs to the new
+ * year, even though it is still 31 December in UTC.
+ */
+export const BUSINESS_TIME_ZONE = 'Europe/Vienna';
+
+export function todayIn(timeZone = BUSINESS_TIME_ZONE, now: Date = new Date()): string {
+  // en-CA formats as YYYY-MM-DD.
+  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(now);
+}
+
+export const todayVienna = (now?: Date) => todayIn(BUSINESS_TIME_ZONE, now);
+
+const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+export function isValidDate(s: unknown): s is string {
+  if (typeof s !== 'string') return false;
+  const m = DATE_RE.exec(s);
+  if (!m) return false;
+  const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+  return d.toISOString().slice(0, 10) === s;
+}
+
+export function addDays(date: string, days: number): string {
+  if (!isValidDate(date)) throw new Error(`invalid date ${date}`);
+  const [y, m, d] = date.split('-').map(Number);
+  return new Date(Date.UTC(y, m - 1, d + days)).toISOString().slice(0, 10);
+}
+
+export const yearOf = (date: string): number => Number(date.slice(0, 4));
+
+/** Payment term when neither the invoice nor the customer sets one (days). */
+export const DEFAULT_PAYMENT_TERM_DAYS = 14;

@@ -1,0 +1,84 @@
+import { immutable, unprocessable, type AppError } from '../errors';
+import type { InvoiceStatus, InvoiceType } from './invoiceView';
+
+/**
+ * The invoice state machine (decisions.md "Transitions"). One table, one function; commands call
+ * assertTransition() after locking the row, so a refused transition never half-happens.
+ *
+ *   entwurf ──send──▶ offen ──pay──▶ teilbezahlt ──pay──▶ bezahlt
+ *      │               │  ╰──────────pay (full)───────────▶ bezahlt
+ *      │               ╰──cancel──▶ storniert ◀──cancel── teilbezahlt
+ *   delete/update                     delete
+ *
+ * - update: full replace, drafts only. updateMeta: notes, footerText, customFields — any state
+ *   except storniert (GoBD / BAO: a finalized document's content never changes).
+ * - send on offen/teilbezahlt/bezahlt re-sends a copy without a state change.
+ * - Wrong state for an edit, delete, send, cancel or convert → 400 IMMUTABLE; payment rules
+ *   (wrong state or type for a payment) → 422 UNPROCESSABLE.
+ */
+export const INVOICE_STATUSES: InvoiceStatus[] = ['entwurf', 'offen', 'teilbezahlt', 'bezahlt', 'storniert'];
+export const INVOICE_TYPES: InvoiceType[] = ['rechnung', 'angebot', 'gutschrift', 'eingangsrechnung'];
+
+export type InvoiceEvent = 'update' | 'updateMeta' | 'delete' | 'send' | 'pay' | 'cancel' | 'convert';
+
+/** from → event → possible targets. */
+export const TRANSITIONS: Record<InvoiceStatus, Partial<Record<InvoiceEvent, InvoiceStatus[]>>> = {
+  entwurf: { update: ['entwurf'], updateMeta: ['entwurf'], delete: ['entwurf'], send: ['offen'], convert: ['entwurf'] },
+  offen: { updateMeta: ['offen'], send: ['offen'], pay: ['teilbezahlt', 'bezahlt'], cancel: ['storniert'], convert: ['offen'] },
+  teilbezahlt: { updateMeta: ['teilbezahlt'], send: ['teilbezahlt'], pay: ['teilbezahlt', 'bezahlt'], cancel: ['storniert'] },
+  bezahlt: { updateMeta: ['bezahlt'], send: ['bezahlt'] },
+  storniert: { delete: ['storniert'] },
+};
+
+/** Which types an event applies to (all when absent). */
+const TYPES_FOR: Partial<Record<InvoiceEvent, InvoiceType[]>> = {
+  send: ['rechnung', 'angebot', 'gutschrift'],
+  pay: ['rechnung', 'gutschrift', 'eingangsrechnung'],
+  cancel: ['rechnung', 'angebot', 'eingangsrechnung'],
+  convert: ['angebot'],
+};
+
+const EVENT_TEXT: Record<InvoiceEvent, string> = {
+  update: 'be edited',
+  updateMeta: 'be edited',
+  delete: 'be deleted',
+  send: 'be sent',
+  pay: 'take a payment',
+  cancel: 'be cancelled',
+  convert: 'be converted into an invoice',
+};
+
+function refuse(event: InvoiceEvent, message: string): AppError {
+  return event === 'pay' ? unprocessable(message) : immutable(message);
+}
+
+/**
+ * The status after `event`, or throws 400 IMMUTABLE / 422 UNPROCESSABLE. For 'pay' the caller
+ * says whether the payment settles the invoice (fullyPaid).
+ */
+export function assertTransition(
+  from: InvoiceStatus,
+  event: InvoiceEvent,
+  opts: { type?: InvoiceType; fullyPaid?: boolean } = {},
+): InvoiceStatus {
+  const types = TYPES_FOR[event];
+  if (opts.type && types && !types.includes(opts.type)) {
+    throw refuse(event, `An invoice of type ${opts.type} cannot ${EVENT_TEXT[event]}`);
+  }
+  const targets = TRANSITIONS[from]?.[event];
+  if (!targets) throw refuse(event, `An invoice in status ${from} cannot ${EVENT_TEXT[event]}`);
+  if (event === 'pay') return opts.fullyPaid ? 'bezahlt' : 'teilbezahlt';
+  return targets[0];
+}
+
+export function canTransition(from: InvoiceStatus, event: InvoiceEvent, type?: InvoiceType): boolean {
+  try {
+    assertTransition(from, event, { type });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Finalized = has left the draft state; its content is frozen. */
+export const isFinalized = (status: InvoiceStatus) => status !== 'entwurf';

@@ -1,0 +1,92 @@
+import { D, type Dec, ZERO, dec, fmtMoney, fmtQuantity, fmtRate, roundMoney } from './money';
+
+/**
+ * Invoice totals, EN 16931 style (BR-CO-10…17):
+ * 1. each line net = round_half_up(quantity × unitPrice, 2);
+ * 2. per tax rate: group net = Σ line nets, group tax = round_half_up(group net × rate / 100, 2);
+ * 3. totalNet = Σ group nets, totalTax = Σ group taxes, totalGross = totalNet + totalTax.
+ *
+ * Line taxAmount is informative (EN 16931 has no line tax); it is allocated so the lines of a
+ * group add up exactly to the group tax, by cumulative rounding: with the exact shares
+ * s_i = net_i × rate / 100 and C_k = s_1 + … + s_k, line k gets round(C_k) − round(C_{k−1}).
+ * The sum telescopes to round(C_n) = the group tax, and each line is within one cent of its own
+ * rounded share. Deterministic: same lines in the same order give the same allocation.
+ */
+export interface LineInput {
+  quantity: string | number;
+  unitPrice: string;
+  taxRate: string;
+}
+
+export interface LineTotals {
+  quantity: string;
+  unitPrice: string;
+  taxRate: string;
+  netAmount: string;
+  taxAmount: string;
+  grossAmount: string;
+}
+
+export interface TaxGroup {
+  taxRate: string;
+  net: string;
+  tax: string;
+}
+
+export interface InvoiceTotals {
+  lines: LineTotals[];
+  totalNet: string;
+  totalTax: string;
+  totalGross: string;
+  taxBreakdown: TaxGroup[];
+}
+
+export function computeTotals(lines: ReadonlyArray<LineInput>): InvoiceTotals {
+  const nets = lines.map((l) => roundMoney(dec(l.quantity).times(dec(l.unitPrice))));
+  const rates = lines.map((l) => fmtRate(l.taxRate));
+  const taxes: Dec[] = lines.map(() => ZERO);
+
+  // Groups in order of first appearance, then sorted by rate for a stable breakdown.
+  const groups = new Map<string, number[]>();
+  rates.forEach((r, i) => groups.set(r, [...(groups.get(r) ?? []), i]));
+
+  const breakdown: { rate: string; net: Dec; tax: Dec }[] = [];
+  for (const [rate, idx] of groups) {
+    const pct = new D(rate).dividedBy(100);
+    let cumulative: Dec = ZERO;
+    let allocated: Dec = ZERO;
+    let groupNet: Dec = ZERO;
+    for (const i of idx) {
+      groupNet = groupNet.plus(nets[i]);
+      cumulative = cumulative.plus(nets[i].times(pct));
+      const roundedCum = roundMoney(cumulative);
+      taxes[i] = roundedCum.minus(allocated);
+      allocated = roundedCum;
+    }
+    breakdown.push({ rate, net: groupNet, tax: roundMoney(groupNet.times(pct)) });
+  }
+  breakdown.sort((a, b) => new D(a.rate).comparedTo(new D(b.rate)));
+
+  const totalNet = breakdown.reduce<Dec>((a, g) => a.plus(g.net), ZERO);
+  const totalTax = breakdown.reduce<Dec>((a, g) => a.plus(g.tax), ZERO);
+  return {
+    lines: lines.map((l, i) => ({
+      quantity: fmtQuantity(l.quantity),
+      unitPrice: fmtMoney(l.unitPrice),
+      taxRate: rates[i],
+      netAmount: fmtMoney(nets[i]),
+      taxAmount: fmtMoney(taxes[i]),
+      grossAmount: fmtMoney(nets[i].plus(taxes[i])),
+    })),
+    totalNet: fmtMoney(totalNet),
+    totalTax: fmtMoney(totalTax),
+    totalGross: fmtMoney(totalNet.plus(totalTax)),
+    taxBreakdown: breakdown.map((g) => ({ taxRate: g.rate, net: fmtMoney(g.net), tax: fmtMoney(g.tax) })),
+  };
+}
+
+/** amountDue = totalGross − amountPaid, never below zero. */
+export function amountDue(totalGross: string, amountPaid: string): string {
+  const due = dec(totalGross).minus(dec(amountPaid));
+  return fmtMoney(due.isNegative() ? ZERO : due);
+}

@@ -1,0 +1,114 @@
+/**
+ * The shape of an invoice as the API returns it and as every output format (PDF, ZUGFeRD/CII,
+ * ebInterface, e-mail) consumes it. Money values are decimal strings with exactly two places
+ * ("1234.50"); quantities up to four places; tax rates are strings ("20").
+ * Formats receive this plus the seller (tenant) so they never query the database themselves.
+ */
+export type InvoiceType = 'rechnung' | 'angebot' | 'gutschrift' | 'eingangsrechnung';
+export type InvoiceStatus = 'entwurf' | 'offen' | 'teilbezahlt' | 'bezahlt' | 'storniert';
+export type Country = string; // ISO 3166-1 alpha-2, e.g. "AT", "DE"
+
+export interface PartyView {
+  name: string;
+  company?: string | null;
+  email?: string | null;
+  phone?: string | null;
+  /** Free-form postal address as entered; lines separated by "\n" or ", ". */
+  address?: string | null;
+  vatId?: string | null;
+  /** ISO country code; derived from vatId prefix or tenant country when not stored. */
+  country?: Country | null;
+}
+
+export interface SellerView extends PartyView {
+  /** Seller is the tenant: company name, address, VAT ID, tax number, bank data. */
+  taxNumber?: string | null;
+  iban?: string | null;
+  bic?: string | null;
+  country: Country;
+}
+
+export interface InvoiceItemView {
+  position: number;
+  description: string;
+  unit: string | null;
+  quantity: string; // decimal string, up to 4 places
+  unitPrice: string; // money string
+  taxRate: string; // "20"
+  netAmount: string;
+  taxAmount: string;
+  grossAmount: string;
+}
+
+export interface TaxBreakdownView {
+  taxRate: string;
+  net: string;
+  tax: string;
+}
+
+export interface PaymentView {
+  id: string;
+  amount: string;
+  date: string; // YYYY-MM-DD
+  method: string;
+  createdAt: string;
+}
+
+export interface DeliveryView {
+  id: string;
+  to: string;
+  status: 'queued' | 'sending' | 'sent' | 'failed';
+  attempts: number;
+  smtpResponse: string | null;
+  error: string | null;
+  sentAt: string | null;
+  createdAt: string;
+}
+
+export interface InvoiceView {
+  id: string;
+  type: InvoiceType;
+  number: string | null;
+  status: InvoiceStatus;
+  customerId: string | null;
+  customer: (PartyView & { id: string }) | null;
+  items: InvoiceItemView[];
+  notes: string | null;
+  footerText: string | null;
+  customFields: Record<string, string>;
+  paymentTermDays: number | null;
+  detailsMarkdown: string | null;
+  currency: string;
+  issueDate: string; // YYYY-MM-DD
+  dueDate: string | null;
+  serviceDate: string | null;
+  totalNet: string;
+  totalTax: string;
+  totalGross: string;
+  taxBreakdown: TaxBreakdownView[];
+  amountPaid: string;
+  amountDue: string;
+  payments: PaymentView[];
+  relatedInvoiceId: string | null;
+  /** Number of the related invoice (for credit notes: the invoice they reverse). */
+  relatedInvoiceNumber?: string | null;
+  /** For a cancelled (storniert) invoice: the credit note (gutschrift) that reverses it. */
+  creditNoteId?: string | null;
+  sentAt: string | null;
+  /** E-mail deliveries of this invoice, newest first (single reads only). */
+  deliveries?: DeliveryView[];
+  createdAt: string;
+  updatedAt: string;
+  // Incoming invoices only
+  supplierId?: string | null;
+  invoiceNumber?: string | null;
+  invoiceDate?: string | null;
+  source?: string | null;
+  externalId?: string | null;
+}
+
+/** Everything a document renderer needs: the invoice and who issues it. */
+export interface DocumentInput {
+  invoice: InvoiceView;
+  seller: SellerView;
+}

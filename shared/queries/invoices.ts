@@ -1,0 +1,301 @@
+import { queryPrepared, type Db } from '../db';
+import type { Knex } from 'knex';
+import { notFound } from '../errors';
+import { vatIdCountry } from '../domain/vatId';
+import { amountDue } from '../domain/invoiceTotals';
+import { fmtMoney, fmtQuantity, fmtRate } from '../domain/money';
+import type {
+  DocumentInput,
+  InvoiceItemView,
+  InvoiceStatus,
+  InvoiceType,
+  InvoiceView,
+  PartyView,
+  PaymentView,
+  SellerView,
+  TaxBreakdownView,
+} from '../domain/invoiceView';
+
+/**
+ * Read side of invoices. loadInvoiceView() is THE way to get an invoice as the API returns it and
+ * as the document renderers (PDF, ZUGFeRD, ebInterface, e-mail) consume it; workers call it with
+ * their own knex. Every query is scoped by tenantId; deleted invoices are not found.
+ *
+ * Customer and seller: a finalized invoice shows the snapshots taken when it was finalized (the
+ * document must not change when the customer's or tenant's data does); a draft shows live data.
+ */
+const iso = (v: unknown): string | null => (v == null ? null : v instanceof Date ? v.toISOString() : String(v));
+
+type Row = Record<string, any>;
+
+function partyFrom(src: Row, fallbackCountry: string | null): PartyView {
+  return {
+    name: src.name,
+    company: src.company ?? null,
+    email: src.email ?? null,
+    phone: src.phone ?? null,
+    address: src.address ?? null,
+    vatId: src.vatId ?? null,
+    country: src.country ?? (src.vatId ? vatIdCountry(src.vatId) : null) ?? fallbackCountry,
+  };
+}
+
+export function sellerFromTenant(t: Row): SellerView {
+  return {
+    name: t.name,
+    company: t.name,
+    email: t.email ?? null,
+    phone: t.phone ?? null,
+    address: t.address ?? null,
+    vatId: t.vatId ?? null,
+    taxNumber: t.taxNumber ?? null,
+    iban: t.iban ?? null,
+    bic: t.bic ?? null,
+    country: t.country,
+  };
+}
+
+/** What a finalized invoice freezes about its customer. */
+export function customerSnapshot(c: Row) {
+  return { id: c.id, name: c.name, company: c.company ?? null, email: c.email ?? null, phone: c.phone ?? null, address: c.address ?? null, vatId: c.vatId ?? null, country: c.country ?? null };
+}
+
+function itemView(r: Row): InvoiceItemView {
+  return {
+    position: r.position,
+    description: r.description,
+    unit: r.unit ?? null,
+    quantity: fmtQuantity(r.quantity),
+    unitPrice: fmtMoney(r.unitPrice),
+    taxRate: fmtRate(r.taxRate),
+    netAmount: fmtMoney(r.netAmount),
+    taxAmount: fmtMoney(r.taxAmount),
+    grossAmount: fmtMoney(r.grossAmount),
+  };
+}
+
+export function paymentView(r: Row): PaymentView {
+  return { id: r.id, amount: fmtMoney(r.amount), date: r.date, method: r.method, createdAt: iso(r.createdAt)! };
+}
+
+/** Rows related to a set of invoices, as both read paths (list and single) gather them. */
+export interface Related {
+  tenantCountry: string | null;
+  items: Row[];
+  customers: Row[];
+  payments: Row[];
+  related: Row[];
+  creditNotes: Row[];
+  deliveries: Row[];
+}
+
+/**
+ * Turn invoice rows into views with a fixed number of queries whatever the number of rows
+ * (items, customers, payments, related numbers, credit notes: one query each).
+ */
+export async function buildInvoiceViews(db: Db, tenantId: string, rows: Row[], opts: { payments?: boolean } = {}): Promise<InvoiceView[]> {
+  if (!rows.length) return [];
+  const ids = rows.map((r) => r.id);
+  const customerIds = [...new Set(rows.filter((r) => r.customerId && !r.customerSnapshot).map((r) => r.customerId))];
+  const relatedIds = [...new Set(rows.map((r) => r.relatedInvoiceId).filter(Boolean))];
+  const queries: Array<() => Promise<any>> = [
+    () => db('tenants').where({ id: tenantId }).first('country'),
+    () => db('invoiceItems').where({ tenantId }).whereIn('invoiceId', ids).orderBy(['invoiceId', 'position']),
+    async () => (customerIds.length ? db('customers').where({ tenantId }).whereIn('id', customerIds) : []),
+    async () => (opts.payments ? db('payments').where({ tenantId }).whereIn('invoiceId', ids).orderBy([{ column: 'date' }, { column: 'createdAt' }]) : []),
+    async () => (relatedIds.length ? db('invoices').where({ tenantId }).whereIn('id', relatedIds).select('id', 'number') : []),
+    () => db('invoices').where({ tenantId, type: 'gutschrift' }).whereIn('relatedInvoiceId', ids).whereNull('deletedAt').select('id', 'relatedInvoiceId'),
+    // Single reads show the e-mail deliveries (status, SMTP answer), newest first.
+    async () =>
+      opts.payments
+        ? db('deliveries').where({ tenantId }).whereIn('invoiceId', ids).orderBy('createdAt', 'desc')
+            .select('id', 'invoiceId', 'to', 'status', 'attempts', 'smtpResponse', 'error', 'sentAt', 'createdAt')
+        : [],
+  ];
+  // A transaction is one connection: run its queries one after the other; a pool may run them in parallel.
+  const results: any[] = [];
+  if ((db as { isTransaction?: boolean }).isTransaction) for (const q of queries) results.push(await q());
+  else results.push(...(await Promise.all(queries.map((q) => q()))));
+  const [tenant, items, customers, payments, related, creditNotes, deliveries] = results;
+  return assembleViews(rows, { tenantCountry: tenant?.country ?? null, items, customers, payments, related, creditNotes, deliveries }, opts);
+}
+
+/**
+ * The view of a freshly created invoice from the rows its command just wrote, so answering a
+ * create costs no read-back statement.
+ */
+export const viewOfCreated = (row: Row, rel: Related): InvoiceView => assembleViews([row], rel, { payments: true })[0];
+
+function assembleViews(rows: Row[], rel: Related, opts: { payments?: boolean }): InvoiceView[] {
+  const { tenantCountry, items, customers, payments, related, creditNotes, deliveries } = rel;
+  const group = <T extends Row>(list: T[], key: string) => {
+    const m = new Map<string, T[]>();
+    for (const x of list) m.set(x[key], [...(m.get(x[key]) ?? []), x]);
+    return m;
+  };
+  const itemsBy = group(items as Row[], 'invoiceId');
+  const paymentsBy = group(payments as Row[], 'invoiceId');
+  const customerBy = new Map((customers as Row[]).map((c) => [c.id, c]));
+  const numberBy = new Map((related as Row[]).map((r) => [r.id, r.number as string | null]));
+  const creditNoteBy = new Map((creditNotes as Row[]).map((r) => [r.relatedInvoiceId, r.id as string]));
+  const deliveriesBy = group(deliveries as Row[], 'invoiceId');
+
+  return rows.map((r) => {
+    const type = r.type as InvoiceType;
+    let customer: InvoiceView['customer'] = null;
+    if (r.customerSnapshot) customer = { id: r.customerId ?? r.customerSnapshot.id, ...partyFrom(r.customerSnapshot, tenantCountry) };
+    else if (r.customerId && customerBy.has(r.customerId)) customer = { id: r.customerId, ...partyFrom(customerBy.get(r.customerId)!, tenantCountry) };
+    const totalGross = fmtMoney(r.totalGross);
+    const amountPaid = fmtMoney(r.amountPaid);
+    const view: InvoiceView = {
+      id: r.id,
+      type,
+      number: r.number ?? (type === 'eingangsrechnung' ? r.invoiceNumber ?? null : null),
+      status: r.status as InvoiceStatus,
+      customerId: r.customerId ?? null,
+      customer,
+      items: (itemsBy.get(r.id) ?? []).map(itemView),
+      notes: r.notes ?? null,
+      footerText: r.footerText ?? null,
+      customFields: r.customFields ?? {},
+      paymentTermDays: r.paymentTermDays ?? null,
+      detailsMarkdown: r.detailsMarkdown ?? null,
+      currency: r.currency,
+      issueDate: r.issueDate,
+      dueDate: r.dueDate ?? null,
+      serviceDate: r.serviceDate ?? null,
+      totalNet: fmtMoney(r.totalNet),
+      totalTax: fmtMoney(r.totalTax),
+      totalGross,
+      taxBreakdown: ((r.taxBreakdown ?? []) as TaxBreakdownView[]).map((g) => ({ taxRate: g.taxRate, net: g.net, tax: g.tax })),
+      amountPaid,
+      amountDue: r.status === 'storniert' || type === 'angebot' ? '0.00' : amountDue(totalGross, amountPaid),
+      payments: (paymentsBy.get(r.id) ?? []).map(paymentView),
+      relatedInvoiceId: r.relatedInvoiceId ?? null,
+      relatedInvoiceNumber: r.relatedInvoiceId ? numberBy.get(r.relatedInvoiceId) ?? null : null,
+      creditNoteId: creditNoteBy.get(r.id) ?? null,
+      sentAt: iso(r.sentAt),
+      ...(opts.payments
+        ? {
+            deliveries: (deliveriesBy.get(r.id) ?? []).map((d) => ({
+              id: d.id, to: d.to, status: d.status, attempts: d.attempts, smtpResponse: d.smtpResponse ?? null,
+              error: d.error ?? null, sentAt: iso(d.sentAt), createdAt: iso(d.createdAt)!,
+            })),
+          }
+        : {}),
+      createdAt: iso(r.createdAt)!,
+      updatedAt: iso(r.updatedAt)!,
+    };
+    if (type === 'eingangsrechnung') {
+      Object.assign(view, {
+        supplierId: r.supplierId ?? null,
+        invoiceNumber: r.invoiceNumber ?? null,
+        invoiceDate: r.invoiceDate ?? null,
+        source: r.source ?? null,
+        externalId: r.externalId ?? null,
+      });
+    }
+    return view;
+  });
+}
+
+/** One invoice with items, customer and payments; 404 when missing, deleted or another tenant's. */
+export async function loadInvoiceView(db: Db, tenantId: string, id: string): Promise<InvoiceView> {
+  // One statement instead of eight: on a busy database host every round trip costs more than
+  // the query itself (docs/benchmarks.md). Related rows come back as JSON with the keys and text
+  // forms the list path produces, so both paths share assembleViews().
+  const query = () =>
+    db('invoices as i')
+      .join('tenants as t', 't.id', 'i.tenantId')
+      .where({ 'i.tenantId': tenantId, 'i.id': id })
+      .whereNull('i.deletedAt')
+      .first('i.*', 't.country as tenantCountry', db.raw(SINGLE_READ_RELATED));
+  // Outside a transaction the statement is prepared (planned once per connection) and its text
+  // built once per process: only the bindings change.
+  let row: Row | undefined;
+  if ((db as { isTransaction?: boolean }).isTransaction) row = await query();
+  else {
+    singleReadSql ??= query().toSQL().toNative().sql;
+    row = (await queryPrepared<Row>(db as Knex, 'invoice-single-read', { sql: singleReadSql, bindings: [tenantId, id, 1] }))[0];
+  }
+  if (!row) throw notFound('Invoice');
+  const { tenantCountry, itemsJson, customerJson, paymentsJson, relatedJson, creditNoteId, deliveriesJson, ...invoice } = row;
+  return assembleViews([invoice], {
+    tenantCountry,
+    items: itemsJson,
+    customers: customerJson ? [customerJson] : [],
+    payments: paymentsJson,
+    related: relatedJson ? [relatedJson] : [],
+    creditNotes: creditNoteId ? [{ id: creditNoteId, relatedInvoiceId: invoice.id }] : [],
+    deliveries: deliveriesJson,
+  }, { payments: true })[0];
+}
+
+/** The single-read statement's text; its bindings are (tenantId, id, limit 1). */
+let singleReadSql: string | null = null;
+
+const isoSql = (col: string) => `to_char(${col} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/** Related rows of one invoice `i` as JSON; numerics as text (never JSON numbers: no floats). */
+const SINGLE_READ_RELATED = `
+  coalesce((select json_agg(json_build_object(
+      'invoiceId', x.invoice_id, 'position', x.position, 'description', x.description, 'unit', x.unit,
+      'quantity', x.quantity::text, 'unitPrice', x.unit_price::text, 'taxRate', x.tax_rate::text,
+      'netAmount', x.net_amount::text, 'taxAmount', x.tax_amount::text, 'grossAmount', x.gross_amount::text)
+      order by x.position)
+    from invoice_items x where x.tenant_id = i.tenant_id and x.invoice_id = i.id), '[]'::json) as "itemsJson",
+  (select json_build_object('id', c.id, 'name', c.name, 'company', c.company, 'email', c.email, 'phone', c.phone,
+      'address', c.address, 'vatId', c.vat_id, 'country', c.country)
+    from customers c where c.tenant_id = i.tenant_id and c.id = i.customer_id and i.customer_snapshot is null) as "customerJson",
+  coalesce((select json_agg(json_build_object('id', p.id, 'invoiceId', p.invoice_id, 'amount', p.amount::text,
+      'date', p.date::text, 'method', p.method, 'createdAt', ${isoSql('p.created_at')}) order by p.date, p.created_at)
+    from payments p where p.tenant_id = i.tenant_id and p.invoice_id = i.id), '[]'::json) as "paymentsJson",
+  (select json_build_object('id', r.id, 'number', r.number)
+    from invoices r where r.tenant_id = i.tenant_id and r.id = i.related_invoice_id) as "relatedJson",
+  (select g.id from invoices g where g.tenant_id = i.tenant_id and g.type = 'gutschrift'
+      and g.related_invoice_id = i.id and g.deleted_at is null limit 1) as "creditNoteId",
+  coalesce((select json_agg(json_build_object('id', d.id, 'invoiceId', d.invoice_id, 'to', d.to, 'status', d.status,
+      'attempts', d.attempts, 'smtpResponse', d.smtp_response, 'error', d.error,
+      'sentAt', ${isoSql('d.sent_at')}, 'createdAt', ${isoSql('d.created_at')}) order by d.created_at desc)
+    from deliveries d where d.tenant_id = i.tenant_id and d.invoice_id = i.id), '[]'::json) as "deliveriesJson"`;
+
+/** The invoice plus its seller, as document renderers need it (seller frozen at finalization). */
+export async function loadDocumentInput(db: Db, tenantId: string, id: string): Promise<DocumentInput> {
+  const row = await db('invoices').where({ tenantId, id }).whereNull('deletedAt').first();
+  if (!row) throw notFound('Invoice');
+  const [invoice] = await buildInvoiceViews(db, tenantId, [row], { payments: true });
+  const tenant = await db('tenants').where({ id: tenantId }).first();
+  const seller: SellerView = row.sellerSnapshot ? { ...sellerFromTenant(tenant), ...row.sellerSnapshot } : sellerFromTenant(tenant);
+  return { invoice, seller };
+}
+
+export interface InvoiceListFilters {
+  type?: InvoiceType;
+  status?: InvoiceStatus;
+  customerId?: string;
+  supplierId?: string;
+  from?: string;
+  to?: string;
+  page: number;
+  limit: number;
+}
+
+/** Paged list, newest issue date first; items carry totals and items but no payments. */
+export async function listInvoices(db: Db, tenantId: string, f: InvoiceListFilters) {
+  let q = db('invoices').where({ tenantId }).whereNull('deletedAt');
+  if (f.type) q = q.where('type', f.type);
+  if (f.status) q = q.where('status', f.status);
+  if (f.customerId) q = q.where('customerId', f.customerId);
+  if (f.supplierId) q = q.where('supplierId', f.supplierId);
+  if (f.from) q = q.where('issueDate', '>=', f.from);
+  if (f.to) q = q.where('issueDate', '<=', f.to);
+  const [{ count }] = await q.clone().count<{ count: number }[]>({ count: '*' });
+  const rows = await q
+    .clone()
+    .orderBy([{ column: 'issueDate', order: 'desc' }, { column: 'createdAt', order: 'desc' }, { column: 'id', order: 'desc' }])
+    .limit(f.limit)
+    .offset((f.page - 1) * f.limit);
+  const total = Number(count);
+  const data = (await buildInvoiceViews(db, tenantId, rows, { payments: false })).map(({ payments: _p, ...rest }) => rest);
+  return { data, pagination: { page: f.page, limit: f.limit, total, totalPages: Math.ceil(total / f.limit) } };
+}

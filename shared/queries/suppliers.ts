@@ -1,0 +1,53 @@
+import type { Db } from '../db';
+import { notFound } from '../errors';
+
+export interface SupplierView {
+  id: string;
+  name: string;
+  email: string | null;
+  vatId: string | null;
+  address: string | null;
+  iban: string | null;
+  country: string | null;
+  merchantIds: Record<string, string>;
+  createdAt: string;
+  updatedAt: string;
+}
+
+const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : String(v));
+
+export function toSupplierView(r: Record<string, any>): SupplierView {
+  return {
+    id: r.id,
+    name: r.name,
+    email: r.email ?? null,
+    vatId: r.vatId ?? null,
+    address: r.address ?? null,
+    iban: r.iban ?? null,
+    country: r.country ?? null,
+    merchantIds: r.merchantIds ?? {},
+    createdAt: iso(r.createdAt),
+    updatedAt: iso(r.updatedAt),
+  };
+}
+
+export async function listSuppliers(db: Db, tenantId: string, page: { page: number; limit: number }) {
+  const base = db('suppliers').where({ tenantId }).whereNull('deletedAt');
+  const [{ count }] = await base.clone().count<{ count: number }[]>({ count: '*' });
+  const rows = await base
+    .clone()
+    .orderBy([{ column: 'name' }, { column: 'id' }])
+    .limit(page.limit)
+    .offset((page.page - 1) * page.limit);
+  const total = Number(count);
+  return {
+    data: rows.map(toSupplierView),
+    pagination: { page: page.page, limit: page.limit, total, totalPages: Math.ceil(total / page.limit) },
+  };
+}
+
+export async function getSupplier(db: Db, tenantId: string, id: string): Promise<SupplierView> {
+  const row = await db('suppliers').where({ tenantId, id }).whereNull('deletedAt').first();
+  if (!row) throw notFound('Supplier');
+  return toSupplierView(row);
+}

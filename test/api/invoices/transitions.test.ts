@@ -1,0 +1,254 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer } from '../../helpers/server';
+import { client, type TestClient } from '../../helpers/http';
+import { createTeam } from '../../helpers/factories';
+import { createCustomer, createDraftInvoice, createIncomingInvoice, createSentInvoice, cancelInvoice, recordPayment } from '../../helpers/invoiceFactory';
+import { db } from '../../../shared/db';
+import { addDays, todayVienna } from '../../../shared/domain/dates';
+
+let server: Awaited<ReturnType<typeof startTestServer>>;
+let http: TestClient;
+beforeAll(async () => {
+  server = await startTestServer();
+  http = client(server.url);
+});
+afterAll(async () => server.close());
+
+const year = Number(todayVienna().slice(0, 4));
+const pay = (amount: string, o: Record<string, unknown> = {}) => ({ amount, date: todayVienna(), method: 'bank_transfer', ...o });
+
+describe('send', () => {
+  it('entwurf → offen: number, issueDate today, dueDate from customer terms, snapshots, delivery + outbox job → 202', async () => {
+    const { tenant, member } = await createTeam();
+    const customer = await createCustomer(tenant, { email: 'buch@kunde.at', paymentTermDays: 30 });
+    const d = await createDraftInvoice(tenant, member, { customerId: customer.id, issueDate: '2026-01-01' });
+    const res = await http.post(`/api/invoices/${d.id}/send`, { subject: 'Ihre Rechnung', message: 'Hallo' }, { token: member.token });
+    expect(res.status).toBe(202);
+    const inv = res.body.invoice;
+    expect(inv).toMatchObject({
+      status: 'offen',
+      number: `RE-${year}-00001`,
+      issueDate: todayVienna(),
+      dueDate: addDays(todayVienna(), 30),
+      paymentTermDays: 30,
+      sentAt: expect.any(String),
+    });
+    expect(res.body.delivery).toEqual({ id: expect.any(String), status: 'queued' });
+    const delivery = await db()('deliveries').where({ id: res.body.delivery.id }).first();
+    expect(delivery).toMatchObject({ tenantId: tenant.id, invoiceId: d.id, to: 'buch@kunde.at', subject: 'Ihre Rechnung', message: 'Hallo', status: 'queued' });
+    const outbox = await db()('outbox').where({ jobId: `email-${delivery.id}` }).first();
+    expect(outbox).toMatchObject({ queue: 'email', jobName: 'send-invoice-email', payload: { deliveryId: delivery.id, tenantId: tenant.id } });
+    const audit = await db()('auditLog').where({ tenantId: tenant.id, entityId: d.id, action: 'invoice.finalized' });
+    expect(audit).toHaveLength(1);
+
+    // the snapshot freezes the customer as it was
+    await db()('customers').where({ id: customer.id }).update({ name: 'Umbenannt' });
+    expect((await http.get(`/api/invoices/${d.id}`, { token: member.token })).body.customer.name).toBe(customer.name);
+  });
+
+  it('default term 14 days; `to` falls back to the customer e-mail, 400 when neither', async () => {
+    const { tenant, member } = await createTeam();
+    const noMail = await createCustomer(tenant, { email: null });
+    const d = await createDraftInvoice(tenant, member, { customerId: noMail.id });
+    let res = await http.post(`/api/invoices/${d.id}/send`, {}, { token: member.token });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details[0].field).toBe('to');
+    expect((await http.get(`/api/invoices/${d.id}`, { token: member.token })).body.status).toBe('entwurf');
+    res = await http.post(`/api/invoices/${d.id}/send`, { to: 'x@y.at' }, { token: member.token });
+    expect(res.status).toBe(202);
+    expect(res.body.invoice.dueDate).toBe(addDays(todayVienna(), 14));
+    expect((await http.post(`/api/invoices/${d.id}/send`, { to: 'not-an-email' }, { token: member.token })).status).toBe(400);
+  });
+
+  it('re-sending offen creates a new delivery without a state change or new number', async () => {
+    const { tenant, member } = await createTeam();
+    const inv = await createSentInvoice(tenant, member);
+    const res = await http.post(`/api/invoices/${inv.id}/send`, { to: 'zweit@kunde.at' }, { token: member.token });
+    expect(res.status).toBe(202);
+    expect(res.body.invoice).toMatchObject({ status: 'offen', number: inv.number });
+    expect(await db()('deliveries').where({ invoiceId: inv.id })).toHaveLength(2);
+  });
+
+  it('numbers: gapless per type and year, separate series for AN and GS', async () => {
+    const { tenant, member, manager } = await createTeam();
+    const r1 = await createSentInvoice(tenant, member);
+    const q1 = await createSentInvoice(tenant, member, { type: 'angebot' });
+    const r2 = await createSentInvoice(tenant, member);
+    const g1 = await createSentInvoice(tenant, member, { type: 'gutschrift' });
+    expect([r1.number, r2.number, q1.number, g1.number]).toEqual([`RE-${year}-00001`, `RE-${year}-00002`, `AN-${year}-00001`, `GS-${year}-00001`]);
+    const { creditNoteId } = await cancelInvoice(tenant, manager, r1.id);
+    expect((await http.get(`/api/invoices/${creditNoteId}`, { token: member.token })).body.number).toBe(`GS-${year}-00002`);
+    // a failed send (no recipient) does not consume a number
+    const noMail = await createCustomer(tenant, { email: null });
+    const d = await createDraftInvoice(tenant, member, { customerId: noMail.id });
+    expect((await http.post(`/api/invoices/${d.id}/send`, {}, { token: member.token })).status).toBe(400);
+    expect((await createSentInvoice(tenant, member)).number).toBe(`RE-${year}-00003`);
+  });
+
+  it('refused: storniert and eingangsrechnung → 400 IMMUTABLE; deleted customer → 400', async () => {
+    const { tenant, member, manager } = await createTeam();
+    const inv = await createSentInvoice(tenant, member);
+    await cancelInvoice(tenant, manager, inv.id);
+    let res = await http.post(`/api/invoices/${inv.id}/send`, { to: 'a@b.at' }, { token: member.token });
+    expect([res.status, res.body.error.code]).toEqual([400, 'IMMUTABLE']);
+    const incoming = await createIncomingInvoice(tenant, member);
+    res = await http.post(`/api/invoices/${incoming.id}/send`, { to: 'a@b.at' }, { token: member.token });
+    expect([res.status, res.body.error.code]).toEqual([400, 'IMMUTABLE']);
+    const c = await createCustomer(tenant);
+    const d = await createDraftInvoice(tenant, member, { customerId: c.id });
+    expect((await http.delete(`/api/customers/${c.id}`, { token: manager.token })).status).toBe(204);
+    res = await http.post(`/api/invoices/${d.id}/send`, { to: 'a@b.at' }, { token: member.token });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details[0].field).toBe('customerId');
+  });
+});
+
+describe('payments', () => {
+  it('offen → teilbezahlt → bezahlt; response 201 {payment, invoice}', async () => {
+    const { tenant, member } = await createTeam();
+    const inv = await createSentInvoice(tenant, member); // 1494.60
+    let res = await http.post(`/api/invoices/${inv.id}/payments`, pay('494.60', { method: 'sepa_direct_debit' }), { token: member.token });
+    expect(res.status).toBe(201);
+    expect(res.body.payment).toEqual({ id: expect.any(String), amount: '494.60', date: todayVienna(), method: 'sepa_direct_debit', createdAt: expect.any(String) });
+    expect(res.body.invoice).toMatchObject({ status: 'teilbezahlt', amountPaid: '494.60', amountDue: '1000.00' });
+    expect(res.body.invoice.payments).toHaveLength(1);
+    res = await http.post(`/api/invoices/${inv.id}/payments`, pay('1000', { date: '2020-01-01' }), { token: member.token });
+    expect(res.status).toBe(201);
+    expect(res.body.invoice).toMatchObject({ status: 'bezahlt', amountPaid: '1494.60', amountDue: '0.00' });
+    res = await http.post(`/api/invoices/${inv.id}/payments`, pay('0.01'), { token: member.token });
+    expect([res.status, res.body.error.code]).toEqual([422, 'UNPROCESSABLE']);
+  });
+
+  it('amount > amountDue → 422; zero, negative, malformed, bad method/date → 400', async () => {
+    const { tenant, member } = await createTeam();
+    const inv = await createSentInvoice(tenant, member);
+    let res = await http.post(`/api/invoices/${inv.id}/payments`, pay('1494.61'), { token: member.token });
+    expect(res.status).toBe(422);
+    expect(res.body.error.amountDue).toBe('1494.60');
+    for (const body of [
+      pay('0'),
+      pay('0.00'),
+      pay('-5.00'),
+      pay('abc'),
+      pay('1.001'),
+      { ...pay('1.00'), amount: 1 },
+      pay('1.00', { method: 'bitcoin' }),
+      pay('1.00', { date: '2026-02-30' }),
+      pay('1.00', { date: addDays(todayVienna(), 1) }),
+      { amount: '1.00', method: 'cash' },
+      { ...pay('1.00'), note: 'x' },
+    ]) {
+      res = await http.post(`/api/invoices/${inv.id}/payments`, body, { token: member.token });
+      expect(res.status, JSON.stringify(body)).toBe(400);
+    }
+    expect((await http.get(`/api/invoices/${inv.id}`, { token: member.token })).body.amountPaid).toBe('0.00');
+  });
+
+  it('refused states/types → 422: entwurf, bezahlt, storniert, angebot', async () => {
+    const { tenant, member, manager } = await createTeam();
+    const draft = await createDraftInvoice(tenant, member);
+    const quote = await createSentInvoice(tenant, member, { type: 'angebot' });
+    const cancelled = await createSentInvoice(tenant, member);
+    await cancelInvoice(tenant, manager, cancelled.id);
+    for (const id of [draft.id, quote.id, cancelled.id]) {
+      const res = await http.post(`/api/invoices/${id}/payments`, pay('1.00'), { token: member.token });
+      expect([res.status, res.body.error.code]).toEqual([422, 'UNPROCESSABLE']);
+    }
+  });
+});
+
+describe('cancel', () => {
+  it('offen → storniert with a linked credit note (GS number, same items, settled by offset: bezahlt)', async () => {
+    const { tenant, member, manager } = await createTeam();
+    const inv = await createSentInvoice(tenant, member);
+    const res = await http.post(`/api/invoices/${inv.id}/cancel`, {}, { token: manager.token });
+    expect(res.status).toBe(200);
+    expect(res.body.invoice).toMatchObject({ status: 'storniert', amountDue: '0.00', creditNoteId: res.body.creditNote.id });
+    expect(res.body.creditNote).toMatchObject({
+      type: 'gutschrift',
+      status: 'bezahlt',
+      number: expect.stringMatching(/^GS-\d{4}-\d{5}$/),
+      relatedInvoiceId: inv.id,
+      relatedInvoiceNumber: inv.number,
+      customerId: inv.customerId,
+      totalNet: inv.totalNet,
+      totalTax: inv.totalTax,
+      totalGross: inv.totalGross,
+      taxBreakdown: inv.taxBreakdown,
+      amountPaid: inv.totalGross,
+      amountDue: '0.00',
+      issueDate: todayVienna(),
+    });
+    expect(res.body.creditNote.items).toEqual(inv.items);
+  });
+
+  it('teilbezahlt → storniert; the credit note owes the paid amount back (teilbezahlt), its refund settles it', async () => {
+    const { tenant, member, manager } = await createTeam();
+    const inv = await createSentInvoice(tenant, member);
+    await recordPayment(tenant, member, inv.id, { amount: '500.00' });
+    const res = await http.post(`/api/invoices/${inv.id}/cancel`, {}, { token: manager.token });
+    expect(res.status).toBe(200);
+    expect(res.body.invoice).toMatchObject({ status: 'storniert', amountPaid: '500.00' });
+    expect(res.body.creditNote).toMatchObject({ status: 'teilbezahlt', amountPaid: '994.60', amountDue: '500.00' });
+    const refund = await http.post(`/api/invoices/${res.body.creditNote.id}/payments`, pay('500.00'), { token: member.token });
+    expect(refund.status).toBe(201);
+    expect(refund.body.invoice.status).toBe('bezahlt');
+  });
+
+  it('refused: entwurf, bezahlt, storniert, gutschrift → 400 IMMUTABLE; quotes and incoming invoices are voided without a credit note', async () => {
+    const { tenant, member, manager } = await createTeam();
+    const draft = await createDraftInvoice(tenant, member);
+    const paid = await createSentInvoice(tenant, member);
+    await recordPayment(tenant, member, paid.id, { amount: paid.totalGross });
+    const cancelled = await createSentInvoice(tenant, member);
+    const { creditNoteId } = await cancelInvoice(tenant, manager, cancelled.id);
+    for (const id of [draft.id, paid.id, cancelled.id, creditNoteId!]) {
+      const res = await http.post(`/api/invoices/${id}/cancel`, {}, { token: manager.token });
+      expect([res.status, res.body.error.code]).toEqual([400, 'IMMUTABLE']);
+    }
+    const quote = await createSentInvoice(tenant, member, { type: 'angebot' });
+    const q = await http.post(`/api/invoices/${quote.id}/cancel`, {}, { token: manager.token });
+    expect(q.status).toBe(200);
+    expect(q.body).toMatchObject({ invoice: { status: 'storniert' }, creditNote: null });
+    const incoming = await createIncomingInvoice(tenant, member);
+    const i = await http.post(`/api/invoices/${incoming.id}/cancel`, {}, { token: manager.token });
+    expect(i.body).toMatchObject({ invoice: { status: 'storniert' }, creditNote: null });
+  });
+});
+
+describe('convert', () => {
+  it('angebot (entwurf or offen) → new draft rechnung with the same customer and items, linked to the quote', async () => {
+    const { tenant, member } = await createTeam();
+    for (const quote of [
+      await createDraftInvoice(tenant, member, { type: 'angebot', detailsMarkdown: '# Details', notes: 'N' }),
+      await createSentInvoice(tenant, member, { type: 'angebot' }),
+    ]) {
+      const res = await http.post(`/api/invoices/${quote.id}/convert`, {}, { token: member.token });
+      expect(res.status).toBe(201);
+      expect(res.body).toMatchObject({
+        type: 'rechnung',
+        status: 'entwurf',
+        number: null,
+        customerId: quote.customerId,
+        relatedInvoiceId: quote.id,
+        detailsMarkdown: null,
+        notes: quote.notes,
+        totalGross: quote.totalGross,
+        taxBreakdown: quote.taxBreakdown,
+      });
+      expect(res.body.items).toEqual(quote.items);
+      expect((await http.get(`/api/invoices/${quote.id}`, { token: member.token })).body.status).toBe(quote.status);
+    }
+  });
+
+  it('refused: not a quote, or a cancelled quote → 400 IMMUTABLE', async () => {
+    const { tenant, member, manager } = await createTeam();
+    const inv = await createDraftInvoice(tenant, member);
+    const quote = await createSentInvoice(tenant, member, { type: 'angebot' });
+    await cancelInvoice(tenant, manager, quote.id);
+    for (const id of [inv.id, quote.id]) {
+      const res = await http.post(`/api/invoices/${id}/convert`, {}, { token: member.token });
+      expect([res.status, res.body.error.code]).toEqual([400, 'IMMUTABLE']);
+    }
+  });
+});

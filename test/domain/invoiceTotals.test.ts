@@ -1,0 +1,145 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { Decimal } from 'decimal.js';
+import { computeTotals, amountDue } from '../../shared/domain/invoiceTotals';
+import { fmtMoney, fmtQuantity, fmtRate, isValidQuantity, dec } from '../../shared/domain/money';
+
+const sum = (xs: string[]) => xs.reduce((a, x) => a.plus(x), new Decimal(0));
+
+describe('computeTotals: examples', () => {
+  it('rounds half-up per line net, then taxes per rate group on the summed net', () => {
+    // 3 × 0.335 is not allowed (2 places), but 3 × 3.35 = 10.05; 0.5 × 0.05 = 0.025 → 0.03
+    const t = computeTotals([
+      { quantity: '0.5', unitPrice: '0.05', taxRate: '20' },
+      { quantity: 3, unitPrice: '3.35', taxRate: '20' },
+      { quantity: '1', unitPrice: '100.00', taxRate: '10' },
+    ]);
+    expect(t.lines.map((l) => l.netAmount)).toEqual(['0.03', '10.05', '100.00']);
+    expect(t.taxBreakdown).toEqual([
+      { taxRate: '10', net: '100.00', tax: '10.00' },
+      { taxRate: '20', net: '10.08', tax: '2.02' }, // 10.08 × 0.2 = 2.016 → 2.02
+    ]);
+    expect(t).toMatchObject({ totalNet: '110.08', totalTax: '12.02', totalGross: '122.10' });
+  });
+
+  it('group tax on the summed net differs from the sum of rounded line taxes; line taxes are allocated to match', () => {
+    // three lines of 0.05 at 10 %: each line's own tax 0.005 → 0.01 (sum 0.03), group tax 0.15 × 0.1 = 0.015 → 0.02
+    const t = computeTotals(Array.from({ length: 3 }, () => ({ quantity: 1, unitPrice: '0.05', taxRate: '10' })));
+    expect(t.taxBreakdown).toEqual([{ taxRate: '10', net: '0.15', tax: '0.02' }]);
+    expect(t.lines.map((l) => l.taxAmount)).toEqual(['0.01', '0.00', '0.01']);
+    expect(sum(t.lines.map((l) => l.taxAmount)).toFixed(2)).toBe('0.02');
+    expect(t.totalGross).toBe('0.17');
+  });
+
+  it('keeps canonical formats: rates "20", quantities without trailing zeros, money with 2 places', () => {
+    const t = computeTotals([{ quantity: '2.5000', unitPrice: '10', taxRate: '20.00' }]);
+    expect(t.lines[0]).toMatchObject({ quantity: '2.5', unitPrice: '10.00', taxRate: '20', netAmount: '25.00', taxAmount: '5.00', grossAmount: '30.00' });
+  });
+
+  it('discount lines (negative unit price) reduce the group', () => {
+    const t = computeTotals([
+      { quantity: 1, unitPrice: '100.00', taxRate: '20' },
+      { quantity: 1, unitPrice: '-10.00', taxRate: '20' },
+    ]);
+    expect(t).toMatchObject({ totalNet: '90.00', totalTax: '18.00', totalGross: '108.00' });
+  });
+
+  it('amountDue never goes below zero', () => {
+    expect(amountDue('100.00', '30.00')).toBe('70.00');
+    expect(amountDue('100.00', '100.00')).toBe('0.00');
+    expect(amountDue('100.00', '120.00')).toBe('0.00');
+  });
+});
+
+describe('money helpers', () => {
+  it('formats half-up and never "-0.00"', () => {
+    expect(fmtMoney('1.005')).toBe('1.01');
+    expect(fmtMoney('-1.005')).toBe('-1.01');
+    expect(fmtMoney('-0.001')).toBe('0.00');
+    expect(fmtMoney(0.1 + 0.2)).toBe('0.30');
+    expect(fmtQuantity('1.23456')).toBe('1.2346');
+    expect(fmtRate('7.00')).toBe('7');
+  });
+  it('quantities: > 0 and at most 4 places', () => {
+    expect(isValidQuantity('1.2345')).toBe(true);
+    expect(isValidQuantity(0.5)).toBe(true);
+    expect(isValidQuantity('1.23456')).toBe(false);
+    expect(isValidQuantity('0')).toBe(false);
+    expect(isValidQuantity(-1)).toBe(false);
+    expect(isValidQuantity('1e3')).toBe(false);
+    expect(isValidQuantity(Number.NaN)).toBe(false);
+  });
+  it('refuses non-decimals', () => {
+    expect(() => dec('1e3')).toThrow();
+    expect(() => dec('abc')).toThrow();
+  });
+});
+
+// Arbitraries: money with 2 places (cents), quantities with up to 4 places, AT/DE rates.
+const cents = fc.integer({ min: -1_000_000, max: 100_000_000 });
+const qty = fc.integer({ min: 1, max: 100_000_000 }).map((n) => new Decimal(n).dividedBy(10_000).toFixed());
+const rate = fc.constantFrom('0', '7', '10', '13', '19', '20');
+const line = fc.record({
+  quantity: fc.oneof(qty, fc.integer({ min: 1, max: 1000 })),
+  unitPrice: cents.map((c) => new Decimal(c).dividedBy(100).toFixed(2)),
+  taxRate: rate,
+});
+
+describe('computeTotals: properties', () => {
+  it('totals reconcile to the cent', () => {
+    fc.assert(
+      fc.property(fc.array(line, { minLength: 1, maxLength: 40 }), (lines) => {
+        const t = computeTotals(lines);
+        // Σ line nets = totalNet
+        expect(sum(t.lines.map((l) => l.netAmount)).toFixed(2)).toBe(t.totalNet);
+        // Σ group nets = totalNet, Σ group taxes = totalTax
+        expect(sum(t.taxBreakdown.map((g) => g.net)).toFixed(2)).toBe(t.totalNet);
+        expect(sum(t.taxBreakdown.map((g) => g.tax)).toFixed(2)).toBe(t.totalTax);
+        // totalNet + totalTax = totalGross; Σ line gross = totalGross
+        expect(new Decimal(t.totalNet).plus(t.totalTax).toFixed(2)).toBe(t.totalGross);
+        expect(sum(t.lines.map((l) => l.grossAmount)).toFixed(2)).toBe(t.totalGross);
+        for (const g of t.taxBreakdown) {
+          const groupLines = t.lines.filter((l) => l.taxRate === g.taxRate);
+          // line taxes of a group add up to the group tax, and each is within 1 cent of its own share
+          expect(sum(groupLines.map((l) => l.taxAmount)).toFixed(2)).toBe(g.tax);
+          for (const l of groupLines) {
+            const own = new Decimal(l.netAmount).times(l.taxRate).dividedBy(100);
+            expect(own.minus(l.taxAmount).abs().lessThanOrEqualTo('0.01')).toBe(true);
+          }
+          // group tax = half-up(group net × rate)
+          expect(new Decimal(g.net).times(g.taxRate).dividedBy(100).toDecimalPlaces(2, Decimal.ROUND_HALF_UP).toFixed(2)).toBe(g.tax);
+        }
+        // every amount has exactly two places
+        for (const v of [t.totalNet, t.totalTax, t.totalGross, ...t.lines.flatMap((l) => [l.netAmount, l.taxAmount, l.grossAmount])]) {
+          expect(v).toMatch(/^-?\d+\.\d{2}$/);
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('line net = half-up(quantity × unitPrice) and the result does not depend on float input', () => {
+    fc.assert(
+      fc.property(line, (l) => {
+        const t = computeTotals([l]);
+        const exact = new Decimal(String(l.quantity)).times(l.unitPrice).toDecimalPlaces(2, Decimal.ROUND_HALF_UP);
+        expect(t.lines[0].netAmount).toBe(fmtMoney(exact.toFixed(2)));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('is deterministic and independent of line order for the totals', () => {
+    fc.assert(
+      fc.property(fc.array(line, { minLength: 1, maxLength: 20 }), (lines) => {
+        const a = computeTotals(lines);
+        const b = computeTotals([...lines].reverse());
+        expect(b.totalNet).toBe(a.totalNet);
+        expect(b.totalTax).toBe(a.totalTax);
+        expect(b.totalGross).toBe(a.totalGross);
+        expect(b.taxBreakdown).toEqual(a.taxBreakdown);
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
