@@ -1,0 +1,83 @@
+import { createRouter, type AppContext } from '../../routing';
+import { obtainDocument } from '../../../shared/documents/obtainDocument';
+import { CONTENT_TYPES, documentFileName, type DocumentKind } from '../../../shared/documents/kinds';
+import { emailForInvoice } from '../../../shared/commands/emailPreview';
+import { loadInvoiceView } from '../../../shared/queries/invoices';
+import { db } from '../../../shared/db';
+import { notFound } from '../../../shared/errors';
+
+/**
+ * Documents of an invoice: PDF, ZUGFeRD (PDF/A-3 + factur-x.xml), ebInterface 6.1 XML, and the
+ * pre-filled e-mail. Rendering happens in the documents worker; see shared/documents/.
+ */
+export const { router: invoiceDocumentsRouter, add } = createRouter('/api/invoices', 'Invoice documents');
+
+function serve(kind: DocumentKind) {
+  return async (ctx: AppContext) => {
+    const { id } = ctx.input.params as { id: string };
+    const { content, invoice, version } = await obtainDocument(ctx.state.actor.tenantId, id, kind, ctx.config.renderWaitMs);
+    const etag = `"${kind}-${id}-v${version}"`;
+    ctx.set('ETag', etag);
+    ctx.set('Cache-Control', 'private, no-cache');
+    if (ctx.get('If-None-Match') === etag) {
+      ctx.status = 304;
+      return;
+    }
+    ctx.type = CONTENT_TYPES[kind];
+    ctx.set('Content-Disposition', `${kind === 'ebinterface' ? 'attachment' : 'inline'}; filename="${documentFileName(kind, invoice)}"`);
+    ctx.body = content;
+  };
+}
+
+const documentResponses = (kind: DocumentKind, description: string) => ({
+  200: { description, contentType: CONTENT_TYPES[kind].split(';')[0] },
+  400: { description: kind === 'pdf' ? 'Invalid id' : 'The invoice is a draft or not exportable (INVALID_INPUT)' },
+  404: { description: 'Invoice not found' },
+  503: { description: 'Rendering takes longer than RENDER_WAIT_MS; retry after Retry-After seconds' },
+});
+
+add({
+  method: 'get',
+  path: '/:id/pdf',
+  auth: 'viewer',
+  summary: 'Invoice as PDF (drafts are marked ENTWURF)',
+  responses: documentResponses('pdf', 'PDF document'),
+  handler: serve('pdf'),
+});
+
+add({
+  method: 'get',
+  path: '/:id/zugferd',
+  auth: 'viewer',
+  summary: 'ZUGFeRD / Factur-X e-invoice: PDF/A-3 with embedded factur-x.xml (EN 16931 profile); finalized invoices only',
+  responses: documentResponses('zugferd', 'PDF/A-3 with embedded CII XML'),
+  handler: serve('zugferd'),
+});
+
+add({
+  method: 'get',
+  path: '/:id/ebinterface',
+  auth: 'viewer',
+  summary: 'ebInterface 6.1 XML (Austrian e-invoice standard); finalized invoices and credit notes only',
+  responses: documentResponses('ebinterface', 'ebInterface 6.1 XML'),
+  handler: serve('ebinterface'),
+});
+
+add({
+  method: 'get',
+  path: '/:id/email-preview',
+  auth: 'viewer',
+  summary: "The send dialog's pre-filled e-mail: the tenant's template with variables resolved",
+  responses: {
+    200: {
+      description: 'to (customer e-mail), subject and body',
+      schema: { type: 'object', properties: { to: { type: ['string', 'null'] }, subject: { type: 'string' }, body: { type: 'string' } } },
+    },
+    404: { description: 'Invoice not found' },
+  },
+  handler: async (ctx) => {
+    const invoice = await loadInvoiceView(db(), ctx.state.actor.tenantId, ctx.input.params.id);
+    if (!invoice) throw notFound('Invoice');
+    ctx.body = await emailForInvoice(db(), ctx.state.actor.tenantId, invoice);
+  },
+});

@@ -1,0 +1,98 @@
+import { loadInvoiceView } from '../queries/invoices';
+import { emailForInvoice } from './emailPreview';
+import { audit } from '../audit';
+import { invalidInput } from '../errors';
+import { enqueueAfterCommit } from '../outbox';
+import { QUEUES } from '../queues';
+import { assertTransition } from '../domain/invoiceStates';
+import { addDays, DEFAULT_PAYMENT_TERM_DAYS, todayVienna, yearOf } from '../domain/dates';
+import { customerSnapshot, sellerFromTenant } from '../queries/invoices';
+import type { CommandContext } from './types';
+import { activeCustomer, loadTenant, lockInvoice, nextInvoiceNumber } from './invoiceShared';
+
+
+export interface SendInput {
+  to?: string;
+  subject?: string;
+  message?: string;
+}
+
+
+/**
+ * POST /api/invoices/:id/send. A draft is finalized (entwurf → offen) in this transaction: it
+ * gets the next gapless number of its series (year of the new issue date), issueDate = today
+ * (Vienna), dueDate = issueDate + paymentTermDays (invoice, else customer, else 14), and frozen
+ * snapshots of customer and seller. An already finalized invoice (offen, teilbezahlt, bezahlt)
+ * is re-sent without a state change. Either way a delivery row is written and the e-mail job
+ * goes through the outbox, so it is queued only if the transaction commits.
+ */
+export async function sendInvoice(
+  { trx, actor }: CommandContext,
+  id: string,
+  input: SendInput,
+): Promise<{ invoiceId: string; deliveryId: string; finalized: boolean }> {
+  const tenantId = actor.tenantId;
+  const row = await lockInvoice(trx, tenantId, id);
+  const next = assertTransition(row.status, 'send', { type: row.type });
+  const finalizing = row.status === 'entwurf';
+
+  let number: string = row.number;
+  let recipientEmail: string | null = row.customerSnapshot?.email ?? null;
+  if (finalizing) {
+    if (!row.customerId) throw invalidInput('Invoice has no customer', [{ field: 'customerId', message: 'is required to send' }]);
+    const customer = await activeCustomer(trx, tenantId, row.customerId);
+    const tenant = await loadTenant(trx, tenantId);
+    const issueDate = todayVienna();
+    const paymentTermDays = row.paymentTermDays ?? customer.paymentTermDays ?? DEFAULT_PAYMENT_TERM_DAYS;
+    number = await nextInvoiceNumber(trx, tenantId, row.type, yearOf(issueDate), Number(issueDate.slice(5, 7)));
+    recipientEmail = customer.email ?? null;
+    await trx('invoices')
+      .where({ tenantId, id })
+      .update({
+        status: next,
+        number,
+        issueDate,
+        dueDate: addDays(issueDate, paymentTermDays),
+        paymentTermDays,
+        customerSnapshot: JSON.stringify(customerSnapshot(customer)),
+        sellerSnapshot: JSON.stringify(sellerFromTenant(tenant)),
+        finalizedAt: trx.fn.now(),
+        sentAt: trx.fn.now(),
+        version: trx.raw('version + 1'),
+        updatedAt: trx.fn.now(),
+      });
+  } else {
+    if (!recipientEmail && row.customerId) {
+      const c = await trx('customers').where({ tenantId, id: row.customerId }).first('email');
+      recipientEmail = c?.email ?? null;
+    }
+    await trx('invoices').where({ tenantId, id }).update({ sentAt: trx.fn.now(), updatedAt: trx.fn.now() });
+  }
+
+  const to = input.to?.trim() || recipientEmail;
+  if (!to) {
+    throw invalidInput('No recipient: the customer has no e-mail address', [{ field: 'to', message: 'is required when the customer has no e-mail address' }]);
+  }
+  // Subject and text default to the tenant's e-mail template, as the send dialog's preview shows.
+  const needsTemplate = !input.subject?.trim() || input.message === undefined;
+  const template = needsTemplate ? await emailForInvoice(trx, tenantId, await loadInvoiceView(trx, tenantId, id)) : null;
+  const subject = input.subject?.trim() || template!.subject;
+  const message = input.message ?? template!.body;
+
+  const [delivery] = await trx('deliveries')
+    .insert({ tenantId, invoiceId: id, channel: 'email', to, subject, message, status: 'queued', createdBy: actor.userId })
+    .returning('id');
+  await enqueueAfterCommit(trx, {
+    queue: QUEUES.email,
+    name: 'send-invoice-email',
+    jobId: `email-${delivery.id}`,
+    data: { deliveryId: delivery.id, tenantId },
+  });
+  await audit(trx, actor, {
+    action: finalizing ? 'invoice.finalized' : 'invoice.resent',
+    entityType: 'invoice',
+    entityId: id,
+    data: { number, deliveryId: delivery.id, from: row.status, to: next },
+  });
+  return { invoiceId: id, deliveryId: delivery.id, finalized: finalizing };
+}

@@ -1,0 +1,49 @@
+import { db } from '../db';
+import { artifactStore } from './artifactStore';
+import { renderJobId, type DocumentKind } from './kinds';
+import { assertRenderable } from './renderDocument';
+import { JobWaitTimeout, QUEUES, runAndWait } from '../queues';
+import { AppError, notFound, serviceUnavailable } from '../errors';
+import { loadInvoiceView } from '../queries/invoices';
+import { logger } from '../logger';
+import type { InvoiceView } from '../domain/invoiceView';
+
+/**
+ * The API side of rendering: serve the cached artifact of the invoice's current version, or queue
+ * the render job (job id = business key, so concurrent requests share one job) and wait for it a
+ * bounded time. Past the bound: 503 with Retry-After, and the job keeps running — the next
+ * request finds the artifact.
+ */
+export async function obtainDocument(
+  tenantId: string,
+  invoiceId: string,
+  kind: DocumentKind,
+  waitMs: number,
+): Promise<{ content: Buffer; invoice: InvoiceView; version: number }> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const row = await db()('invoices').where({ tenantId, id: invoiceId }).whereNull('deletedAt').first('version');
+    if (!row) throw notFound('Invoice');
+    const invoice = await loadInvoiceView(db(), tenantId, invoiceId);
+    if (!invoice) throw notFound('Invoice');
+    assertRenderable(kind, invoice);
+    const key = { tenantId, invoiceId, kind, version: row.version as number };
+    const cached = await artifactStore.get(key);
+    if (cached) return { content: cached, invoice, version: key.version };
+
+    try {
+      await runAndWait(QUEUES.documents, 'render-invoice-document', key, { jobId: renderJobId(kind, invoiceId, key.version) }, waitMs);
+    } catch (err) {
+      if (err instanceof JobWaitTimeout) throw serviceUnavailable('The document is still being rendered; retry shortly', 2);
+      if (err instanceof AppError) throw err;
+      // A failed render is our bug, not the client's: remove the failed job so a later request
+      // retries instead of meeting the same failure until it expires.
+      logger.error({ invoiceId, kind, err: (err as Error).message }, 'document rendering failed');
+      await (err as { job?: { remove: () => Promise<void> } }).job?.remove().catch(() => undefined);
+      throw new AppError('INTERNAL_ERROR', 500, 'The document could not be rendered');
+    }
+    const content = await artifactStore.get(key);
+    if (content) return { content, invoice, version: key.version };
+    // The job found a newer version than ours (the draft changed meanwhile): go again.
+  }
+  throw serviceUnavailable('The invoice is changing while it is rendered; retry shortly', 2);
+}

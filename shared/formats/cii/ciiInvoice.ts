@@ -1,0 +1,242 @@
+/**
+ * UN/CEFACT Cross Industry Invoice (CII D16B) writer, Factur-X / ZUGFeRD profile EN 16931
+ * ("COMFORT"). The XML is what gets embedded as factur-x.xml into the PDF/A-3.
+ *
+ * Element order follows Factur-X_EN16931.xsd (the profile-restricted schema) exactly; every
+ * sequence below is commented with the XSD type it implements. Every document is checked with
+ * `checkEn16931` before it is returned: a bug on our side throws instead of producing an
+ * invalid e-invoice.
+ */
+import type { DocumentInput } from '../../domain/invoiceView';
+import { el, optionalEl, renderXml, type XmlElement } from '../xml';
+import { checkEn16931 } from './en16931Rules';
+import {
+  EInvoiceExportError,
+  formatAmount,
+  formatDecimal,
+  formatPrice,
+  toEInvoiceModel,
+  type EInvoiceLine,
+  type EInvoiceModel,
+  type EInvoiceParty,
+  type EInvoiceTaxGroup,
+} from './einvoiceModel';
+
+export const CII_NAMESPACES = {
+  rsm: 'urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100',
+  qdt: 'urn:un:unece:uncefact:data:standard:QualifiedDataType:100',
+  ram: 'urn:un:unece:uncefact:data:standard:ReusableAggregateBusinessInformationEntity:100',
+  udt: 'urn:un:unece:uncefact:data:standard:UnqualifiedDataType:100',
+} as const;
+
+/** BT-24 for the Factur-X / ZUGFeRD EN 16931 profile. */
+export const EN16931_GUIDELINE_ID = 'urn:cen.eu:en16931:2017';
+
+/** UNTDID 1001: 380 commercial invoice, 381 credit note. */
+const TYPE_CODE = { invoice: '380', creditNote: '381' } as const;
+
+const date102 = (isoDate: string) => el('udt:DateTimeString', { format: '102' }, isoDate.replace(/-/g, ''));
+
+function formatDateDe(isoDate: string): string {
+  const [y, m, d] = isoDate.split('-');
+  return `${d}.${m}.${y}`;
+}
+
+// TradeAddressType: PostcodeCode, LineOne, LineTwo, LineThree, CityName, CountryID
+function postalAddress(p: EInvoiceParty): XmlElement {
+  const [one, two, ...rest] = p.address.lines;
+  return el(
+    'ram:PostalTradeAddress',
+    optionalEl('ram:PostcodeCode', p.address.postcode),
+    optionalEl('ram:LineOne', one),
+    optionalEl('ram:LineTwo', two),
+    optionalEl('ram:LineThree', rest.join(', ')),
+    optionalEl('ram:CityName', p.address.city),
+    el('ram:CountryID', p.address.country),
+  );
+}
+
+// TradePartyType: ID, GlobalID, Name, Description, SpecifiedLegalOrganization, DefinedTradeContact,
+// PostalTradeAddress, URIUniversalCommunication, SpecifiedTaxRegistration (max 2)
+function tradeParty(tag: string, p: EInvoiceParty, role: 'seller' | 'buyer'): XmlElement {
+  const withContact = Boolean(p.contactName || (role === 'seller' && (p.phone || p.email)));
+  return el(
+    tag,
+    el('ram:Name', p.name),
+    withContact &&
+      // TradeContactType: PersonName, DepartmentName, TelephoneUniversalCommunication, EmailURIUniversalCommunication
+      el(
+        'ram:DefinedTradeContact',
+        optionalEl('ram:PersonName', p.contactName),
+        p.phone ? el('ram:TelephoneUniversalCommunication', el('ram:CompleteNumber', p.phone)) : null,
+        p.email ? el('ram:EmailURIUniversalCommunication', el('ram:URIID', p.email)) : null,
+      ),
+    postalAddress(p),
+    // BT-34 / BT-49 electronic address; EAS scheme "EM" = e-mail (BR-62/BR-63 need a scheme).
+    p.email ? el('ram:URIUniversalCommunication', el('ram:URIID', { schemeID: 'EM' }, p.email)) : null,
+    role === 'seller' && p.taxNumber ? el('ram:SpecifiedTaxRegistration', el('ram:ID', { schemeID: 'FC' }, p.taxNumber)) : null,
+    p.vatId ? el('ram:SpecifiedTaxRegistration', el('ram:ID', { schemeID: 'VA' }, p.vatId)) : null,
+  );
+}
+
+// SupplyChainTradeLineItemType: AssociatedDocumentLineDocument, SpecifiedTradeProduct,
+// SpecifiedLineTradeAgreement, SpecifiedLineTradeDelivery, SpecifiedLineTradeSettlement
+function lineItem(line: EInvoiceLine): XmlElement {
+  return el(
+    'ram:IncludedSupplyChainTradeLineItem',
+    el('ram:AssociatedDocumentLineDocument', el('ram:LineID', String(line.position))),
+    // TradeProductType: ..., Name, Description
+    el('ram:SpecifiedTradeProduct', el('ram:Name', line.name), optionalEl('ram:Description', line.description)),
+    // LineTradeAgreementType: BuyerOrderReferencedDocument, GrossPriceProductTradePrice, NetPriceProductTradePrice
+    el('ram:SpecifiedLineTradeAgreement',
+      el('ram:NetPriceProductTradePrice', el('ram:ChargeAmount', formatPrice(line.unitPrice)))),
+    el('ram:SpecifiedLineTradeDelivery',
+      el('ram:BilledQuantity', { unitCode: line.unitCode }, formatDecimal(line.quantity))),
+    // LineTradeSettlementType: ApplicableTradeTax, BillingSpecifiedPeriod, SpecifiedTradeAllowanceCharge,
+    // SpecifiedTradeSettlementLineMonetarySummation
+    el(
+      'ram:SpecifiedLineTradeSettlement',
+      // TradeTaxType order: CalculatedAmount, TypeCode, ExemptionReason, BasisAmount, CategoryCode,
+      // ExemptionReasonCode, TaxPointDate, DueDateTypeCode, RateApplicablePercent
+      el('ram:ApplicableTradeTax',
+        el('ram:TypeCode', 'VAT'),
+        el('ram:CategoryCode', line.category),
+        el('ram:RateApplicablePercent', formatDecimal(line.taxRate))),
+      el('ram:SpecifiedTradeSettlementLineMonetarySummation', el('ram:LineTotalAmount', formatAmount(line.netAmount))),
+    ),
+  );
+}
+
+function headerTax(g: EInvoiceTaxGroup): XmlElement {
+  return el(
+    'ram:ApplicableTradeTax',
+    el('ram:CalculatedAmount', formatAmount(g.tax)),
+    el('ram:TypeCode', 'VAT'),
+    optionalEl('ram:ExemptionReason', g.exemptionReason),
+    el('ram:BasisAmount', formatAmount(g.basis)),
+    el('ram:CategoryCode', g.category),
+    optionalEl('ram:ExemptionReasonCode', g.exemptionReasonCode),
+    el('ram:RateApplicablePercent', formatDecimal(g.rate)),
+  );
+}
+
+// TradeSettlementPaymentMeansType: TypeCode, Information, ApplicableTradeSettlementFinancialCard,
+// PayerPartyDebtorFinancialAccount, PayeePartyCreditorFinancialAccount, PayeeSpecifiedCreditorFinancialInstitution
+function paymentMeans(m: EInvoiceModel): XmlElement | null {
+  // A credit note is paid by the seller to the buyer: the seller's account is not a payment
+  // instruction for it, so none is written.
+  if (m.kind === 'creditNote') return null;
+  if (!m.iban) return el('ram:SpecifiedTradeSettlementPaymentMeans', el('ram:TypeCode', '1'));
+  return el(
+    'ram:SpecifiedTradeSettlementPaymentMeans',
+    el('ram:TypeCode', '58'),
+    el('ram:Information', 'SEPA-Überweisung'),
+    // CreditorFinancialAccountType: IBANID, AccountName, ProprietaryID
+    el('ram:PayeePartyCreditorFinancialAccount', el('ram:IBANID', m.iban), el('ram:AccountName', m.seller.name)),
+    m.bic ? el('ram:PayeeSpecifiedCreditorFinancialInstitution', el('ram:BICID', m.bic)) : null,
+  );
+}
+
+function paymentTermsText(m: EInvoiceModel): string {
+  if (m.kind === 'creditNote') return 'Gutschrift: der Betrag wird erstattet oder verrechnet.';
+  if (!m.totals.due.greaterThan(0)) return 'Bereits vollständig bezahlt.';
+  if (m.dueDate) return `Zahlbar ohne Abzug bis ${formatDateDe(m.dueDate)}.`;
+  if (m.paymentTermDays !== null) return `Zahlbar ohne Abzug innerhalb von ${m.paymentTermDays} Tagen.`;
+  return 'Zahlbar sofort ohne Abzug.';
+}
+
+// TradePaymentTermsType: Description, DueDateDateTime, DirectDebitMandateID
+function paymentTerms(m: EInvoiceModel): XmlElement {
+  const withDueDate = m.kind === 'invoice' && m.dueDate !== null && m.totals.due.greaterThan(0);
+  return el(
+    'ram:SpecifiedTradePaymentTerms',
+    el('ram:Description', paymentTermsText(m)),
+    withDueDate && el('ram:DueDateDateTime', date102(m.dueDate!)),
+  );
+}
+
+// TradeSettlementHeaderMonetarySummationType: LineTotalAmount, ChargeTotalAmount, AllowanceTotalAmount,
+// TaxBasisTotalAmount, TaxTotalAmount, RoundingAmount, GrandTotalAmount, TotalPrepaidAmount, DuePayableAmount
+function monetarySummation(m: EInvoiceModel): XmlElement {
+  const t = m.totals;
+  return el(
+    'ram:SpecifiedTradeSettlementHeaderMonetarySummation',
+    // No document-level allowances/charges exist, so BT-106 (Σ line nets) equals BT-109; both are
+    // the stored invoice net total and the checker verifies it against the lines (BR-CO-10).
+    el('ram:LineTotalAmount', formatAmount(t.net)),
+    el('ram:TaxBasisTotalAmount', formatAmount(t.net)),
+    el('ram:TaxTotalAmount', { currencyID: m.currency }, formatAmount(t.tax)),
+    el('ram:GrandTotalAmount', formatAmount(t.gross)),
+    !t.paid.isZero() && el('ram:TotalPrepaidAmount', formatAmount(t.paid)),
+    el('ram:DuePayableAmount', formatAmount(t.due)),
+  );
+}
+
+/** Builds the CII tree without running the rule check (use buildCiiXml). */
+export function buildCiiDocument(m: EInvoiceModel): XmlElement {
+  return el(
+    'rsm:CrossIndustryInvoice',
+    {
+      'xmlns:rsm': CII_NAMESPACES.rsm,
+      'xmlns:qdt': CII_NAMESPACES.qdt,
+      'xmlns:ram': CII_NAMESPACES.ram,
+      'xmlns:udt': CII_NAMESPACES.udt,
+    },
+    // ExchangedDocumentContextType: BusinessProcessSpecifiedDocumentContextParameter, GuidelineSpecifiedDocumentContextParameter
+    el('rsm:ExchangedDocumentContext',
+      el('ram:GuidelineSpecifiedDocumentContextParameter', el('ram:ID', EN16931_GUIDELINE_ID))),
+    // ExchangedDocumentType: ID, TypeCode, IssueDateTime, IncludedNote*
+    el(
+      'rsm:ExchangedDocument',
+      el('ram:ID', m.number),
+      el('ram:TypeCode', TYPE_CODE[m.kind]),
+      el('ram:IssueDateTime', date102(m.issueDate)),
+      m.notes.map((note) => el('ram:IncludedNote', el('ram:Content', note))),
+    ),
+    // SupplyChainTradeTransactionType: IncludedSupplyChainTradeLineItem+, ApplicableHeaderTradeAgreement,
+    // ApplicableHeaderTradeDelivery, ApplicableHeaderTradeSettlement
+    el(
+      'rsm:SupplyChainTradeTransaction',
+      m.lines.map(lineItem),
+      // HeaderTradeAgreementType: BuyerReference, SellerTradeParty, BuyerTradeParty, ...
+      el('ram:ApplicableHeaderTradeAgreement',
+        tradeParty('ram:SellerTradeParty', m.seller, 'seller'),
+        tradeParty('ram:BuyerTradeParty', m.buyer, 'buyer')),
+      // HeaderTradeDeliveryType: ShipToTradeParty, ActualDeliverySupplyChainEvent, ...
+      el('ram:ApplicableHeaderTradeDelivery',
+        el('ram:ActualDeliverySupplyChainEvent', el('ram:OccurrenceDateTime', date102(m.deliveryDate)))),
+      // HeaderTradeSettlementType: CreditorReferenceID, PaymentReference, TaxCurrencyCode, InvoiceCurrencyCode,
+      // PayeeTradeParty, SpecifiedTradeSettlementPaymentMeans*, ApplicableTradeTax+, BillingSpecifiedPeriod,
+      // SpecifiedTradeAllowanceCharge*, SpecifiedTradePaymentTerms, SpecifiedTradeSettlementHeaderMonetarySummation,
+      // InvoiceReferencedDocument*, ReceivableSpecifiedTradeAccountingAccount
+      el(
+        'ram:ApplicableHeaderTradeSettlement',
+        m.kind === 'invoice' && el('ram:PaymentReference', m.number),
+        el('ram:InvoiceCurrencyCode', m.currency),
+        paymentMeans(m),
+        m.taxGroups.map(headerTax),
+        paymentTerms(m),
+        monetarySummation(m),
+        m.relatedInvoiceNumber ? el('ram:InvoiceReferencedDocument', el('ram:IssuerAssignedID', m.relatedInvoiceNumber)) : null,
+      ),
+    ),
+  );
+}
+
+/**
+ * Renders a finalized sales invoice (rechnung) or credit note (gutschrift) as Factur-X / ZUGFeRD
+ * EN 16931 CII XML. Throws EInvoiceExportError for documents that cannot be exported (quotes,
+ * incoming invoices, drafts) and for documents that would violate an EN 16931 rule.
+ */
+export function buildCiiXml(input: DocumentInput): string {
+  const model = toEInvoiceModel(input);
+  const xml = renderXml(buildCiiDocument(model));
+  const violations = checkEn16931(xml);
+  if (violations.length > 0) {
+    throw new EInvoiceExportError(
+      `Invoice ${model.number} would not be a valid EN 16931 e-invoice: ${violations.map((v) => v.message).join(' ')}`,
+      violations,
+    );
+  }
+  return xml;
+}

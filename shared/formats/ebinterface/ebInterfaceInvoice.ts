@@ -1,0 +1,274 @@
+/**
+ * ebInterface 6.1 writer (the Austrian e-invoice standard, accepted by e-rechnung.gv.at).
+ *
+ * Element order follows ../shared/schemas/ebinterface-6.1/Invoice.xsd exactly; each sequence
+ * is commented with the XSD type it implements. The shared normalisation (what may be exported,
+ * credit-note signs, VAT categories, address parsing, unit codes) lives in
+ * ../cii/einvoiceModel.ts so both e-invoice formats say the same thing.
+ *
+ * Conventions (see docs/e-invoicing.md):
+ * - rechnung → DocumentType "Invoice", gutschrift → "CreditMemo" with positive amounts (a
+ *   CreditMemo with a positive PayableAmount is a credit in favour of the recipient) and
+ *   PaymentMethod NoPayment, as e-rechnung.gv.at asks for effective credit notes.
+ * - A recipient without a VAT id gets "00000000", which ebInterface defines for "no UID".
+ * - Reverse charge: TaxCategoryCode "AE", 0 %, with the legal wording as tax comment and in the
+ *   invoice comment.
+ */
+import Decimal from 'decimal.js';
+import type { DocumentInput } from '../../domain/invoiceView';
+import { el, optionalEl, renderXml, type XmlElement } from '../xml';
+import {
+  EInvoiceExportError,
+  countryNameDe,
+  formatAmount,
+  formatDecimal,
+  formatPrice,
+  reverseChargeNote,
+  toEInvoiceModel,
+  vatIdCountry,
+  type EInvoiceModel,
+  type EInvoiceParty,
+} from '../cii/einvoiceModel';
+
+export const EBINTERFACE_61_NAMESPACE = 'http://www.ebinterface.at/schema/6p1/';
+export const GENERATING_SYSTEM = 'accounting-service';
+
+/** ebInterface's value for "party has no VAT identification number". */
+export const NO_VAT_ID = '00000000';
+
+const BIC_RE = /^[0-9A-Za-z]{8}([0-9A-Za-z]{3})?$/;
+
+function formatDateDe(isoDate: string): string {
+  const [y, m, d] = isoDate.split('-');
+  return `${d}.${m}.${y}`;
+}
+
+// AddressType: AddressIdentifier*, Name, TradingName, Street, POBox, Town, ZIP, Country, Phone*,
+// Email*, AdditionalInformation*
+function address(p: EInvoiceParty, role: string): XmlElement {
+  const { postcode, city, country, lines } = p.address;
+  if (!postcode || !city) {
+    throw new EInvoiceExportError(
+      `The ${role} address needs a postcode and town for ebInterface ("PLZ Ort" on its own line or after a comma)`,
+    );
+  }
+  const [street, ...extra] = lines;
+  return el(
+    'Address',
+    el('Name', p.name),
+    optionalEl('Street', street),
+    el('Town', city),
+    el('ZIP', postcode),
+    el('Country', { CountryCode: country }, countryNameDe(country)),
+    p.phone ? el('Phone', p.phone) : null,
+    p.email ? el('Email', p.email) : null,
+    extra.map((line) => el('AdditionalInformation', line)),
+  );
+}
+
+// ContactType: Salutation, Name, Phone*, Email*, AdditionalInformation*
+function contact(p: EInvoiceParty): XmlElement | null {
+  if (!p.contactName) return null;
+  return el('Contact', el('Name', p.contactName), p.email ? el('Email', p.email) : null);
+}
+
+function taxComment(category: string, sellerCountry: string): string | null {
+  if (category === 'AE') return reverseChargeNote(sellerCountry);
+  return null;
+}
+
+// ---- consistency checks (ebInterface has no EN 16931 Schematron; these are its sums) -------------
+
+interface Violation {
+  rule: string;
+  message: string;
+}
+
+function checkModel(m: EInvoiceModel): Violation[] {
+  const out: Violation[] = [];
+  const fail = (rule: string, message: string) => out.push({ rule, message: `[${rule}] ${message}` });
+  const sum = (ds: Decimal[]) => ds.reduce((a, b) => a.plus(b), new Decimal(0));
+
+  for (const l of m.lines) {
+    const expected = l.quantity.times(l.unitPrice).toDecimalPlaces(2, Decimal.ROUND_HALF_UP);
+    if (!expected.equals(l.netAmount)) fail('EBI-LINE-NET', `Line ${l.position}: ${formatAmount(l.netAmount)} ≠ quantity x unit price = ${expected.toFixed(2)}.`);
+    if (l.quantity.decimalPlaces() > 4) fail('EBI-DEC', `Line ${l.position}: quantity has more than 4 decimals.`);
+    if (l.unitPrice.decimalPlaces() > 4) fail('EBI-DEC', `Line ${l.position}: unit price has more than 4 decimals.`);
+  }
+  const amounts: Array<[string, Decimal]> = [
+    ['net total', m.totals.net], ['tax total', m.totals.tax], ['gross total', m.totals.gross],
+    ['paid amount', m.totals.paid], ['payable amount', m.totals.due],
+    ...m.lines.map((l) => [`line ${l.position} amount`, l.netAmount] as [string, Decimal]),
+    ...m.taxGroups.flatMap((g) => [[`taxable amount ${g.rate}%`, g.basis], [`tax amount ${g.rate}%`, g.tax]] as Array<[string, Decimal]>),
+  ];
+  for (const [name, d] of amounts) if (d.decimalPlaces() > 2) fail('EBI-DEC', `The ${name} has more than 2 decimals.`);
+  for (const g of m.taxGroups) if (g.rate.decimalPlaces() > 2) fail('EBI-DEC', `VAT rate ${g.rate} has more than 2 decimals.`);
+
+  if (m.taxGroups.length === 0) fail('EBI-TAX', 'The invoice has no VAT breakdown.');
+  const keys = new Set<string>();
+  for (const g of m.taxGroups) {
+    const key = `${g.category}/${g.rate.toString()}`;
+    if (keys.has(key)) fail('EBI-TAX', `VAT group ${key} appears twice.`);
+    keys.add(key);
+    const lineSum = sum(m.lines.filter((l) => l.category === g.category && l.taxRate.equals(g.rate)).map((l) => l.netAmount));
+    if (!lineSum.equals(g.basis)) fail('EBI-TAX', `Taxable amount ${formatAmount(g.basis)} at ${g.rate} % ≠ sum of its lines ${formatAmount(lineSum)}.`);
+    const expectedTax = g.basis.times(g.rate).dividedBy(100).toDecimalPlaces(2, Decimal.ROUND_HALF_UP);
+    if (g.tax.minus(expectedTax).abs().greaterThanOrEqualTo(1)) fail('EBI-TAX', `Tax amount ${formatAmount(g.tax)} at ${g.rate} % ≠ ${expectedTax.toFixed(2)}.`);
+    if (g.category !== 'S' && !g.tax.isZero()) fail('EBI-TAX', `Tax amount of category ${g.category} must be 0.`);
+  }
+  for (const l of m.lines) {
+    if (!keys.has(`${l.category}/${l.taxRate.toString()}`)) fail('EBI-TAX', `Line ${l.position} (${l.category} ${l.taxRate} %) has no VAT group.`);
+  }
+  const net = sum(m.lines.map((l) => l.netAmount));
+  if (!net.equals(m.totals.net)) fail('EBI-TOTAL', `Net total ${formatAmount(m.totals.net)} ≠ sum of lines ${formatAmount(net)}.`);
+  const basisSum = sum(m.taxGroups.map((g) => g.basis));
+  if (!basisSum.equals(m.totals.net)) fail('EBI-TOTAL', `Sum of taxable amounts ${formatAmount(basisSum)} ≠ net total ${formatAmount(m.totals.net)}.`);
+  const taxSum = sum(m.taxGroups.map((g) => g.tax));
+  if (!taxSum.equals(m.totals.tax)) fail('EBI-TOTAL', `Tax total ${formatAmount(m.totals.tax)} ≠ sum of tax amounts ${formatAmount(taxSum)}.`);
+  if (!m.totals.net.plus(m.totals.tax).equals(m.totals.gross)) fail('EBI-TOTAL', `Gross total ${formatAmount(m.totals.gross)} ≠ net + tax.`);
+  if (!m.totals.gross.minus(m.totals.paid).equals(m.totals.due)) fail('EBI-TOTAL', `Payable amount ${formatAmount(m.totals.due)} ≠ gross total - prepaid amount.`);
+  if (m.lines.some((l) => l.category === 'AE') && !m.buyer.vatId) fail('EBI-AE', 'Reverse charge requires the recipient\'s VAT id.');
+  return out;
+}
+
+// ---- document ---------------------------------------------------------------------------------------
+
+function paymentMethod(m: EInvoiceModel): XmlElement | null {
+  // PaymentMethodType: Comment, (NoPayment | SEPADirectDebit | UniversalBankTransaction | PaymentCard | OtherPayment), Extension
+  if (m.kind === 'creditNote') {
+    return el('PaymentMethod', el('Comment', 'Gutschrift: der Betrag wird erstattet oder verrechnet.'), el('NoPayment'));
+  }
+  if (!m.iban) return null;
+  return el(
+    'PaymentMethod',
+    el('Comment', 'SEPA-Überweisung'),
+    // UniversalBankTransactionType: BeneficiaryAccount*, PaymentReference
+    el(
+      'UniversalBankTransaction',
+      // AccountType: BankName, BankCode, BIC, BankAccountNr, IBAN, BankAccountOwner
+      el(
+        'BeneficiaryAccount',
+        m.bic && BIC_RE.test(m.bic) ? el('BIC', m.bic) : null,
+        el('IBAN', m.iban),
+        el('BankAccountOwner', m.seller.name.slice(0, 70)),
+      ),
+      m.number.length <= 35 ? el('PaymentReference', m.number) : null,
+    ),
+  );
+}
+
+function paymentConditions(m: EInvoiceModel): XmlElement | null {
+  if (m.kind === 'creditNote') return null;
+  // PaymentConditionsType: DueDate, Discount*, MinimumPayment, Comment, Extension
+  if (!m.totals.due.greaterThan(0)) return el('PaymentConditions', el('Comment', 'Bereits vollständig bezahlt.'));
+  const terms = m.dueDate
+    ? `Zahlbar ohne Abzug bis ${formatDateDe(m.dueDate)}.`
+    : m.paymentTermDays !== null
+      ? `Zahlbar ohne Abzug innerhalb von ${m.paymentTermDays} Tagen.`
+      : 'Zahlbar sofort ohne Abzug.';
+  return el('PaymentConditions', m.dueDate ? el('DueDate', m.dueDate) : null, el('Comment', terms));
+}
+
+export function buildEbInterfaceDocument(m: EInvoiceModel, sellerCountry: string): XmlElement {
+  const isCredit = m.kind === 'creditNote';
+  return el(
+    'Invoice',
+    {
+      xmlns: EBINTERFACE_61_NAMESPACE,
+      GeneratingSystem: GENERATING_SYSTEM,
+      DocumentType: isCredit ? 'CreditMemo' : 'Invoice',
+      InvoiceCurrency: m.currency,
+      DocumentTitle: `${isCredit ? 'Gutschrift' : 'Rechnung'} ${m.number}`,
+      Language: 'de',
+    },
+    // InvoiceType: InvoiceNumber, InvoiceDate, CancelledOriginalDocument, RelatedDocument*,
+    // AdditionalInformation*, CurrencyExchangeInformation, Delivery, Biller, InvoiceRecipient,
+    // OrderingParty, Details, ReductionAndSurchargeDetails, Tax, TotalGrossAmount, PrepaidAmount,
+    // RoundingAmount, PayableAmount, PaymentMethod, PaymentConditions, Comment, Extension
+    el('InvoiceNumber', m.number),
+    el('InvoiceDate', m.issueDate),
+    m.relatedInvoiceNumber
+      // RelatedDocumentType: InvoiceNumber, InvoiceDate, DocumentType, Comment
+      ? el('RelatedDocument',
+        el('InvoiceNumber', m.relatedInvoiceNumber),
+        el('DocumentType', 'Invoice'),
+        el('Comment', `Gutschrift zu Rechnung ${m.relatedInvoiceNumber}`))
+      : null,
+    // DeliveryType: DeliveryID, (Date | Period), Address, Contact, Description
+    el('Delivery', el('Date', m.deliveryDate)),
+    // BillerType (AbstractPartyType): VATIdentificationNumber, FurtherIdentification*, OrderReference,
+    // Address, Contact, InvoiceRecipientsBillerID, Extension
+    el('Biller',
+      el('VATIdentificationNumber', m.seller.vatId ?? NO_VAT_ID),
+      address(m.seller, 'seller'),
+      contact(m.seller)),
+    // InvoiceRecipientType: VATIdentificationNumber, FurtherIdentification*, OrderReference, Address,
+    // Contact, BillersInvoiceRecipientID, AccountingArea, SubOrganizationID, Extension
+    el('InvoiceRecipient',
+      el('VATIdentificationNumber', m.buyer.vatId ?? NO_VAT_ID),
+      address(m.buyer, 'customer'),
+      contact(m.buyer)),
+    // DetailsType: HeaderDescription, ItemList+, FooterDescription, BelowTheLineItem*
+    el(
+      'Details',
+      // ItemListType: HeaderDescription, ListLineItem+, FooterDescription
+      el(
+        'ItemList',
+        m.lines.map((l) =>
+          // ListLineItemType: PositionNumber, Description+, ArticleNumber*, Quantity, UnitPrice,
+          // ReductionAndSurchargeListLineItemDetails, Delivery, BillersOrderReference,
+          // InvoiceRecipientsOrderReference, Classification*, AdditionalInformation*, TaxItem,
+          // LineItemAmount, Extension
+          el(
+            'ListLineItem',
+            el('PositionNumber', String(l.position)),
+            el('Description', l.fullDescription),
+            el('Quantity', { Unit: l.unitCode }, formatDecimal(l.quantity)),
+            el('UnitPrice', formatPrice(l.unitPrice)),
+            // TaxItemType: TaxableAmount, TaxPercent, TaxAmount, AccountingCurrencyAmount, Comment, Extension
+            el('TaxItem',
+              el('TaxableAmount', formatAmount(l.netAmount)),
+              el('TaxPercent', { TaxCategoryCode: l.category }, formatDecimal(l.taxRate)),
+              optionalEl('Comment', taxComment(l.category, sellerCountry))),
+            el('LineItemAmount', formatAmount(l.netAmount)),
+          ),
+        ),
+      ),
+    ),
+    // TaxType: TaxItem*, OtherTax*, Extension
+    el(
+      'Tax',
+      m.taxGroups.map((g) =>
+        el('TaxItem',
+          el('TaxableAmount', formatAmount(g.basis)),
+          el('TaxPercent', { TaxCategoryCode: g.category }, formatDecimal(g.rate)),
+          el('TaxAmount', formatAmount(g.tax)),
+          optionalEl('Comment', taxComment(g.category, sellerCountry))),
+      ),
+    ),
+    el('TotalGrossAmount', formatAmount(m.totals.gross)),
+    m.totals.paid.isZero() ? null : el('PrepaidAmount', formatAmount(m.totals.paid)),
+    el('PayableAmount', formatAmount(m.totals.due)),
+    paymentMethod(m),
+    paymentConditions(m),
+    m.notes.length > 0 ? el('Comment', m.notes.join('\n\n')) : null,
+  );
+}
+
+/**
+ * Renders a finalized sales invoice (rechnung) or credit note (gutschrift) as ebInterface 6.1.
+ * Throws EInvoiceExportError for documents that cannot be exported and for documents whose
+ * amounts do not reconcile.
+ */
+export function buildEbInterfaceXml(input: DocumentInput): string {
+  const model = toEInvoiceModel(input);
+  const violations = checkModel(model);
+  if (violations.length > 0) {
+    throw new EInvoiceExportError(
+      `Invoice ${model.number} cannot be exported as ebInterface: ${violations.map((v) => v.message).join(' ')}`,
+      violations,
+    );
+  }
+  const sellerCountry = vatIdCountry(input.seller.vatId) ?? input.seller.country.toUpperCase();
+  return renderXml(buildEbInterfaceDocument(model, sellerCountry));
+}

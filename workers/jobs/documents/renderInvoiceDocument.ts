@@ -1,0 +1,35 @@
+import type { Job } from 'bullmq';
+import { db } from '../../../shared/db';
+import { artifactStore } from '../../../shared/documents/artifactStore';
+import { renderDocument } from '../../../shared/documents/renderDocument';
+import { CONTENT_TYPES, type DocumentKind } from '../../../shared/documents/kinds';
+import { loadDocumentInput } from '../../../shared/queries/invoices';
+
+export interface RenderJobData {
+  tenantId: string;
+  invoiceId: string;
+  kind: DocumentKind;
+  version: number;
+}
+
+/**
+ * Render one document for one invoice version and store it. Idempotent: an existing artifact
+ * ends the job at once; a job for a version that is no longer current does nothing (the API
+ * asks for the current version again). The invoice is read in one repeatable-read snapshot, so
+ * the content rendered is exactly the content of the version it is stored under.
+ */
+export async function renderInvoiceDocumentJob(job: Job<RenderJobData>) {
+  const { tenantId, invoiceId, kind, version } = job.data;
+  const key = { tenantId, invoiceId, kind, version };
+  if (await artifactStore.get(key)) return { cached: true };
+  const input = await db().transaction(async (trx) => {
+    await trx.raw('set transaction isolation level repeatable read, read only');
+    const row = await trx('invoices').where({ tenantId, id: invoiceId }).whereNull('deletedAt').first('version');
+    if (!row || row.version !== version) return null;
+    return loadDocumentInput(trx, tenantId, invoiceId);
+  });
+  if (!input) return { stale: true };
+  const bytes = await renderDocument(kind, input);
+  await artifactStore.put(key, bytes, CONTENT_TYPES[kind]);
+  return { bytes: bytes.length };
+}

@@ -1,0 +1,13 @@
+import type { SandboxedJob } from 'bullmq';
+import { documentJobs } from '../jobs/documents';
+
+/**
+ * Sandboxed processor for the documents queue: PDF/ZUGFeRD/ebInterface rendering is CPU-bound,
+ * and run in the worker's own event loop it would delay the lock renewals of every other job of
+ * that process. BullMQ runs this file in child processes (see workers/worker.ts).
+ */
+export default async function processDocumentJob(job: SandboxedJob) {
+  const handler = documentJobs[job.name];
+  if (!handler) throw new Error(`No handler for job "${job.name}" on queue "documents"`);
+  return handler(job as never);
+}
