@@ -1,0 +1,181 @@
+import type { Knex } from 'knex';
+import { audit } from '../audit';
+import { config } from '../config';
+import { decryptSecret, encryptJson, encryptSecret, randomToken, sha256Hex } from '../crypto/secretBox';
+import { invalidInput, notFound, type ErrorDetail } from '../errors';
+import { getAdapter, isProviderSlug, type ProviderSecrets, type ProviderSlug } from '../providers/payments';
+import { seedChartOfAccounts } from '../ledger/accounts';
+import type { ConnectorSettings } from '../webhooks/pipeline';
+import type { CommandContext } from './types';
+
+/**
+ * Payment-provider connectors (decisions.md "Connectors and webhooks"). One active installation
+ * per tenant and provider (partial unique index). The URL token is 32 random bytes; it is stored
+ * as SHA-256 for lookup and AES-GCM encrypted for display, never in clear. Secrets are stored
+ * encrypted and never returned.
+ */
+export const SECRET_FIELDS: readonly (keyof ProviderSecrets)[] = ['webhookSecret', 'webhookId', 'apiKey', 'signingSecret'];
+
+export function slugOrNotFound(slug: string): ProviderSlug {
+  if (!isProviderSlug(slug)) throw notFound('Connector');
+  return slug;
+}
+
+export const webhookUrlFor = (slug: ProviderSlug, token: string) =>
+  `${config().publicBaseUrl.replace(/\/+$/, '')}/api/payment-import/${slug}/${token}`;
+
+export interface ConnectorView {
+  provider: ProviderSlug;
+  active: boolean;
+  webhookUrl: string;
+  settings: Required<ConnectorSettings>;
+  installedAt: string;
+  updatedAt: string;
+}
+
+const DEFAULT_SETTINGS: Required<ConnectorSettings> = { autoPost: false, defaultSupplierId: null, expenseAccount: null, clearingAccount: null };
+
+function toView(row: Record<string, any>): ConnectorView {
+  return {
+    provider: row.provider,
+    active: row.active,
+    webhookUrl: webhookUrlFor(row.provider, decryptSecret(row.tokenEnc)),
+    settings: { ...DEFAULT_SETTINGS, ...(row.settings ?? {}) },
+    installedAt: new Date(row.createdAt).toISOString(),
+    updatedAt: new Date(row.updatedAt).toISOString(),
+  };
+}
+
+function checkSecrets(slug: ProviderSlug, input: ProviderSecrets): ProviderSecrets {
+  const { required, optional } = getAdapter(slug).secretFields;
+  const details: ErrorDetail[] = [];
+  const out: ProviderSecrets = {};
+  for (const f of SECRET_FIELDS) {
+    const v = input[f];
+    if (v === undefined || v === null || v === '') {
+      if (required.includes(f)) details.push({ field: f, message: `is required for ${slug}` });
+      continue;
+    }
+    if (!required.includes(f) && !optional.includes(f)) details.push({ field: f, message: `is not used by ${slug}` });
+    else out[f] = v.trim();
+  }
+  if (details.length) throw invalidInput('Connector secrets failed validation', details);
+  return out;
+}
+
+/**
+ * Install, or reinstall (rotating the token and replacing the secrets: the old URL answers 404 at
+ * once). A re-install after an uninstall starts a new installation and carries the previous
+ * installation's settings over. Seeds the tenant's chart of accounts on first install.
+ */
+export async function installConnector({ trx, actor }: CommandContext, slugRaw: string, input: ProviderSecrets): Promise<{ webhookUrl: string; token: string }> {
+  const slug = slugOrNotFound(slugRaw);
+  const secrets = checkSecrets(slug, input);
+  const tenantId = actor.tenantId;
+  const tenant = await trx('tenants').where({ id: tenantId }).forUpdate().first('country');
+  if (!tenant) throw notFound('Tenant');
+  await seedChartOfAccounts(trx, tenantId, tenant.country);
+
+  const token = randomToken(32);
+  const values = { tokenHash: sha256Hex(token), tokenEnc: encryptSecret(token), secretsEnc: encryptJson(secrets), updatedAt: trx.fn.now() };
+  const current = await trx('connectorInstallations').where({ tenantId, provider: slug, active: true }).forUpdate().first('id');
+  let id: string;
+  if (current) {
+    await trx('connectorInstallations').where({ tenantId, id: current.id }).update(values);
+    id = current.id;
+  } else {
+    const previous = await trx('connectorInstallations').where({ tenantId, provider: slug }).orderBy('updatedAt', 'desc').first('settings');
+    const [row] = await trx('connectorInstallations')
+      .insert({ ...values, tenantId, provider: slug, active: true, settings: JSON.stringify(previous?.settings ?? {}) })
+      .returning('id');
+    id = row.id;
+  }
+  await audit(trx, actor, { action: current ? 'connector.reinstalled' : 'connector.installed', entityType: 'connector', entityId: id, data: { provider: slug } });
+  return { webhookUrl: webhookUrlFor(slug, token), token };
+}
+
+async function activeInstallation(k: Knex | Knex.Transaction, tenantId: string, slug: ProviderSlug, lock = false) {
+  let q = k('connectorInstallations').where({ tenantId, provider: slug, active: true });
+  if (lock) q = q.forUpdate();
+  const row = await q.first();
+  if (!row) throw notFound('Connector installation');
+  return row;
+}
+
+export async function getConnector(k: Knex, tenantId: string, slugRaw: string): Promise<ConnectorView> {
+  return toView(await activeInstallation(k, tenantId, slugOrNotFound(slugRaw)));
+}
+
+/** Uninstall: the installation stays for the log's history but is inactive, so its URL is 404. */
+export async function uninstallConnector({ trx, actor }: CommandContext, slugRaw: string): Promise<void> {
+  const slug = slugOrNotFound(slugRaw);
+  const row = await activeInstallation(trx, actor.tenantId, slug, true);
+  await trx('connectorInstallations').where({ tenantId: actor.tenantId, id: row.id }).update({ active: false, updatedAt: trx.fn.now() });
+  await audit(trx, actor, { action: 'connector.uninstalled', entityType: 'connector', entityId: row.id, data: { provider: slug } });
+}
+
+/**
+ * Partial update of the settings. References are checked here, so the pipeline does not meet a
+ * bad one later: the default supplier must be an active supplier of the tenant, the expense
+ * account an expense account and the clearing account an asset account of its chart.
+ */
+export async function updateConnectorSettings({ trx, actor }: CommandContext, slugRaw: string, input: ConnectorSettings): Promise<ConnectorView> {
+  const slug = slugOrNotFound(slugRaw);
+  const tenantId = actor.tenantId;
+  const row = await activeInstallation(trx, tenantId, slug, true);
+  const details: ErrorDetail[] = [];
+  if (input.defaultSupplierId) {
+    const s = await trx('suppliers').where({ tenantId, id: input.defaultSupplierId }).whereNull('deletedAt').first('id');
+    if (!s) details.push({ field: 'defaultSupplierId', message: 'supplier does not exist' });
+  }
+  const checkAccount = async (field: 'expenseAccount' | 'clearingAccount', kind: string) => {
+    const number = input[field];
+    if (!number) return;
+    const acc = await trx('ledgerAccounts').where({ tenantId, number }).first('kind');
+    if (!acc) details.push({ field, message: `account ${number} does not exist in the chart of accounts` });
+    else if (acc.kind !== kind) details.push({ field, message: `account ${number} is not an ${kind} account` });
+  };
+  await checkAccount('expenseAccount', 'expense');
+  await checkAccount('clearingAccount', 'asset');
+  if (details.length) throw invalidInput('Connector settings failed validation', details);
+
+  const next: ConnectorSettings = { ...DEFAULT_SETTINGS, ...(row.settings ?? {}) };
+  for (const k of Object.keys(DEFAULT_SETTINGS) as (keyof ConnectorSettings)[]) {
+    if (k in input) (next as Record<string, unknown>)[k] = input[k] === '' ? null : input[k];
+  }
+  const [updated] = await trx('connectorInstallations')
+    .where({ tenantId: actor.tenantId, id: row.id })
+    .update({ settings: JSON.stringify(next), updatedAt: trx.fn.now() })
+    .returning('*');
+  await audit(trx, actor, { action: 'connector.settings_updated', entityType: 'connector', entityId: row.id, data: { provider: slug, fields: Object.keys(input) } });
+  return toView(updated);
+}
+
+export interface WebhookLogEntry {
+  id: string;
+  provider: string;
+  event: string | null;
+  status: string;
+  externalId: string | null;
+  receivedAt: string;
+  processedAt: string | null;
+}
+
+/** The tenant's log rows for one provider, newest first (every installation, also uninstalled ones). */
+export async function listWebhookLogs(k: Knex, tenantId: string, slugRaw: string, limit: number): Promise<WebhookLogEntry[]> {
+  const slug = slugOrNotFound(slugRaw);
+  const rows = await k('webhookEvents')
+    .where({ tenantId, provider: slug })
+    .orderBy([{ column: 'receivedAt', order: 'desc' }, { column: 'id', order: 'desc' }])
+    .limit(limit)
+    .select('id', 'provider', 'event', 'status', 'externalId', 'receivedAt', 'processedAt');
+  return rows.map((r) => ({
+    id: r.id,
+    provider: r.provider,
+    event: r.event ?? null,
+    status: r.status,
+    externalId: r.externalId ?? null,
+    receivedAt: new Date(r.receivedAt).toISOString(),
+    processedAt: r.processedAt ? new Date(r.processedAt).toISOString() : null,
+  }));
+}

@@ -1,0 +1,121 @@
+import type { Knex } from 'knex';
+import { audit } from '../../audit';
+import { systemActor } from '../../actor';
+import { isCurrency } from '../../domain/currencies';
+import { isValidDate, todayVienna } from '../../domain/dates';
+import { dec, fmtMoney } from '../../domain/money';
+import type { NormalizedEvent } from '../../providers/payments/types';
+import { prepareItems, totalsColumns, writeItems } from '../invoiceShared';
+
+/** The event cannot become an invoice however often it is retried (→ log row failed). */
+export class PermanentPipelineError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PermanentPipelineError';
+  }
+}
+
+/** The unique (tenant_id, source, external_id) index refused the insert: the money movement is booked already. */
+export class DuplicateInvoiceError extends Error {
+  constructor(public readonly source: string, public readonly externalId: string) {
+    super(`incoming invoice ${source}/${externalId} exists`);
+    this.name = 'DuplicateInvoiceError';
+  }
+}
+
+export interface IncomingInvoiceDraft {
+  externalId: string;
+  invoiceDate: string;
+  /** Signed: negative for refunds. */
+  totalGross: string;
+  currency: string;
+  description: string;
+}
+
+/**
+ * Check and shape a payment or refund event into the incoming invoice's values. The invoice date
+ * is the Vienna business day of the money movement when the provider gives the instant (a
+ * payment at 23:30 UTC on 31 Dec is booked on 1 Jan), else the provider's date.
+ */
+export function draftFromEvent(event: NormalizedEvent): IncomingInvoiceDraft {
+  const { externalId, amount, currency } = event;
+  if (!externalId || !amount || !currency) throw new PermanentPipelineError(`${event.eventType} has no money movement id, amount or currency`);
+  if (!isCurrency(currency)) throw new PermanentPipelineError(`currency ${currency} is not supported`);
+  const value = dec(amount);
+  // numeric(14,2): a 3-decimal amount (KWD, BHD …) cannot be stored without rounding money away.
+  if (value.decimalPlaces() > 2) throw new PermanentPipelineError(`amount ${amount} ${currency} has more than 2 decimals and cannot be booked without rounding`);
+  if (value.lessThanOrEqualTo(0)) throw new PermanentPipelineError(`amount ${amount} must be positive`);
+  const occurred = event.occurredAt ? new Date(event.occurredAt) : null;
+  const invoiceDate = occurred && !Number.isNaN(occurred.getTime()) ? todayVienna(occurred) : event.date;
+  if (!isValidDate(invoiceDate)) throw new PermanentPipelineError(`${event.eventType} has no valid date`);
+  const label = event.kind === 'refund' ? 'Erstattung' : 'Zahlung';
+  const base = event.description?.trim() || `${label} ${event.eventType} ${externalId}`;
+  const description = [base, event.reference ? `(Ref. ${event.reference})` : null].filter(Boolean).join(' ').slice(0, 1000);
+  return {
+    externalId,
+    invoiceDate,
+    totalGross: fmtMoney(event.kind === 'refund' ? value.negated() : value),
+    currency,
+    description,
+  };
+}
+
+/**
+ * Insert the incoming invoice for a verified payment or refund (pipeline step 4): type
+ * eingangsrechnung, status bezahlt, invoiceNumber = externalId = the money movement's id, one
+ * item at tax rate 0 and totals from the shared invoice domain. Tax rate 0 on purpose: a
+ * provider's payment notice is not an invoice within § 11 UStG / § 14 UStG, so no input tax may
+ * be deducted from it; the tenant books input tax from the supplier's real invoice.
+ *
+ * A payment gets a payment record for its full amount (method = provider slug). A refund is a
+ * negative invoice linked to the original (relatedInvoiceId) and has no payment record: payments
+ * are positive by constraint, and the refunded money is the movement itself.
+ *
+ * Throws DuplicateInvoiceError when the unique index refuses the row; run it in a savepoint.
+ */
+export async function createIncomingInvoiceFromEvent(
+  trx: Knex.Transaction,
+  args: { tenantId: string; event: NormalizedEvent; draft: IncomingInvoiceDraft; supplierId: string; relatedInvoiceId: string | null },
+): Promise<{ id: string; totalGross: string }> {
+  const { tenantId, event, draft } = args;
+  const tenant = await trx('tenants').where({ id: tenantId }).first('country');
+  const prepared = prepareItems([{ description: draft.description, quantity: '1', unitPrice: draft.totalGross, taxRate: '0' }], tenant?.country ?? 'AT');
+  const refund = event.kind === 'refund';
+  let row: { id: string };
+  try {
+    [row] = await trx('invoices')
+      .insert({
+        tenantId,
+        type: 'eingangsrechnung',
+        status: 'bezahlt',
+        supplierId: args.supplierId,
+        currency: draft.currency,
+        issueDate: draft.invoiceDate,
+        invoiceNumber: draft.externalId,
+        invoiceDate: draft.invoiceDate,
+        source: event.provider,
+        externalId: draft.externalId,
+        relatedInvoiceId: args.relatedInvoiceId,
+        notes: `Automatisch aus ${event.provider}-Webhook ${event.eventType} (${event.eventId})`.slice(0, 1000),
+        amountPaid: refund ? '0.00' : prepared.totals.totalGross,
+        finalizedAt: trx.fn.now(),
+        ...totalsColumns(prepared.totals),
+      })
+      .returning('id');
+  } catch (err) {
+    const e = err as { code?: string; constraint?: string };
+    if (e.code === '23505' && e.constraint === 'invoices_external_unique') throw new DuplicateInvoiceError(event.provider, draft.externalId);
+    throw err;
+  }
+  await writeItems(trx, tenantId, row.id, prepared);
+  if (!refund) {
+    await trx('payments').insert({ tenantId, invoiceId: row.id, amount: prepared.totals.totalGross, date: draft.invoiceDate, method: event.provider });
+  }
+  await audit(trx, systemActor(tenantId), {
+    action: 'invoice.created',
+    entityType: 'invoice',
+    entityId: row.id,
+    data: { type: 'eingangsrechnung', source: event.provider, externalId: draft.externalId, eventId: event.eventId, totalGross: prepared.totals.totalGross },
+  });
+  return { id: row.id, totalGross: prepared.totals.totalGross };
+}

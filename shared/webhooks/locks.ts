@@ -1,0 +1,15 @@
+import type { Knex } from 'knex';
+
+/**
+ * Transaction-scoped advisory lock on a string key (released at commit or rollback, also when the
+ * process dies and Postgres drops its connection). The pipeline serializes work on one money
+ * movement, and the auto-creation of one counterparty's supplier, with it; unique indexes remain
+ * the final guard.
+ */
+export async function lockKey(trx: Knex.Transaction, key: string): Promise<void> {
+  await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', [key]);
+}
+
+export const moneyLockKey = (tenantId: string, provider: string, externalId: string) => `webhook:money:${tenantId}:${provider}:${externalId}`;
+export const eventLockKey = (tenantId: string, provider: string, eventId: string) => `webhook:event:${tenantId}:${provider}:${eventId}`;
+export const supplierLockKey = (tenantId: string, identity: string) => `webhook:supplier:${tenantId}:${identity}`;

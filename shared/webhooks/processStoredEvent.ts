@@ -1,0 +1,49 @@
+import { recordWebhookOutcome } from '../metrics';
+import { db } from '../db';
+import { runInTransaction } from '../outbox';
+import type { NormalizedEvent } from '../providers/payments/types';
+import { runPipeline, type ConnectorSettings, type PipelineResult } from './pipeline';
+
+export interface ProcessOutcome {
+  status: 'processed' | 'duplicate' | 'skipped';
+  invoiceId?: string | null;
+  reason?: string;
+  result?: PipelineResult;
+  provider?: string;
+}
+
+/**
+ * The job's work: one stored webhook event through the pipeline, in one transaction. The log row
+ * is locked first; a row that is no longer pending was finished by an earlier attempt (a retry
+ * after a crash between commit and acknowledgement) and is left alone. The row's status,
+ * invoice and processed_at are written in the same transaction as the booking, so a crash
+ * anywhere leaves either everything or nothing, and the retry starts from a clean slate.
+ */
+export async function processStoredEvent(eventRowId: string, tenantId: string): Promise<ProcessOutcome> {
+  const outcome = await runInTransaction(async (trx): Promise<ProcessOutcome> => {
+    const row = await trx('webhookEvents').where({ id: eventRowId, tenantId }).forUpdate().first();
+    if (!row) return { status: 'skipped', reason: 'missing' };
+    if (row.status !== 'pending') return { status: 'skipped', reason: `already ${row.status}` };
+    const connector = row.connectorId
+      ? await trx('connectorInstallations').where({ id: row.connectorId, tenantId }).first('settings')
+      : undefined;
+    const settings = (connector?.settings ?? {}) as ConnectorSettings;
+    const result = await runPipeline(trx, { tenantId, event: row.normalized as NormalizedEvent, settings, eventRowId });
+    await trx('webhookEvents')
+      .where({ id: eventRowId, tenantId })
+      .update({ status: result.status, invoiceId: result.invoiceId, error: result.warning?.slice(0, 1000) ?? null, processedAt: trx.fn.now() });
+    return { status: result.status, invoiceId: result.invoiceId, result, provider: row.provider as string };
+  });
+  // Counted after commit, so a rolled-back attempt is not counted twice.
+  if (outcome.status !== 'skipped' && outcome.provider) recordWebhookOutcome(outcome.provider, outcome.status);
+  return outcome;
+}
+
+/** Permanent failure, or retries exhausted: the log row ends failed with the reason. */
+export async function markEventFailed(eventRowId: string, tenantId: string, error: string): Promise<void> {
+  const rows = await db()('webhookEvents')
+    .where({ id: eventRowId, tenantId, status: 'pending' })
+    .update({ status: 'failed', error: error.slice(0, 1000), processedAt: db().fn.now() })
+    .returning('provider');
+  for (const r of rows) recordWebhookOutcome(r.provider, 'failed');
+}

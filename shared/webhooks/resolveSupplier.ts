@@ -1,0 +1,90 @@
+import type { Knex } from 'knex';
+import { audit } from '../audit';
+import { systemActor } from '../actor';
+import { isValidIban, normalizeIban } from '../domain/iban';
+import { isValidVatId, normalizeVatId } from '../domain/vatId';
+import type { Counterparty, ProviderSlug } from '../providers/payments/types';
+import { lockKey, supplierLockKey } from './locks';
+
+export interface SupplierResolution {
+  supplierId: string;
+  name: string;
+  how: 'default' | 'merchantId' | 'email' | 'created' | 'placeholder' | 'original';
+}
+
+const PROVIDER_LABEL: Record<ProviderSlug, string> = { stripe: 'Stripe', paypal: 'PayPal', mollie: 'Mollie', bank: 'Bank' };
+
+const active = (trx: Knex.Transaction, tenantId: string) => trx('suppliers').where({ tenantId }).whereNull('deletedAt');
+
+async function match(trx: Knex.Transaction, tenantId: string, provider: ProviderSlug, cp: Counterparty): Promise<SupplierResolution | null> {
+  if (cp.merchantId) {
+    const s = await active(trx, tenantId).whereRaw('merchant_ids ->> ? = ?', [provider, cp.merchantId]).orderBy('createdAt').first('id', 'name');
+    if (s) return { supplierId: s.id, name: s.name, how: 'merchantId' };
+  }
+  if (cp.email) {
+    const s = await active(trx, tenantId).whereRaw('lower(email) = lower(?)', [cp.email]).orderBy('createdAt').first('id', 'name');
+    if (s) return { supplierId: s.id, name: s.name, how: 'email' };
+  }
+  return null;
+}
+
+/**
+ * Pipeline step 3 (spec): the connector's default supplier wins when set (and still active);
+ * otherwise an existing supplier with the provider's merchant id, then with the e-mail
+ * (case-insensitive); otherwise one is created from the event's counterparty. Creation holds an
+ * advisory lock on the counterparty's identity and matches again under it, so concurrent events
+ * of one new counterparty create one supplier. A counterparty with no identity at all (no
+ * merchant id, e-mail or name) books on one placeholder supplier per provider.
+ */
+export async function resolveSupplier(
+  trx: Knex.Transaction,
+  tenantId: string,
+  provider: ProviderSlug,
+  cp: Counterparty,
+  defaultSupplierId: string | null | undefined,
+): Promise<SupplierResolution> {
+  if (defaultSupplierId) {
+    const s = await active(trx, tenantId).where({ id: defaultSupplierId }).forShare().first('id', 'name');
+    if (s) return { supplierId: s.id, name: s.name, how: 'default' };
+  }
+  const found = await match(trx, tenantId, provider, cp);
+  if (found) return found;
+
+  const name = cp.name?.trim() || cp.email?.trim() || null;
+  if (!cp.merchantId && !cp.email && !name) {
+    const placeholder = `${PROVIDER_LABEL[provider]} (unbekannter Zahlungspartner)`;
+    await lockKey(trx, supplierLockKey(tenantId, `placeholder:${provider}`));
+    const s = await active(trx, tenantId).where({ name: placeholder }).first('id', 'name');
+    if (s) return { supplierId: s.id, name: s.name, how: 'placeholder' };
+    const id = await create(trx, tenantId, { name: placeholder, merchantIds: {} });
+    return { supplierId: id, name: placeholder, how: 'placeholder' };
+  }
+
+  const identity = cp.merchantId ? `m:${provider}:${cp.merchantId}` : cp.email ? `e:${cp.email.toLowerCase()}` : `n:${name}`;
+  await lockKey(trx, supplierLockKey(tenantId, identity));
+  const again = await match(trx, tenantId, provider, cp);
+  if (again) return again;
+  if (!cp.merchantId && !cp.email) {
+    // Name only: reuse a supplier this pipeline created under the same name before.
+    const s = await active(trx, tenantId).where({ name }).orderBy('createdAt').first('id', 'name');
+    if (s) return { supplierId: s.id, name: s.name, how: 'created' };
+  }
+  const supplierName = (name ?? cp.merchantId ?? `${PROVIDER_LABEL[provider]} counterparty`).slice(0, 200);
+  const id = await create(trx, tenantId, {
+    name: supplierName,
+    email: cp.email ? cp.email.toLowerCase().slice(0, 254) : null,
+    iban: cp.iban && isValidIban(cp.iban) ? normalizeIban(cp.iban) : null,
+    vatId: cp.vatId && isValidVatId(cp.vatId) ? normalizeVatId(cp.vatId) : null,
+    country: cp.country && /^[A-Za-z]{2}$/.test(cp.country) ? cp.country.toUpperCase() : null,
+    merchantIds: cp.merchantId ? { [provider]: cp.merchantId } : {},
+  });
+  return { supplierId: id, name: supplierName, how: 'created' };
+}
+
+async function create(trx: Knex.Transaction, tenantId: string, values: Record<string, unknown> & { merchantIds: Record<string, string> }): Promise<string> {
+  const [row] = await trx('suppliers')
+    .insert({ ...values, tenantId, merchantIds: JSON.stringify(values.merchantIds) })
+    .returning('id');
+  await audit(trx, systemActor(tenantId), { action: 'supplier.created', entityType: 'supplier', entityId: row.id, data: { source: 'webhook' } });
+  return row.id;
+}

@@ -1,0 +1,88 @@
+import { db } from '../db';
+import { decryptJson, decryptSecret } from '../crypto/secretBox';
+import { notFound } from '../errors';
+import {
+  getAdapter,
+  PayloadError,
+  ProviderUnavailableError,
+  SignatureError,
+  type NormalizedEvent,
+  type PaymentProviderConfig,
+  type ProviderSecrets,
+} from '../providers/payments';
+import { slugOrNotFound } from '../commands/connectors';
+import type { Actor } from '../actor';
+import { findInstallationByToken } from './ingest';
+import { runPipeline, type ConnectorSettings, type StepResult } from './pipeline';
+
+export interface TestWebhookResult {
+  ok: boolean;
+  provider: string;
+  event: { eventId: string; eventType: string; externalId: string | null; amount: string | null; currency: string | null } | null;
+  steps: StepResult[];
+}
+
+/** Thrown inside the dry-run transaction to roll it back after capturing the result. */
+class DryRunRollback extends Error {}
+
+/**
+ * POST /api/connectors/<slug>/test-webhook: the adapter's synthetic event through the real
+ * pipeline code, and nothing persists. Signature: stripe and bank sign the synthetic delivery
+ * with the tenant's stored secret and it goes through the real verification; paypal and mollie
+ * cannot be signed or fetched (PayPal's key, Mollie's API) and say "skipped (synthetic)". Tenant:
+ * the installation's own URL token is resolved the way an inbound delivery is. Supplier to
+ * auto-post: runPipeline in a transaction that is always rolled back, so suppliers, invoices,
+ * entries and audit rows it wrote vanish, and no log row or job is written.
+ */
+export async function runTestWebhook(actor: Actor, slugRaw: string, cfg: PaymentProviderConfig): Promise<TestWebhookResult> {
+  const slug = slugOrNotFound(slugRaw);
+  const installation = await db()('connectorInstallations').where({ tenantId: actor.tenantId, provider: slug, active: true }).first();
+  if (!installation) throw notFound('Connector installation');
+  const secrets = decryptJson<ProviderSecrets>(installation.secretsEnc);
+  const adapter = getAdapter(slug);
+  const steps: StepResult[] = [];
+  const fail = (event: NormalizedEvent | null): TestWebhookResult => ({ ok: false, provider: slug, event: summary(event), steps });
+
+  const synthetic = adapter.synthesizeTestEvent(secrets);
+  let event: NormalizedEvent = synthetic.event;
+  if (synthetic.signed) {
+    try {
+      event = await adapter.verifyAndParse({ rawBody: synthetic.rawBody, headers: synthetic.headers }, { secrets, config: cfg });
+      steps.push({ step: 'signature', result: 'verified', detail: `signed with the stored ${slug} secret and verified like a real delivery` });
+    } catch (err) {
+      const reason = err instanceof SignatureError ? err.reason : err instanceof PayloadError || err instanceof ProviderUnavailableError ? err.code : 'error';
+      steps.push({ step: 'signature', result: 'failed', detail: `${reason}: ${(err as Error).message}` });
+      return fail(synthetic.event);
+    }
+  } else {
+    const why = slug === 'paypal' ? 'PayPal signs with its own private key' : 'the Mollie API does not know a synthetic payment';
+    steps.push({ step: 'signature', result: 'skipped (synthetic)', detail: `${why}; real deliveries are verified` });
+  }
+
+  const resolved = await findInstallationByToken(db(), slug, decryptSecret(installation.tokenEnc));
+  if (!resolved || resolved.tenantId !== actor.tenantId) {
+    steps.push({ step: 'tenant', result: 'failed', detail: 'the webhook URL token does not resolve to this installation' });
+    return fail(event);
+  }
+  steps.push({ step: 'tenant', result: 'resolved', detail: `URL token resolves to installation ${resolved.id} of this tenant` });
+
+  let pipelineSteps: StepResult[] = [];
+  try {
+    await db().transaction(async (trx) => {
+      const result = await runPipeline(trx, { tenantId: actor.tenantId, event, settings: (installation.settings ?? {}) as ConnectorSettings });
+      pipelineSteps = result.steps;
+      throw new DryRunRollback();
+    });
+  } catch (err) {
+    if (!(err instanceof DryRunRollback)) {
+      steps.push({ step: 'invoice', result: 'failed', detail: (err as Error).message });
+      return fail(event);
+    }
+  }
+  steps.push(...pipelineSteps);
+  return { ok: !steps.some((s) => s.result === 'failed'), provider: slug, event: summary(event), steps };
+}
+
+function summary(e: NormalizedEvent | null): TestWebhookResult['event'] {
+  return e ? { eventId: e.eventId, eventType: e.eventType, externalId: e.externalId, amount: e.amount, currency: e.currency } : null;
+}

@@ -1,0 +1,420 @@
+import { describe, expect, it } from 'vitest';
+import { startTestServer } from '../../helpers/server';
+import { client } from '../../helpers/http';
+import { createTeam } from '../../helpers/factories';
+import { startFakeMollie, type FakeMollie } from '../../helpers/fakeMollie';
+import { createPaypalTestCert, startCertServer, type CertServer, type PaypalTestCert } from '../../helpers/paypalCerts';
+import {
+  bankDelivery,
+  bankEvent,
+  deliver,
+  fixture,
+  install,
+  paypalDelivery,
+  stripeDelivery,
+  stripeFailedEvent,
+  stripePaymentEvent,
+  stripeRefundEvent,
+  suffix,
+  waitForLogRows, withWebhookServer } from '../../helpers/webhookFactory';
+import { reloadConfig } from '../../../shared/config';
+import { db } from '../../../shared/db';
+
+let mollie: FakeMollie;
+let cert: PaypalTestCert;
+let certServer: CertServer;
+
+const env = withWebhookServer({
+  before: async () => {
+    mollie = await startFakeMollie();
+    cert = createPaypalTestCert();
+    certServer = await startCertServer(cert.certPem);
+    process.env.MOLLIE_API_BASE_URL = mollie.baseUrl;
+    process.env.PAYPAL_CERT_ORIGINS = certServer.origin;
+    reloadConfig();
+  },
+  after: async () => {
+    await mollie?.close();
+    await certServer?.close();
+  },
+});
+
+const STRIPE_SECRET = 'whsec_test_inbound_0123456789abcdef';
+const BANK_SECRET = 'bank_secret_inbound_0123456789';
+
+async function setAutoPost(token: string, slug: string, settings: Record<string, unknown> = {}) {
+  const res = await client(env.server.url, { token }).put(`/api/connectors/${slug}/settings`, { autoPost: true, ...settings });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+}
+
+async function entriesOf(tenantId: string) {
+  return db()('journalEntries as je')
+    .join('journalLines as jl', 'jl.entryId', 'je.id')
+    .join('ledgerAccounts as a', 'a.id', 'jl.accountId')
+    .where('je.tenantId', tenantId)
+    .orderBy('je.createdAt')
+    .select('je.id', 'je.sourceId', 'je.reversesEntryId', 'a.number', 'jl.debit', 'jl.credit');
+}
+
+describe('stripe', () => {
+  it('a valid delivery becomes a paid incoming invoice with an auto-created supplier and a balanced entry', async () => {
+    const { tenant, admin, manager } = await createTeam();
+    const { path } = await install(env.server.url, admin.token, 'stripe', { webhookSecret: STRIPE_SECRET });
+    await setAutoPost(admin.token, 'stripe');
+    const event = stripePaymentEvent({ amount: 1000 });
+    const { body, headers } = stripeDelivery(STRIPE_SECRET, event);
+    const res = await deliver(env.server.url, path, body, headers);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ received: true, status: 'pending' });
+
+    const [row] = await waitForLogRows(tenant.id, 'stripe', 1);
+    expect(row).toMatchObject({ status: 'processed', event: 'invoice.payment_succeeded', externalId: event.id, moneyExternalId: event.data.object.id });
+    expect(row.processedAt).not.toBeNull();
+
+    const invoice = await db()('invoices').where({ tenantId: tenant.id, source: 'stripe' }).first();
+    expect(invoice).toMatchObject({
+      type: 'eingangsrechnung',
+      status: 'bezahlt',
+      invoiceNumber: event.data.object.id,
+      externalId: event.data.object.id,
+      totalGross: '10.00',
+      totalTax: '0.00',
+      amountPaid: '10.00',
+      currency: 'EUR',
+    });
+    expect(row.invoiceId).toBe(invoice.id);
+    expect(invoice.invoiceDate).toBe(invoice.issueDate);
+    const items = await db()('invoiceItems').where({ invoiceId: invoice.id });
+    expect(items).toHaveLength(1);
+    expect(items[0]).toMatchObject({ taxRate: '0.00', grossAmount: '10.00' });
+    const payments = await db()('payments').where({ invoiceId: invoice.id });
+    expect(payments).toHaveLength(1);
+    expect(payments[0]).toMatchObject({ amount: '10.00', method: 'stripe' });
+    const supplier = await db()('suppliers').where({ id: invoice.supplierId }).first();
+    expect(supplier.merchantIds).toEqual({ stripe: event.data.object.customer });
+
+    const lines = await entriesOf(tenant.id);
+    expect(lines.map((l) => [l.number, l.debit, l.credit])).toEqual(expect.arrayContaining([['7890', '10.00', '0.00'], ['2891', '0.00', '10.00']]));
+    expect(lines).toHaveLength(2);
+
+    // The log API shows the spec's fields.
+    const logs = await client(env.server.url, { token: manager.token }).get('/api/connectors/stripe/webhook-logs');
+    expect(logs.status).toBe(200);
+    expect(logs.body).toEqual([
+      { id: row.id, provider: 'stripe', event: 'invoice.payment_succeeded', status: 'processed', externalId: event.id, receivedAt: expect.any(String), processedAt: expect.any(String) },
+    ]);
+
+    // The invoice reads through the invoices API like any other incoming invoice.
+    const view = await client(env.server.url, { token: admin.token }).get(`/api/invoices/${invoice.id}`);
+    expect(view.status).toBe(200);
+    expect(view.body).toMatchObject({ type: 'eingangsrechnung', status: 'bezahlt' });
+  });
+
+  it('tampered body, wrong secret and stale timestamp are 400 with an invalid_signature log row; nothing is created', async () => {
+    const { tenant, admin } = await createTeam();
+    const { path } = await install(env.server.url, admin.token, 'stripe', { webhookSecret: STRIPE_SECRET });
+    const event = stripePaymentEvent();
+    const good = stripeDelivery(STRIPE_SECRET, event);
+
+    const tampered = await deliver(env.server.url, path, good.body.replace('"amount_paid":', '"amount_paid":9'), good.headers);
+    expect(tampered.status).toBe(400);
+    expect(tampered.body.error).toMatchObject({ code: 'INVALID_INPUT', status: 400 });
+
+    const wrong = stripeDelivery('whsec_someone_else', event);
+    expect((await deliver(env.server.url, path, wrong.body, wrong.headers)).status).toBe(400);
+
+    const stale = stripeDelivery(STRIPE_SECRET, event, Math.floor(Date.now() / 1000) - 3600);
+    expect((await deliver(env.server.url, path, stale.body, stale.headers)).status).toBe(400);
+
+    const noHeader = await deliver(env.server.url, path, good.body, { 'content-type': 'application/json' });
+    expect(noHeader.status).toBe(400);
+
+    const rows = await db()('webhookEvents').where({ tenantId: tenant.id });
+    expect(rows.map((r) => r.status)).toEqual(['invalid_signature', 'invalid_signature', 'invalid_signature', 'invalid_signature']);
+    expect(rows.every((r) => r.processedAt)).toBe(true);
+    expect(await db()('invoices').where({ tenantId: tenant.id })).toHaveLength(0);
+  });
+
+  it('unknown token → 404 whatever the signature; a token on another provider path → 404; no log row', async () => {
+    const { tenant, admin } = await createTeam();
+    const { token } = await install(env.server.url, admin.token, 'stripe', { webhookSecret: STRIPE_SECRET });
+    const { body, headers } = stripeDelivery(STRIPE_SECRET, stripePaymentEvent());
+    expect((await deliver(env.server.url, `/api/payment-import/stripe/${'x'.repeat(43)}`, body, headers)).status).toBe(404);
+    expect((await deliver(env.server.url, `/api/payment-import/bank/${token}`, body, headers)).status).toBe(404);
+    expect((await deliver(env.server.url, `/api/payment-import/nope/${token}`, body, headers)).status).toBe(404);
+    expect(await db()('webhookEvents').where({ tenantId: tenant.id })).toHaveLength(0);
+  });
+
+  it('a failure event creates nothing and is logged processed; its redelivery is a duplicate', async () => {
+    const { tenant, admin } = await createTeam();
+    const { path } = await install(env.server.url, admin.token, 'stripe', { webhookSecret: STRIPE_SECRET });
+    const d = stripeDelivery(STRIPE_SECRET, stripeFailedEvent());
+    expect((await deliver(env.server.url, path, d.body, d.headers)).status).toBe(200);
+    await waitForLogRows(tenant.id, 'stripe', 1);
+    const again = await deliver(env.server.url, path, d.body, d.headers);
+    expect(again.status).toBe(200);
+    const rows = await waitForLogRows(tenant.id, 'stripe', 2);
+    expect(rows.map((r) => r.status)).toEqual(['processed', 'duplicate']);
+    expect(await db()('invoices').where({ tenantId: tenant.id })).toHaveLength(0);
+    expect(await db()('suppliers').where({ tenantId: tenant.id })).toHaveLength(0);
+  });
+
+  it('a redelivery (same event, or another event of the same payment) answers 200, creates nothing and logs duplicate', async () => {
+    const { tenant, admin } = await createTeam();
+    const { path } = await install(env.server.url, admin.token, 'stripe', { webhookSecret: STRIPE_SECRET });
+    await setAutoPost(admin.token, 'stripe');
+    const event = stripePaymentEvent();
+    const d = stripeDelivery(STRIPE_SECRET, event);
+    await deliver(env.server.url, path, d.body, d.headers);
+    await waitForLogRows(tenant.id, 'stripe', 1);
+    const again = await deliver(env.server.url, path, d.body, d.headers);
+    expect(again.body).toEqual({ received: true, status: 'duplicate' });
+    const resent = stripeDelivery(STRIPE_SECRET, { ...event, id: `evt_resend_${suffix()}` });
+    expect((await deliver(env.server.url, path, resent.body, resent.headers)).status).toBe(200);
+    const rows = await waitForLogRows(tenant.id, 'stripe', 3);
+    expect(rows.map((r) => r.status)).toEqual(['processed', 'duplicate', 'duplicate']);
+    expect(await db()('invoices').where({ tenantId: tenant.id })).toHaveLength(1);
+    expect(await db()('journalEntries').where({ tenantId: tenant.id })).toHaveLength(1);
+    expect(await db()('suppliers').where({ tenantId: tenant.id })).toHaveLength(1);
+  });
+
+  it('a refund is a negative incoming invoice linked to the original and posts the reversing entry', async () => {
+    const { tenant, admin } = await createTeam();
+    const { path } = await install(env.server.url, admin.token, 'stripe', { webhookSecret: STRIPE_SECRET });
+    await setAutoPost(admin.token, 'stripe');
+    const pay = stripePaymentEvent({ amount: 1000 });
+    const p = stripeDelivery(STRIPE_SECRET, pay);
+    await deliver(env.server.url, path, p.body, p.headers);
+    await waitForLogRows(tenant.id, 'stripe', 1);
+    const refund = stripeRefundEvent({ invoiceId: pay.data.object.id, amount: 300 });
+    const r = stripeDelivery(STRIPE_SECRET, refund);
+    expect((await deliver(env.server.url, path, r.body, r.headers)).status).toBe(200);
+    const rows = await waitForLogRows(tenant.id, 'stripe', 2);
+    expect(rows.map((x) => x.status)).toEqual(['processed', 'processed']);
+
+    const original = await db()('invoices').where({ tenantId: tenant.id, externalId: pay.data.object.id }).first();
+    const negative = await db()('invoices').where({ tenantId: tenant.id, externalId: refund.data.object.refunds.data[0].id }).first();
+    expect(negative).toMatchObject({ type: 'eingangsrechnung', totalGross: '-3.00', relatedInvoiceId: original.id, supplierId: original.supplierId, source: 'stripe' });
+    expect(await db()('payments').where({ invoiceId: negative.id })).toHaveLength(0);
+
+    const entries = await db()('journalEntries').where({ tenantId: tenant.id }).orderBy('createdAt');
+    expect(entries).toHaveLength(2);
+    const [first, reversal] = [entries.find((e) => e.sourceId === original.id), entries.find((e) => e.sourceId === negative.id)];
+    expect(reversal.reversesEntryId).toBe(first.id);
+    const lines = await entriesOf(tenant.id);
+    const revLines = lines.filter((l) => l.id === reversal.id).map((l) => [l.number, l.debit, l.credit]);
+    expect(revLines).toEqual(expect.arrayContaining([['2891', '3.00', '0.00'], ['7890', '0.00', '3.00']]));
+  });
+
+  it('a foreign-currency payment is booked but not auto-posted (no exchange rate in the event)', async () => {
+    const { tenant, admin } = await createTeam();
+    const { path } = await install(env.server.url, admin.token, 'stripe', { webhookSecret: STRIPE_SECRET });
+    await setAutoPost(admin.token, 'stripe');
+    const d = stripeDelivery(STRIPE_SECRET, stripePaymentEvent({ currency: 'usd' }));
+    await deliver(env.server.url, path, d.body, d.headers);
+    const [row] = await waitForLogRows(tenant.id, 'stripe', 1);
+    expect(row.status).toBe('processed');
+    expect(await db()('invoices').where({ tenantId: tenant.id, currency: 'USD' })).toHaveLength(1);
+    expect(await db()('journalEntries').where({ tenantId: tenant.id })).toHaveLength(0);
+  });
+
+  it('settings: default supplier wins; expense account from settings; else the supplier history decides', async () => {
+    const { tenant, admin } = await createTeam();
+    const { path } = await install(env.server.url, admin.token, 'stripe', { webhookSecret: STRIPE_SECRET });
+    const [dflt] = await db()('suppliers').insert({ tenantId: tenant.id, name: 'Sammel-Lieferant' }).returning('*');
+    await setAutoPost(admin.token, 'stripe', { defaultSupplierId: dflt.id, expenseAccount: '7600' });
+    const a = stripeDelivery(STRIPE_SECRET, stripePaymentEvent());
+    await deliver(env.server.url, path, a.body, a.headers);
+    await waitForLogRows(tenant.id, 'stripe', 1);
+    // Settings without the expense account: the supplier's history (7600) is detected.
+    await setAutoPost(admin.token, 'stripe', { expenseAccount: null });
+    const b = stripeDelivery(STRIPE_SECRET, stripePaymentEvent());
+    await deliver(env.server.url, path, b.body, b.headers);
+    await waitForLogRows(tenant.id, 'stripe', 2);
+    const invoices = await db()('invoices').where({ tenantId: tenant.id });
+    expect(invoices.map((i) => i.supplierId)).toEqual([dflt.id, dflt.id]);
+    const debits = (await entriesOf(tenant.id)).filter((l) => Number(l.debit) > 0).map((l) => l.number);
+    expect(debits).toEqual(['7600', '7600']);
+    expect(await db()('suppliers').where({ tenantId: tenant.id })).toHaveLength(1);
+  });
+});
+
+describe('bank', () => {
+  it('payment_completed matches an existing supplier by e-mail (case-insensitive); payment_failed creates nothing', async () => {
+    const { tenant, admin } = await createTeam({ country: 'DE' });
+    const { path } = await install(env.server.url, admin.token, 'bank', { webhookSecret: BANK_SECRET });
+    await setAutoPost(admin.token, 'bank');
+    const [huber] = await db()('suppliers').insert({ tenantId: tenant.id, name: 'Huber', email: 'Office@Huber.example' }).returning('*');
+    const ok = bankDelivery(BANK_SECRET, bankEvent({ amount: '99.90' }));
+    expect((await deliver(env.server.url, path, ok.body, ok.headers)).status).toBe(200);
+    const failed = bankDelivery(BANK_SECRET, bankEvent({ type: 'payment_failed' }));
+    expect((await deliver(env.server.url, path, failed.body, failed.headers)).status).toBe(200);
+    const rows = await waitForLogRows(tenant.id, 'bank', 2);
+    expect(rows.map((r) => r.status)).toEqual(['processed', 'processed']);
+    const invoices = await db()('invoices').where({ tenantId: tenant.id });
+    expect(invoices).toHaveLength(1);
+    expect(invoices[0]).toMatchObject({ supplierId: huber.id, totalGross: '99.90', source: 'bank' });
+    // DE: SKR03, debit 4900, credit the bank 1200 directly.
+    const lines = (await entriesOf(tenant.id)).map((l) => [l.number, l.debit, l.credit]);
+    expect(lines).toEqual(expect.arrayContaining([['4900', '99.90', '0.00'], ['1200', '0.00', '99.90']]));
+  });
+
+  it('an event the pipeline cannot book (a KWD amount with 3 decimals) ends failed with the reason; nothing is created', async () => {
+    const { tenant, admin } = await createTeam();
+    const { path } = await install(env.server.url, admin.token, 'bank', { webhookSecret: BANK_SECRET });
+    const ev = bankEvent({ amount: '1.234' });
+    ev.data.currency = 'KWD';
+    const d = bankDelivery(BANK_SECRET, ev);
+    expect((await deliver(env.server.url, path, d.body, d.headers)).status).toBe(200);
+    const [row] = await waitForLogRows(tenant.id, 'bank', 1);
+    expect(row.status).toBe('failed');
+    expect(row.error).toMatch(/KWD/);
+    expect(row.processedAt).not.toBeNull();
+    expect(await db()('invoices').where({ tenantId: tenant.id })).toHaveLength(0);
+    expect(await db()('suppliers').where({ tenantId: tenant.id })).toHaveLength(0);
+  });
+
+  it('tampered, wrong secret and stale timestamp are refused with 400', async () => {
+    const { tenant, admin } = await createTeam();
+    const { path } = await install(env.server.url, admin.token, 'bank', { webhookSecret: BANK_SECRET });
+    const ev = bankEvent();
+    const good = bankDelivery(BANK_SECRET, ev);
+    expect((await deliver(env.server.url, path, good.body.replace('99.90', '9.90'), good.headers)).status).toBe(400);
+    const wrong = bankDelivery('other-secret', ev);
+    expect((await deliver(env.server.url, path, wrong.body, wrong.headers)).status).toBe(400);
+    const stale = bankDelivery(BANK_SECRET, ev, Math.floor(Date.now() / 1000) - 301);
+    expect((await deliver(env.server.url, path, stale.body, stale.headers)).status).toBe(400);
+    const rows = await db()('webhookEvents').where({ tenantId: tenant.id });
+    expect(rows.map((r) => r.status)).toEqual(['invalid_signature', 'invalid_signature', 'invalid_signature']);
+  });
+});
+
+describe('paypal', () => {
+  it('PAYMENT.CAPTURE.COMPLETED with the certificate served locally; its refund links to the capture', async () => {
+    const { tenant, admin } = await createTeam();
+    const webhookId = `WH-${suffix()}`;
+    const { path } = await install(env.server.url, admin.token, 'paypal', { webhookId });
+    const completed = fixture('paypal/PAYMENT.CAPTURE.COMPLETED.json');
+    const d = paypalDelivery(cert, webhookId, certServer.certUrl, completed);
+    const res = await deliver(env.server.url, path, d.body, d.headers);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const refunded = fixture('paypal/PAYMENT.CAPTURE.REFUNDED.json');
+    for (const l of refunded.resource.links) if (l.rel === 'up') l.href = `https://api.paypal.com/v2/payments/captures/${completed.resource.id}`;
+    const r = paypalDelivery(cert, webhookId, certServer.certUrl, refunded);
+    expect((await deliver(env.server.url, path, r.body, r.headers)).status).toBe(200);
+    const rows = await waitForLogRows(tenant.id, 'paypal', 2);
+    expect(rows.map((x) => [x.status, x.event])).toEqual([['processed', 'PAYMENT.CAPTURE.COMPLETED'], ['processed', 'PAYMENT.CAPTURE.REFUNDED']]);
+    const capture = await db()('invoices').where({ tenantId: tenant.id, externalId: completed.resource.id }).first();
+    expect(capture).toMatchObject({ source: 'paypal', currency: completed.resource.amount.currency_code, totalGross: completed.resource.amount.value });
+    const refund = await db()('invoices').where({ tenantId: tenant.id, externalId: refunded.resource.id }).first();
+    expect(refund).toMatchObject({ relatedInvoiceId: capture.id, totalGross: `-${refunded.resource.amount.value}` });
+  });
+
+  it('a delivery signed for another webhook id is 400 invalid_signature', async () => {
+    const { tenant, admin } = await createTeam();
+    const { path } = await install(env.server.url, admin.token, 'paypal', { webhookId: 'WH-mine' });
+    const d = paypalDelivery(cert, 'WH-theirs', certServer.certUrl, fixture('paypal/PAYMENT.CAPTURE.COMPLETED.json'));
+    expect((await deliver(env.server.url, path, d.body, d.headers)).status).toBe(400);
+    expect((await db()('webhookEvents').where({ tenantId: tenant.id })).map((r) => r.status)).toEqual(['invalid_signature']);
+  });
+});
+
+describe('mollie', () => {
+  const paymentOf = (id: string, over: Record<string, unknown> = {}) => ({ ...fixture('mollie/payment.paid.json'), id, ...over });
+
+  it('payment.paid is verified against the Mollie API and booked; an unknown payment is 400; an API outage is 503', async () => {
+    const { tenant, admin } = await createTeam();
+    const { path } = await install(env.server.url, admin.token, 'mollie', { apiKey: mollie.apiKey });
+    const id = `tr_${suffix()}`;
+    mollie.setPayment(paymentOf(id));
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    expect((await deliver(env.server.url, path, `id=${id}`, form)).status).toBe(200);
+    const [row] = await waitForLogRows(tenant.id, 'mollie', 1);
+    expect(row).toMatchObject({ status: 'processed', event: 'payment.paid', externalId: `${id}:paid` });
+    expect(await db()('invoices').where({ tenantId: tenant.id, externalId: id, totalGross: '20.00' })).toHaveLength(1);
+
+    expect((await deliver(env.server.url, path, `id=tr_unknown${suffix()}`, form)).status).toBe(400);
+    mollie.failWith = 503;
+    try {
+      const down = await deliver(env.server.url, path, `id=${id}`, form);
+      expect(down.status).toBe(503);
+      expect(Number(down.headers.get('retry-after'))).toBeGreaterThan(0);
+    } finally {
+      mollie.failWith = null;
+    }
+    expect(await db()('invoices').where({ tenantId: tenant.id })).toHaveLength(1);
+  });
+
+  it('a refund whose paid delivery was lost books the payment (related) first, then the linked refund', async () => {
+    const { tenant, admin } = await createTeam();
+    const { path } = await install(env.server.url, admin.token, 'mollie', { apiKey: mollie.apiKey });
+    await setAutoPost(admin.token, 'mollie');
+    const id = `tr_${suffix()}`;
+    mollie.setPayment(paymentOf(id, { amountRefunded: { value: '5.00', currency: 'EUR' } }));
+    const refund = { ...fixture('mollie/refund.json'), id: `re_${suffix()}`, paymentId: id, amount: { value: '5.00', currency: 'EUR' } };
+    mollie.addRefund(id, refund);
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    expect((await deliver(env.server.url, path, `id=${id}`, form)).status).toBe(200);
+    const [row] = await waitForLogRows(tenant.id, 'mollie', 1);
+    expect(row).toMatchObject({ status: 'processed', event: 'refund.created' });
+    const pay = await db()('invoices').where({ tenantId: tenant.id, externalId: id }).first();
+    const ref = await db()('invoices').where({ tenantId: tenant.id, externalId: refund.id }).first();
+    expect(pay.totalGross).toBe('20.00');
+    expect(ref).toMatchObject({ totalGross: '-5.00', relatedInvoiceId: pay.id });
+    const entries = await db()('journalEntries').where({ tenantId: tenant.id });
+    expect(entries).toHaveLength(2);
+    expect(entries.find((e) => e.sourceId === ref.id).reversesEntryId).toBe(entries.find((e) => e.sourceId === pay.id).id);
+    // Mollie calls again: everything is booked, so the delivery is a duplicate.
+    expect((await deliver(env.server.url, path, `id=${id}`, form)).body).toEqual({ received: true, status: 'duplicate' });
+  });
+});
+
+describe('transport', () => {
+  it('plain HTTP is 403 when HTTPS is required; X-Forwarded-Proto counts only with TRUST_PROXY', async () => {
+    const strict = await startTestServer({ REQUIRE_HTTPS_WEBHOOKS: 'true' });
+    const proxied = await startTestServer({ REQUIRE_HTTPS_WEBHOOKS: 'true', TRUST_PROXY: 'true' });
+    try {
+      const { admin } = await createTeam();
+      const { path } = await install(env.server.url, admin.token, 'stripe', { webhookSecret: STRIPE_SECRET });
+      const d = stripeDelivery(STRIPE_SECRET, stripePaymentEvent());
+      const plain = await deliver(strict.url, path, d.body, d.headers);
+      expect(plain.status).toBe(403);
+      expect(plain.body.error).toMatchObject({ code: 'FORBIDDEN', status: 403 });
+      // A client cannot claim HTTPS itself when no proxy is trusted.
+      expect((await deliver(strict.url, path, d.body, { ...d.headers, 'x-forwarded-proto': 'https' })).status).toBe(403);
+      // Behind a trusted proxy that terminated TLS, the delivery is accepted.
+      expect((await deliver(proxied.url, path, d.body, { ...d.headers, 'x-forwarded-proto': 'https' })).status).toBe(200);
+      expect((await deliver(proxied.url, path, d.body, { ...d.headers, 'x-forwarded-proto': 'http' })).status).toBe(403);
+    } finally {
+      await strict.close();
+      await proxied.close();
+    }
+  });
+
+  it('the webhook rate limit per IP answers 429 with Retry-After', async () => {
+    const limited = await startTestServer({ RATE_LIMIT_WEBHOOKS_POINTS: '3', REDIS_PREFIX: `${process.env.REDIS_PREFIX}_rl${suffix()}` });
+    try {
+      const statuses: number[] = [];
+      let retryAfter: string | null = null;
+      for (let i = 0; i < 5; i++) {
+        const res = await deliver(limited.url, `/api/payment-import/stripe/${'y'.repeat(43)}`, '{}', { 'content-type': 'application/json' });
+        statuses.push(res.status);
+        if (res.status === 429) retryAfter = res.headers.get('retry-after');
+      }
+      expect(statuses).toEqual([404, 404, 404, 429, 429]);
+      expect(Number(retryAfter)).toBeGreaterThan(0);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('a body over the limit is 413', async () => {
+    const small = await startTestServer({ BODY_LIMIT_BYTES: '2048' });
+    try {
+      const res = await deliver(small.url, `/api/payment-import/stripe/${'z'.repeat(43)}`, 'x'.repeat(5000), { 'content-type': 'application/json' });
+      expect(res.status).toBe(413);
+    } finally {
+      await small.close();
+    }
+  });
+});

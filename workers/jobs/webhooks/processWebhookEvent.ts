@@ -1,0 +1,40 @@
+import { UnrecoverableError, type Job } from 'bullmq';
+import { AppError } from '../../../shared/errors';
+import { PayloadError } from '../../../shared/providers/payments/errors';
+import { PermanentPipelineError } from '../../../shared/commands/webhooks/createIncomingInvoiceFromEvent';
+import { markEventFailed, processStoredEvent } from '../../../shared/webhooks/processStoredEvent';
+
+export interface ProcessWebhookEventData {
+  eventRowId: string;
+  tenantId: string;
+}
+
+/** Errors a retry cannot fix: bad data, refused by a constraint other than a race's unique index. */
+export function isPermanent(err: unknown): boolean {
+  if (err instanceof PermanentPipelineError || err instanceof PayloadError) return true;
+  if (err instanceof AppError) return err.status < 500;
+  const code = (err as { code?: string })?.code;
+  return typeof code === 'string' && /^2[23]/.test(code) && code !== '23505';
+}
+
+/**
+ * Job "process-webhook-event" (queue webhooks, jobId webhook-<eventRowId>): runs one stored,
+ * verified event through the pipeline (shared/webhooks). Idempotent: the log row is the state;
+ * a finished row is skipped. Transient errors (database, deadlock, a lost connection) throw and
+ * BullMQ retries with exponential backoff and jitter; permanent ones, and the last attempt, end
+ * the log row as failed with the reason.
+ */
+export async function processWebhookEventJob(job: Job<ProcessWebhookEventData>) {
+  const { eventRowId, tenantId } = job.data;
+  try {
+    return await processStoredEvent(eventRowId, tenantId).then(({ result: _r, ...summary }) => summary);
+  } catch (err) {
+    const message = (err as Error)?.message ?? String(err);
+    const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+    if (isPermanent(err) || lastAttempt) {
+      await markEventFailed(eventRowId, tenantId, message);
+      throw new UnrecoverableError(message);
+    }
+    throw err;
+  }
+}
