@@ -1,0 +1,183 @@
+import { createRouter, type AppContext } from '../../routing';
+import { db } from '../../../shared/db';
+import { runInTransaction } from '../../../shared/outbox';
+import { invalidInput } from '../../../shared/errors';
+import { parseTaxPeriod, type TaxPeriod } from '../../../shared/domain/tax/period';
+import { datevCsvStream } from '../../../shared/formats/datev/extfBuchungsstapel';
+import { assertU30Tenant, elsterXml, loadReportTenant, requireTaxNumber, u30Report, u30XmlFor, vatReturnReport } from '../../../shared/queries/reports/vatReturn';
+import { assertDatevRatesMapped, datevBookings, datevFileName, datevMeta } from '../../../shared/queries/reports/datev';
+import { bwaReport } from '../../../shared/queries/reports/bwa';
+import { loadSubmission } from '../../../shared/queries/reports/submissions';
+import { obtainReportPdf, reportFingerprint } from '../../../shared/commands/reports/reportPdf';
+import { submitVatReturn } from '../../../shared/commands/submitVatReturn';
+import { bwaQuery, bwaView, periodQuery, submissionAccepted, submissionView, submitBody, vatReturnView } from './schemas';
+
+/**
+ * Tax and management reports (docs/reports.md): U30 VAT return (json, pdf, FinanzOnline xml) and
+ * its portal submission, DATEV Buchungsstapel, ELSTER UStVA, BWA. Viewers and above read; only
+ * admins submit to the tax portal.
+ */
+export const { router: reportsRouter, add } = createRouter('/api/reports', 'Reports');
+
+type Format = 'json' | 'pdf' | 'xml';
+type PeriodQuery = { year: number; month?: number; quarter?: number; format?: Format };
+
+/** ?format wins; otherwise the Accept header (application/pdf, application/xml, text/xml); default json. */
+function formatOf(ctx: AppContext, allowed: Format[]): Format {
+  const q = (ctx.input.query as { format?: Format }).format;
+  if (q) return q;
+  const accept = ctx.get('Accept').toLowerCase();
+  if (allowed.includes('pdf') && accept.includes('application/pdf')) return 'pdf';
+  if (allowed.includes('xml') && /(application|text)\/xml/.test(accept)) return 'xml';
+  return allowed[0];
+}
+
+const periodOf = (q: PeriodQuery): TaxPeriod => parseTaxPeriod({ year: q.year, month: q.month, quarter: q.quarter });
+const errors = {
+  400: { description: 'Invalid period or format; tax number missing; report not available for the tenant country (INVALID_INPUT)' },
+  403: { description: 'Role too low' },
+  422: { description: 'The books cannot be expressed in this report (e.g. unsupported tax rate, negative Kennzahl in the XML)' },
+};
+
+add({
+  method: 'get',
+  path: '/ust',
+  auth: 'viewer',
+  summary: 'VAT return (Austrian U30) for a month or quarter: json, pdf (form) or xml (FinanzOnline upload file)',
+  description:
+    'Sales = finalized rechnung minus gutschrift by issueDate; input tax from incoming invoices (not entwurf/storniert) by invoiceDate. ' +
+    'German tenants get their UStVA Kennzahlen as json; the xml for them is /api/reports/elster.',
+  query: periodQuery(['json', 'pdf', 'xml']),
+  responses: {
+    200: { description: 'JSON report; application/pdf; or application/xml (ISO-8859-1, bases only, XSD per period)', schema: vatReturnView },
+    ...errors,
+    503: { description: 'The PDF takes longer than RENDER_WAIT_MS; retry after Retry-After seconds' },
+  },
+  handler: async (ctx) => {
+    const q = ctx.input.query as PeriodQuery;
+    const period = periodOf(q);
+    const format = formatOf(ctx, ['json', 'pdf', 'xml']);
+    const tenant = await loadReportTenant(db(), ctx.state.actor.tenantId);
+    if (format === 'json') {
+      ctx.body = await vatReturnReport(db(), tenant, period);
+      return;
+    }
+    assertU30Tenant(tenant);
+    if (format === 'xml') requireTaxNumber(tenant, 'The U30 XML');
+    const report = await u30Report(db(), tenant, period);
+    if (format === 'xml') {
+      ctx.set('Content-Type', 'application/xml; charset=ISO-8859-1');
+      ctx.set('Content-Disposition', `attachment; filename="U30_${period.label}.xml"`);
+      ctx.body = u30XmlFor(tenant, report);
+      return;
+    }
+    const pdf = await obtainReportPdf(
+      { tenantId: tenant.id, report: 'u30', year: period.year, ...(period.kind === 'month' ? { month: period.month } : { quarter: period.quarter }), fingerprint: reportFingerprint(tenant, report) },
+      ctx.config.renderWaitMs,
+    );
+    ctx.set('Content-Type', 'application/pdf');
+    ctx.set('Content-Disposition', `inline; filename="U30_${period.label}.pdf"`);
+    ctx.body = pdf;
+  },
+});
+
+add({
+  method: 'post',
+  path: '/ust/submit',
+  auth: 'admin',
+  summary: 'Submit the U30 of a month or quarter to FinanzOnline (test or live); runs as a background job',
+  description:
+    'Needs tax portal credentials in the settings (400 otherwise). A period is filed live once; again only with resubmission: true (409 DUPLICATE otherwise). ' +
+    'Follow the submission with GET /api/reports/ust/submissions/{id}.',
+  body: submitBody,
+  responses: {
+    202: { description: 'Queued', schema: submissionAccepted },
+    ...errors,
+    409: { description: 'The period was already submitted live (DUPLICATE); send resubmission: true' },
+  },
+  handler: async (ctx) => {
+    const body = ctx.input.body as { year: number; month?: number; quarter?: number; mode: 'test' | 'live'; resubmission?: boolean };
+    const actor = ctx.state.actor;
+    const result = await runInTransaction((trx) => submitVatReturn({ trx, actor }, body));
+    ctx.status = 202;
+    ctx.set('Location', `/api/reports/ust/submissions/${result.submissionId}`);
+    ctx.body = { submissionId: result.submissionId, status: result.status };
+  },
+});
+
+add({
+  method: 'get',
+  path: '/ust/submissions/:id',
+  auth: 'viewer',
+  summary: 'State of a U30 submission: queued | submitted | accepted | rejected, with the portal answer',
+  responses: { 200: { description: 'Submission', schema: submissionView }, 404: { description: 'No such submission for this tenant' } },
+  handler: async (ctx) => {
+    ctx.body = await loadSubmission(db(), ctx.state.actor.tenantId, (ctx.input.params as { id: string }).id);
+  },
+});
+
+add({
+  method: 'get',
+  path: '/datev',
+  auth: 'viewer',
+  summary: 'DATEV EXTF Buchungsstapel (CSV, Windows-1252) for a month or quarter, streamed',
+  description:
+    'One booking per invoice and tax rate (sales by issueDate, incoming by invoiceDate) and one per payment (by date). ' +
+    'Chart from settings.datev.chart (default SKR03 for DE, EKR for AT); Berater-/Mandantennummer from settings.datev (defaults 1001 / 1).',
+  query: periodQuery(['csv']),
+  responses: { 200: { description: 'EXTF_Buchungsstapel_<yyyy-mm>.csv', contentType: 'text/csv' }, ...errors },
+  handler: async (ctx) => {
+    const period = periodOf(ctx.input.query as PeriodQuery);
+    const tenant = await loadReportTenant(db(), ctx.state.actor.tenantId);
+    await assertDatevRatesMapped(db(), tenant, period);
+    const stream = datevCsvStream(datevMeta(tenant, period), datevBookings(tenant, period));
+    ctx.set('Content-Type', 'text/csv; charset=windows-1252');
+    ctx.set('Content-Disposition', `attachment; filename="${datevFileName(period)}"`);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = stream;
+  },
+});
+
+add({
+  method: 'get',
+  path: '/elster',
+  auth: 'viewer',
+  summary: 'ELSTER UStVA XML (Anmeldungssteuern, ISO-8859-15) for a month or quarter; German tenants',
+  query: periodQuery(['xml']),
+  responses: { 200: { description: 'UStVA XML for "XML-Daten hochladen" in Mein ELSTER', contentType: 'application/xml' }, ...errors },
+  handler: async (ctx) => {
+    const period = periodOf(ctx.input.query as PeriodQuery);
+    const tenant = await loadReportTenant(db(), ctx.state.actor.tenantId);
+    const xml = await elsterXml(db(), tenant, period);
+    ctx.set('Content-Type', 'application/xml; charset=ISO-8859-15');
+    ctx.set('Content-Disposition', `attachment; filename="UStVA_${period.label}.xml"`);
+    ctx.body = xml;
+  },
+});
+
+add({
+  method: 'get',
+  path: '/bwa',
+  auth: 'viewer',
+  summary: 'Management report (BWA) by month and cumulated, with the prior year and the change in percent; json or pdf',
+  query: bwaQuery,
+  responses: {
+    200: { description: 'JSON report or application/pdf (table and bar chart per month)', schema: bwaView },
+    ...errors,
+    503: { description: 'The PDF takes longer than RENDER_WAIT_MS; retry after Retry-After seconds' },
+  },
+  handler: async (ctx) => {
+    const { year } = ctx.input.query as { year: number };
+    if (!Number.isInteger(year)) throw invalidInput('year is required', [{ field: 'year', message: 'is required' }]);
+    const tenant = await loadReportTenant(db(), ctx.state.actor.tenantId);
+    const report = await bwaReport(db(), tenant, year);
+    if (formatOf(ctx, ['json', 'pdf']) === 'json') {
+      ctx.body = report;
+      return;
+    }
+    const pdf = await obtainReportPdf({ tenantId: tenant.id, report: 'bwa', year, fingerprint: reportFingerprint(tenant, report) }, ctx.config.renderWaitMs);
+    ctx.set('Content-Type', 'application/pdf');
+    ctx.set('Content-Disposition', `inline; filename="BWA_${year}.pdf"`);
+    ctx.body = pdf;
+  },
+});

@@ -1,0 +1,68 @@
+import { createHash } from 'node:crypto';
+import type { Knex } from 'knex';
+import { JobWaitTimeout, QUEUES, runAndWait } from '../../queues';
+import { AppError, serviceUnavailable } from '../../errors';
+import { logger } from '../../logger';
+import { monthPeriod, quarterPeriod, type TaxPeriod } from '../../domain/tax/period';
+import { loadReportTenant, u30Report, type ReportTenant } from '../../queries/reports/vatReturn';
+import { bwaReport } from '../../queries/reports/bwa';
+import { renderU30Pdf } from '../../formats/reportPdf/u30Pdf';
+import { renderBwaPdf } from '../../formats/reportPdf/bwaPdf';
+
+/**
+ * Report PDFs are rendered by the `reports` worker (CPU work stays out of the API process); the
+ * API queues the job and waits a bounded time (RENDER_WAIT_MS), like invoice documents.
+ * The job id is the business key plus a fingerprint of the figures, so identical concurrent
+ * requests share one job and a changed book renders anew. The PDF travels back as the job's
+ * return value (kept by BullMQ for removeOnComplete's 24 h, which doubles as the cache).
+ * Job data carries ids and the period only; the worker reads the figures itself.
+ */
+export type ReportPdfJobData =
+  | { tenantId: string; report: 'u30'; year: number; month?: number; quarter?: number; fingerprint: string }
+  | { tenantId: string; report: 'bwa'; year: number; fingerprint: string };
+
+export const RENDER_REPORT_PDF_JOB = 'render-report-pdf';
+
+export const periodOfJob = (d: { year: number; month?: number; quarter?: number }): TaxPeriod =>
+  d.month ? monthPeriod(d.year, d.month) : quarterPeriod(d.year, d.quarter!);
+
+export function reportFingerprint(tenant: ReportTenant, figures: unknown): string {
+  return createHash('sha256')
+    .update(JSON.stringify({ name: tenant.name, taxNumber: tenant.taxNumber, vatId: tenant.vatId, address: tenant.address, figures }))
+    .digest('hex')
+    .slice(0, 24);
+}
+
+/** What the worker does: read the figures, render the PDF. */
+export async function renderReportPdf(db: Knex, data: ReportPdfJobData): Promise<Buffer> {
+  const tenant = await loadReportTenant(db, data.tenantId);
+  const createdAt = new Date();
+  if (data.report === 'u30') {
+    const r = await u30Report(db, tenant, periodOfJob(data));
+    return renderU30Pdf({
+      ...r,
+      company: { name: tenant.name, taxNumber: tenant.taxNumber, vatId: tenant.vatId, address: tenant.address },
+      createdAt,
+    });
+  }
+  return renderBwaPdf({ companyName: tenant.name, report: await bwaReport(db, tenant, data.year), createdAt });
+}
+
+/** What the API does: queue (or join) the render job and wait for it, bounded. */
+export async function obtainReportPdf(data: ReportPdfJobData, waitMs: number): Promise<Buffer> {
+  const period = data.report === 'u30' ? periodOfJob(data).label : String(data.year);
+  const jobId = `report-${data.report}-${data.tenantId}-${period}-${data.fingerprint}`;
+  let result: { pdf?: string } | undefined;
+  try {
+    ({ result } = await runAndWait<{ pdf?: string }>(QUEUES.reports, RENDER_REPORT_PDF_JOB, data, { jobId }, waitMs));
+  } catch (err) {
+    if (err instanceof JobWaitTimeout) throw serviceUnavailable('The report is still being rendered; retry shortly', 2);
+    if (err instanceof AppError) throw err;
+    // A failed render is our bug: drop the failed job so the next request tries again.
+    logger.error({ jobId, err: (err as Error).message }, 'report rendering failed');
+    await (err as { job?: { remove: () => Promise<void> } }).job?.remove().catch(() => undefined);
+    throw new AppError('INTERNAL_ERROR', 500, 'The report could not be rendered');
+  }
+  if (!result?.pdf) throw new AppError('INTERNAL_ERROR', 500, 'The report could not be rendered');
+  return Buffer.from(result.pdf, 'base64');
+}

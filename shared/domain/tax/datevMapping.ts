@@ -1,0 +1,215 @@
+import { D, dec, normalizeRate } from './amounts';
+import { taxReportError } from './errors';
+
+/**
+ * Which accounts and BU-Schlüssel (tax key) a DATEV booking row gets. Pure table lookups; the
+ * choices and their sources are in docs/tax-reports.md ("DATEV account mapping").
+ *
+ * Conventions (DATEV Buchungsstapel):
+ * - "Konto" carries the personal or collective account (Debitor, Kreditor) for invoices and the
+ *   bank account for payments; "Gegenkonto" carries the revenue / expense / personal account.
+ *   The Soll/Haben-Kennzeichen refers to "Konto". The BU-Schlüssel applies to the Gegenkonto.
+ * - Amounts are gross and positive; a negative source (credit note, refund) flips S/H.
+ * - Without a personal account number the collective accounts "ohne Kontokorrent" are used
+ *   (SKR03 1410/1610, SKR04 1210/3310), because the plain collective accounts (1400/1600,
+ *   1200/3300) are Sammelkonten DATEV fills from personal accounts and should not be booked
+ *   directly. For EKR (Austria) 2000/3300 are used.
+ * - Revenue: SKR03/SKR04 use DATEV's automatic revenue accounts (AM: 8400/4400 19 %, 8300/4300
+ *   7 %, 8336/4336 reverse charge EU, 8125/4125 intra-Community supply, 8120/4120 export,
+ *   8338/4338 third-country services), so no BU-Schlüssel is written (a key on an AM account makes
+ *   DATEV complain or double-count). EKR has no automatic accounts in our setup: the revenue rows
+ *   carry the DATEV-Austria (SKR07) keys 3 (20 %), 2 (10 %), 4 (13 %).
+ * - Expenses: a non-automatic expense account with the input-tax key: SKR03/04 9 (19 %), 8 (7 %);
+ *   EKR 9 (20 %), 8 (10 %), 6 (13 %).
+ */
+export type DatevChart = 'SKR03' | 'SKR04' | 'EKR';
+
+/** What a 0 % sales row is; decides the revenue account (and its UStVA / U30 line). */
+export type ZeroRateKind = 'reverseChargeEu' | 'intraCommunitySupply' | 'export' | 'thirdCountryService' | 'taxFree';
+
+export type DatevBookingSource =
+  | {
+      kind: 'salesInvoice';
+      /** One row per invoice and tax rate. */
+      taxRate: string;
+      /** Gross of that rate; negative for a credit note. */
+      gross: string;
+      /** Required for taxRate 0: which kind of 0 % turnover; defaults to 'taxFree'. */
+      zeroRateKind?: ZeroRateKind;
+      /** Personal debtor account (e.g. 10000); default: receivables without Kontokorrent. */
+      debtorAccount?: string;
+      revenueAccount?: string;
+    }
+  | {
+      kind: 'incomingInvoice';
+      taxRate: string;
+      /** Gross of that rate; negative for a refund / credit. */
+      gross: string;
+      /** Personal creditor account (e.g. 70000); default: payables without Kontokorrent. */
+      creditorAccount?: string;
+      /** Expense account from the connector settings; default: the chart's "other expenses". */
+      expenseAccount?: string;
+    }
+  | {
+      kind: 'payment';
+      /** A payment received on a sales invoice, or paid on an incoming invoice. */
+      of: 'salesInvoice' | 'incomingInvoice';
+      /** Positive amount; negative for a reversal. */
+      amount: string;
+      /** Debtor / creditor account the invoice was booked on; default as for invoices. */
+      personalAccount?: string;
+      bankAccount?: string;
+    };
+
+export interface DatevPosting {
+  /** Positive, two places ("119.00"). */
+  amount: string;
+  debitCredit: 'S' | 'H';
+  account: string;
+  contraAccount: string;
+  buKey?: string;
+}
+
+interface ChartTable {
+  rates: string[];
+  receivables: string;
+  payables: string;
+  bank: string;
+  revenue: Record<string, string>;
+  revenueKey: Record<string, string | undefined>;
+  zeroRevenue: Record<ZeroRateKind, string>;
+  expense: string;
+  inputTaxKey: Record<string, string | undefined>;
+}
+
+export const DATEV_CHARTS: Record<DatevChart, ChartTable> = {
+  SKR03: {
+    rates: ['19', '7', '0'],
+    receivables: '1410',
+    payables: '1610',
+    bank: '1200',
+    revenue: { '19': '8400', '7': '8300' },
+    revenueKey: {},
+    zeroRevenue: { reverseChargeEu: '8336', intraCommunitySupply: '8125', export: '8120', thirdCountryService: '8338', taxFree: '8100' },
+    expense: '4900',
+    inputTaxKey: { '19': '9', '7': '8' },
+  },
+  SKR04: {
+    rates: ['19', '7', '0'],
+    receivables: '1210',
+    payables: '3310',
+    bank: '1800',
+    revenue: { '19': '4400', '7': '4300' },
+    revenueKey: {},
+    zeroRevenue: { reverseChargeEu: '4336', intraCommunitySupply: '4125', export: '4120', thirdCountryService: '4338', taxFree: '4100' },
+    expense: '6300',
+    inputTaxKey: { '19': '9', '7': '8' },
+  },
+  EKR: {
+    rates: ['20', '13', '10', '0'],
+    receivables: '2000',
+    payables: '3300',
+    bank: '2800',
+    revenue: { '20': '4000', '13': '4013', '10': '4010' },
+    revenueKey: { '20': '3', '13': '4', '10': '2' },
+    zeroRevenue: { reverseChargeEu: '4120', intraCommunitySupply: '4100', export: '4110', thirdCountryService: '4130', taxFree: '4190' },
+    expense: '7800',
+    inputTaxKey: { '20': '9', '13': '6', '10': '8' },
+  },
+};
+
+const ACCOUNT_RE = /^[1-9]\d{0,8}$/;
+
+function account(value: string | undefined, fallback: string, field: string): string {
+  const v = value ?? fallback;
+  if (!ACCOUNT_RE.test(v)) {
+    throw taxReportError('INVALID_BOOKING', `${field} must be a DATEV account number (digits, no leading zero)`, [
+      { field, message: `invalid account ${JSON.stringify(v)}` },
+    ]);
+  }
+  return v;
+}
+
+function rateOf(table: ChartTable, chart: DatevChart, rate: string): string {
+  const r = normalizeRate(rate);
+  if (!table.rates.includes(r)) {
+    throw taxReportError('UNSUPPORTED_TAX_RATE', `Tax rate ${r} % is not mapped for ${chart} (rates: ${table.rates.join(', ')})`, [
+      { field: 'taxRate', message: `unsupported rate ${r}` },
+    ]);
+  }
+  return r;
+}
+
+/**
+ * The posting for one source row, or null when the amount is zero (DATEV refuses 0,00 rows, and
+ * there is nothing to book).
+ */
+export function datevPosting(chart: DatevChart, source: DatevBookingSource): DatevPosting | null {
+  const table = DATEV_CHARTS[chart];
+  if (!table) throw taxReportError('INVALID_BOOKING', `Unknown chart of accounts ${String(chart)}`);
+
+  const signed = (value: string, field: string) => {
+    const d = dec(value, field).toDecimalPlaces(2, D.ROUND_HALF_UP);
+    return { zero: d.isZero(), negative: d.isNegative(), amount: d.abs().toFixed(2) };
+  };
+  // S on "Konto" for the normal direction, H for the reversal.
+  const side = (normal: 'S' | 'H', negative: boolean): 'S' | 'H' => (negative ? (normal === 'S' ? 'H' : 'S') : normal);
+
+  switch (source.kind) {
+    case 'salesInvoice': {
+      const rate = rateOf(table, chart, source.taxRate);
+      const a = signed(source.gross, 'gross');
+      if (a.zero) return null;
+      const fallback = rate === '0' ? table.zeroRevenue[source.zeroRateKind ?? 'taxFree'] : table.revenue[rate];
+      const revenue = account(source.revenueAccount, fallback, 'revenueAccount');
+      // A caller-chosen revenue account is assumed not to be automatic, so it gets the key too.
+      const buKey = rate === '0' ? undefined : table.revenueKey[rate] ?? (source.revenueAccount ? salesKeyFor(chart, rate) : undefined);
+      return {
+        amount: a.amount,
+        debitCredit: side('S', a.negative),
+        account: account(source.debtorAccount, table.receivables, 'debtorAccount'),
+        contraAccount: revenue,
+        ...(buKey ? { buKey } : {}),
+      };
+    }
+    case 'incomingInvoice': {
+      const rate = rateOf(table, chart, source.taxRate);
+      const a = signed(source.gross, 'gross');
+      if (a.zero) return null;
+      const buKey = table.inputTaxKey[rate];
+      return {
+        amount: a.amount,
+        debitCredit: side('H', a.negative),
+        account: account(source.creditorAccount, table.payables, 'creditorAccount'),
+        contraAccount: account(source.expenseAccount, table.expense, 'expenseAccount'),
+        ...(buKey ? { buKey } : {}),
+      };
+    }
+    case 'payment': {
+      const a = signed(source.amount, 'amount');
+      if (a.zero) return null;
+      const personal =
+        source.of === 'salesInvoice'
+          ? account(source.personalAccount, table.receivables, 'personalAccount')
+          : account(source.personalAccount, table.payables, 'personalAccount');
+      return {
+        amount: a.amount,
+        // Money in: bank in Soll; money out: bank in Haben.
+        debitCredit: side(source.of === 'salesInvoice' ? 'S' : 'H', a.negative),
+        account: account(source.bankAccount, table.bank, 'bankAccount'),
+        contraAccount: personal,
+      };
+    }
+  }
+}
+
+/** Output-tax key for a non-automatic revenue account: DE 3 (19 %) / 2 (7 %); AT as EKR table. */
+function salesKeyFor(chart: DatevChart, rate: string): string | undefined {
+  if (chart === 'EKR') return DATEV_CHARTS.EKR.revenueKey[rate];
+  return rate === '19' ? '3' : rate === '7' ? '2' : undefined;
+}
+
+/** DATEV "Sachkontenrahmen" header field: "03" / "04"; empty for EKR (not a DATEV SKR). */
+export function datevSkrCode(chart: DatevChart): string {
+  return chart === 'SKR03' ? '03' : chart === 'SKR04' ? '04' : '';
+}

@@ -1,0 +1,278 @@
+import { Readable } from 'node:stream';
+import Decimal from 'decimal.js';
+import iconv from 'iconv-lite';
+import { taxReportError } from '../../domain/tax/errors';
+
+/**
+ * DATEV-Format "Buchungsstapel" (EXTF, header version 700, format category 21, format version 13)
+ * as described on developer.datev.de (DATEV-Format, Formatbeschreibung Buchungsstapel).
+ * File rules: Windows-1252 (DATEV's default; no BOM), ";" between fields, CRLF after every line,
+ * text fields in double quotes with inner quotes doubled, amounts with decimal comma and no
+ * thousands separator, always positive with the side in "Soll/Haben-Kennzeichen".
+ * Line 1 is the 31-field header, line 2 the 125 column headings, then one line per booking with
+ * all 125 fields (unused ones empty).
+ */
+
+/** Column headings of Formatversion 13, in the official order (125 columns). */
+export const DATEV_COLUMNS = [
+  'Umsatz (ohne Soll/Haben-Kz)', 'Soll/Haben-Kennzeichen', 'WKZ Umsatz', 'Kurs', 'Basis-Umsatz', 'WKZ Basis-Umsatz',
+  'Konto', 'Gegenkonto (ohne BU-Schlüssel)', 'BU-Schlüssel', 'Belegdatum', 'Belegfeld 1', 'Belegfeld 2', 'Skonto',
+  'Buchungstext', 'Postensperre', 'Diverse Adressnummer', 'Geschäftspartnerbank', 'Sachverhalt', 'Zinssperre', 'Beleglink',
+  ...Array.from({ length: 8 }, (_, i) => [`Beleginfo - Art ${i + 1}`, `Beleginfo - Inhalt ${i + 1}`]).flat(),
+  'KOST1 - Kostenstelle', 'KOST2 - Kostenstelle', 'Kost-Menge', 'EU-Land u. UStID (Bestimmung)', 'EU-Steuersatz (Bestimmung)',
+  'Abw. Versteuerungsart', 'Sachverhalt L+L', 'Funktionsergänzung L+L', 'BU 49 Hauptfunktionstyp', 'BU 49 Hauptfunktionsnummer',
+  'BU 49 Funktionsergänzung',
+  ...Array.from({ length: 20 }, (_, i) => [`Zusatzinformation - Art ${i + 1}`, `Zusatzinformation- Inhalt ${i + 1}`]).flat(),
+  'Stück', 'Gewicht', 'Zahlweise', 'Forderungsart', 'Veranlagungsjahr', 'Zugeordnete Fälligkeit', 'Skontotyp', 'Auftragsnummer',
+  'Buchungstyp', 'USt-Schlüssel (Anzahlungen)', 'EU-Land (Anzahlungen)', 'Sachverhalt L+L (Anzahlungen)',
+  'EU-Steuersatz (Anzahlungen)', 'Erlöskonto (Anzahlungen)', 'Herkunft-Kz', 'Buchungs GUID', 'KOST-Datum',
+  'SEPA-Mandatsreferenz', 'Skontosperre', 'Gesellschaftername', 'Beteiligtennummer', 'Identifikationsnummer', 'Zeichnernummer',
+  'Postensperre bis', 'Bezeichnung SoBil-Sachverhalt', 'Kennzeichen SoBil-Buchung', 'Festschreibung', 'Leistungsdatum',
+  'Datum Zuord. Steuerperiode', 'Fälligkeit', 'Generalumkehr (GU)', 'Steuersatz', 'Land', 'Abrechnungsreferenz',
+  'BVV-Position', 'EU-Land u. UStID (Ursprung)', 'EU-Steuersatz (Ursprung)', 'Abw. Skontokonto',
+] as const;
+
+export const DATEV_HEADER_FIELD_COUNT = 31;
+
+export interface DatevHeaderMeta {
+  /** Beraternummer, 1001..9999999. */
+  consultantNumber: number;
+  /** Mandantennummer, 1..99999. */
+  clientNumber: number;
+  /** Wirtschaftsjahresbeginn, "YYYY-MM-DD". */
+  fiscalYearStart: string;
+  /** Sachkontenlänge, 4..8 (usually 4). */
+  accountLength: number;
+  /** Datum vom / bis of the batch, "YYYY-MM-DD", within one fiscal year. */
+  periodFrom: string;
+  periodTo: string;
+  /** Bezeichnung of the batch, at most 30 characters. */
+  label: string;
+  /** Erzeugt am; written as local time in timeZone (default Europe/Berlin). */
+  createdAt: Date;
+  /** WKZ, ISO 4217; default EUR. */
+  currency?: string;
+  /** Sachkontenrahmen "03" / "04" (or empty). */
+  skr?: string;
+  /** Diktatkürzel, two letters. */
+  initials?: string;
+  /** Exportiert von (user name), at most 25 characters. */
+  exportedBy?: string;
+  /** Festschreibung: true locks the batch on import; default false so the advisor can review. */
+  lock?: boolean;
+  timeZone?: string;
+}
+
+export interface DatevBooking {
+  /** Positive decimal string, at most 10 digits before the point ("1190.00"). */
+  amount: string;
+  debitCredit: 'S' | 'H';
+  currency?: string;
+  account: string;
+  contraAccount: string;
+  buKey?: string;
+  /** "YYYY-MM-DD"; written as DDMM (the year comes from the header). */
+  documentDate: string;
+  /** Belegfeld 1 (invoice number), at most 36 of A-Z a-z 0-9 $ & % * + - / (others are removed). */
+  documentField1?: string;
+  /** Buchungstext, at most 60 characters. */
+  text?: string;
+  /** Leistungsdatum "YYYY-MM-DD" (optional). */
+  serviceDate?: string;
+}
+
+/** Alias used by callers that stream rows: one DATEV booking line. */
+export type Booking = DatevBooking;
+
+const quote = (text: string) => `"${text.replace(/"/g, '""')}"`;
+
+/** Text for a quoted field: no line breaks, tabs or other controls, at most `max` characters. */
+const cleanText = (text: string, max: number) => text.replace(/[\u0000-\u001F\u007F]+/g, ' ').trim().slice(0, max);
+
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+function parseIsoDate(value: string, field: string): { y: string; m: string; d: string } {
+  const m = ISO_DATE.exec(value ?? '');
+  const ok = m && (() => {
+    const dt = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+    return dt.getUTCFullYear() === Number(m[1]) && dt.getUTCMonth() === Number(m[2]) - 1 && dt.getUTCDate() === Number(m[3]);
+  })();
+  if (!m || !ok) throw taxReportError('INVALID_BOOKING', `${field} must be a date YYYY-MM-DD`, [{ field, message: `invalid date ${JSON.stringify(value)}` }]);
+  return { y: m[1], m: m[2], d: m[3] };
+}
+
+const ymd = (value: string, field: string) => {
+  const p = parseIsoDate(value, field);
+  return `${p.y}${p.m}${p.d}`;
+};
+
+function intIn(value: number, min: number, max: number, field: string): string {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw taxReportError('INVALID_BOOKING', `${field} must be an integer from ${min} to ${max}`, [{ field, message: 'out of range' }]);
+  }
+  return String(value);
+}
+
+function createdStamp(at: Date, timeZone: string): string {
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en-CA', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      hourCycle: 'h23',
+    })
+      .formatToParts(at)
+      .map((p) => [p.type, p.value]),
+  );
+  const ms = String(at.getUTCMilliseconds()).padStart(3, '0');
+  return `${parts.year}${parts.month}${parts.day}${parts.hour}${parts.minute}${parts.second}${ms}`;
+}
+
+/** Line 1: the 31-field EXTF header (without line end). */
+export function datevHeaderLine(meta: DatevHeaderMeta): string {
+  const currency = meta.currency ?? 'EUR';
+  if (!/^[A-Z]{3}$/.test(currency)) throw taxReportError('INVALID_BOOKING', 'currency must be an ISO 4217 code', [{ field: 'currency', message: 'invalid' }]);
+  const wj = ymd(meta.fiscalYearStart, 'fiscalYearStart');
+  const from = ymd(meta.periodFrom, 'periodFrom');
+  const to = ymd(meta.periodTo, 'periodTo');
+  // DATEV imports one batch into one fiscal year: from <= to, both inside [WJ-Beginn, +1 year).
+  const wjStart = parseIsoDate(meta.fiscalYearStart, 'fiscalYearStart');
+  const wjEnd = new Date(Date.UTC(Number(wjStart.y) + 1, Number(wjStart.m) - 1, Number(wjStart.d) - 1)).toISOString().slice(0, 10).replace(/-/g, '');
+  if (from > to || from < wj || to > wjEnd) {
+    throw taxReportError('INVALID_BOOKING', 'periodFrom..periodTo must lie inside one fiscal year starting at fiscalYearStart', [
+      { field: 'periodFrom', message: `${from}..${to} outside ${wj}..${wjEnd}` },
+    ]);
+  }
+  if (meta.initials !== undefined && !/^[A-Za-z]{0,2}$/.test(meta.initials)) {
+    throw taxReportError('INVALID_BOOKING', 'initials (Diktatkürzel) must be up to two letters', [{ field: 'initials', message: 'invalid' }]);
+  }
+  if (meta.skr !== undefined && !/^(\d{2})?$/.test(meta.skr)) {
+    throw taxReportError('INVALID_BOOKING', 'skr must be two digits such as "03"', [{ field: 'skr', message: 'invalid' }]);
+  }
+  const fields = [
+    quote('EXTF'), // 1 Kennzeichen
+    '700', // 2 Versionsnummer
+    '21', // 3 Formatkategorie
+    quote('Buchungsstapel'), // 4 Formatname
+    '13', // 5 Formatversion
+    createdStamp(meta.createdAt, meta.timeZone ?? 'Europe/Berlin'), // 6 Erzeugt am YYYYMMDDHHMMSSFFF
+    '', // 7 Importiert (set by DATEV)
+    quote('RE'), // 8 Herkunft
+    quote(cleanText(meta.exportedBy ?? '', 25)), // 9 Exportiert von
+    quote(''), // 10 Importiert von (set by DATEV)
+    intIn(meta.consultantNumber, 1001, 9_999_999, 'consultantNumber'), // 11 Beraternummer
+    intIn(meta.clientNumber, 1, 99_999, 'clientNumber'), // 12 Mandantennummer
+    wj, // 13 WJ-Beginn
+    intIn(meta.accountLength, 4, 8, 'accountLength'), // 14 Sachkontenlänge
+    from, // 15 Datum vom
+    to, // 16 Datum bis
+    quote(cleanText(meta.label, 30)), // 17 Bezeichnung
+    quote(meta.initials ?? ''), // 18 Diktatkürzel
+    '1', // 19 Buchungstyp: 1 = Finanzbuchführung
+    '0', // 20 Rechnungslegungszweck: 0 = unabhängig
+    meta.lock ? '1' : '0', // 21 Festschreibung
+    quote(currency), // 22 WKZ
+    '', // 23 reserviert
+    quote(''), // 24 Derivatskennzeichen
+    '', // 25 reserviert
+    '', // 26 reserviert
+    quote(meta.skr ?? ''), // 27 Sachkontenrahmen
+    '', // 28 ID der Branchenlösung
+    '', // 29 reserviert
+    quote(''), // 30 reserviert
+    quote(''), // 31 Anwendungsinformation
+  ];
+  return fields.join(';');
+}
+
+/** Line 2: the 125 column headings (without line end). */
+export function datevColumnHeaderLine(): string {
+  return DATEV_COLUMNS.join(';');
+}
+
+const ACCOUNT_RE = /^[1-9]\d{0,8}$/;
+const BELEG1_DISALLOWED = /[^A-Za-z0-9$&%*+\-/]/g;
+const COL = (name: (typeof DATEV_COLUMNS)[number]) => DATEV_COLUMNS.indexOf(name);
+const I = {
+  amount: COL('Umsatz (ohne Soll/Haben-Kz)'),
+  side: COL('Soll/Haben-Kennzeichen'),
+  currency: COL('WKZ Umsatz'),
+  account: COL('Konto'),
+  contra: COL('Gegenkonto (ohne BU-Schlüssel)'),
+  bu: COL('BU-Schlüssel'),
+  date: COL('Belegdatum'),
+  beleg1: COL('Belegfeld 1'),
+  text: COL('Buchungstext'),
+  serviceDate: COL('Leistungsdatum'),
+};
+
+/** One booking line with all 125 fields (without line end). */
+export function datevBookingLine(b: DatevBooking): string {
+  const amount = /^\d{1,10}(\.\d{1,2})?$/.test(b.amount ?? '') ? new Decimal(b.amount) : null;
+  if (!amount || amount.isZero()) {
+    throw taxReportError('INVALID_BOOKING', `amount must be a positive decimal with at most 10 integer digits, got ${JSON.stringify(b.amount)}`, [
+      { field: 'amount', message: 'positive, non-zero, at most 2 decimals' },
+    ]);
+  }
+  if (b.debitCredit !== 'S' && b.debitCredit !== 'H') throw taxReportError('INVALID_BOOKING', 'debitCredit must be S or H', [{ field: 'debitCredit', message: 'S or H' }]);
+  for (const [field, value] of [['account', b.account], ['contraAccount', b.contraAccount]] as const) {
+    if (!ACCOUNT_RE.test(value ?? '')) throw taxReportError('INVALID_BOOKING', `${field} must be a DATEV account number`, [{ field, message: `invalid ${JSON.stringify(value)}` }]);
+  }
+  if (b.buKey !== undefined && b.buKey !== '' && !/^\d{1,4}$/.test(b.buKey)) {
+    throw taxReportError('INVALID_BOOKING', 'buKey must be 1-4 digits', [{ field: 'buKey', message: 'invalid' }]);
+  }
+  const currency = b.currency ?? 'EUR';
+  if (!/^[A-Z]{3}$/.test(currency)) throw taxReportError('INVALID_BOOKING', 'currency must be an ISO 4217 code', [{ field: 'currency', message: 'invalid' }]);
+  const date = parseIsoDate(b.documentDate, 'documentDate');
+
+  const f: string[] = new Array(DATEV_COLUMNS.length).fill('');
+  f[I.amount] = amount.toFixed(2).replace('.', ',');
+  f[I.side] = quote(b.debitCredit);
+  f[I.currency] = quote(currency);
+  f[I.account] = b.account;
+  f[I.contra] = b.contraAccount;
+  f[I.bu] = b.buKey ? quote(b.buKey) : '';
+  f[I.date] = `${date.d}${date.m}`;
+  f[I.beleg1] = quote((b.documentField1 ?? '').replace(BELEG1_DISALLOWED, '').slice(-36));
+  f[I.text] = quote(cleanText(b.text ?? '', 60));
+  if (b.serviceDate) {
+    const s = parseIsoDate(b.serviceDate, 'serviceDate');
+    f[I.serviceDate] = `${s.d}${s.m}${s.y}`;
+  }
+  return f.join(';');
+}
+
+const CRLF = '\r\n';
+/** Lines per chunk: big enough to amortise encoding, small enough to keep memory flat. */
+const LINES_PER_CHUNK = 256;
+
+const encode = (text: string) => iconv.encode(text, 'windows-1252');
+
+/**
+ * The whole file as a byte stream. Bookings are pulled from the iterable only as fast as the
+ * consumer reads (Readable.from respects backpressure), so memory stays bounded whatever the
+ * number of rows. Characters Windows-1252 cannot hold become "?" (iconv-lite's replacement).
+ */
+export function datevCsvStream(meta: DatevHeaderMeta, bookings: AsyncIterable<DatevBooking> | Iterable<DatevBooking>): Readable {
+  // Validate the header before the stream exists, so a bad request fails fast, not mid-download.
+  const header = datevHeaderLine(meta) + CRLF + datevColumnHeaderLine() + CRLF;
+  async function* lines(): AsyncGenerator<Buffer> {
+    yield encode(header);
+    let batch = '';
+    let n = 0;
+    for await (const b of bookings) {
+      batch += datevBookingLine(b) + CRLF;
+      if (++n === LINES_PER_CHUNK) {
+        yield encode(batch);
+        batch = '';
+        n = 0;
+      }
+    }
+    if (batch) yield encode(batch);
+  }
+  return Readable.from(lines(), { objectMode: false, highWaterMark: 64 * 1024 });
+}

@@ -1,0 +1,145 @@
+import type { Knex } from 'knex';
+import { D, type Dec, money } from '../../domain/tax/amounts';
+import { FINALIZED_STATUSES, INPUT_TAX_EXCLUDED_STATUSES } from './vatAggregates';
+import { datevChartOf } from './datev';
+import type { ReportTenant } from './vatReturn';
+
+/**
+ * BWA (betriebswirtschaftliche Auswertung), a short management report per month and cumulated,
+ * with the prior year side by side. Net amounts (VAT is not revenue or expense):
+ * - revenue: net sales, the same selection as the VAT return (finalized rechnung − gutschrift by
+ *   issueDate);
+ * - expenses: incoming invoices (not entwurf/storniert) by invoiceDate, grouped by the supplier's
+ *   default expense account, or "Sonstiger Aufwand" when the supplier has none;
+ * - cost of goods: the expense groups whose account is a material / goods account of the tenant's
+ *   chart (SKR03 3000–3999, SKR04 and EKR 5000–5999); gross profit = revenue − cost of goods;
+ * - result = revenue − all expenses.
+ * Two GROUP BY queries over both years; nothing is loaded per invoice.
+ */
+export const OTHER_EXPENSES = 'Sonstiger Aufwand';
+
+export interface BwaLine {
+  current: string;
+  prior: string;
+  change: string;
+  /** (current − prior) / |prior| × 100, one decimal place; null when the prior value is 0. */
+  changePercent: string | null;
+}
+
+export interface BwaBlock {
+  revenue: BwaLine;
+  costOfGoods: BwaLine;
+  grossProfit: BwaLine;
+  expenses: Array<{ group: string; account: string | null } & BwaLine>;
+  totalExpenses: BwaLine;
+  result: BwaLine;
+}
+
+export interface BwaReport {
+  year: number;
+  priorYear: number;
+  currency: 'EUR';
+  chart: string;
+  months: Array<{ month: number } & BwaBlock & { cumulative: BwaBlock }>;
+  total: BwaBlock;
+}
+
+const COST_OF_GOODS: Record<string, [number, number]> = { SKR03: [3000, 3999], SKR04: [5000, 5999], EKR: [5000, 5999] };
+
+function line(current: Dec, prior: Dec): BwaLine {
+  const change = current.minus(prior);
+  return {
+    current: money(current),
+    prior: money(prior),
+    change: money(change),
+    changePercent: prior.isZero() ? null : normalizeZero(change.dividedBy(prior.abs()).times(100).toDecimalPlaces(1, D.ROUND_HALF_UP).toFixed(1)),
+  };
+}
+const normalizeZero = (s: string) => (s === '-0.0' ? '0.0' : s);
+
+interface Figures {
+  revenue: Dec;
+  expenses: Map<string, Dec>;
+}
+
+export async function bwaReport(db: Knex, tenant: ReportTenant, year: number): Promise<BwaReport> {
+  const priorYear = year - 1;
+  const from = `${priorYear}-01-01`;
+  const to = `${year}-12-31`;
+  const [sales, expenses] = await Promise.all([
+    db.raw(
+      `select extract(year from issue_date)::int as "y", extract(month from issue_date)::int as "m",
+              sum(case when type = 'gutschrift' then -total_net else total_net end)::text as "net"
+         from invoices
+        where tenant_id = ? and type in ('rechnung', 'gutschrift') and status = any(?::text[])
+          and deleted_at is null and issue_date between ? and ?
+        group by 1, 2`,
+      [tenant.id, [...FINALIZED_STATUSES], from, to],
+    ),
+    db.raw(
+      `select extract(year from i.invoice_date)::int as "y", extract(month from i.invoice_date)::int as "m",
+              nullif(btrim(s.default_expense_account), '') as "account",
+              sum(i.total_net)::text as "net"
+         from invoices i
+         left join suppliers s on s.id = i.supplier_id
+        where i.tenant_id = ? and i.type = 'eingangsrechnung' and i.status <> all(?::text[])
+          and i.deleted_at is null and i.invoice_date between ? and ?
+        group by 1, 2, 3`,
+      [tenant.id, [...INPUT_TAX_EXCLUDED_STATUSES], from, to],
+    ),
+  ]);
+
+  // figures[yearIndex 0 = current, 1 = prior][month 1..12]
+  const empty = (): Figures => ({ revenue: new D(0), expenses: new Map() });
+  const figures = [Array.from({ length: 13 }, empty), Array.from({ length: 13 }, empty)];
+  const groups = new Map<string, string | null>();
+  for (const r of sales.rows as Array<{ y: number; m: number; net: string }>) {
+    const f = figures[r.y === year ? 0 : 1][r.m];
+    f.revenue = f.revenue.plus(r.net);
+  }
+  for (const r of expenses.rows as Array<{ y: number; m: number; account: string | null; net: string }>) {
+    const group = r.account ?? OTHER_EXPENSES;
+    groups.set(group, r.account);
+    const f = figures[r.y === year ? 0 : 1][r.m];
+    f.expenses.set(group, (f.expenses.get(group) ?? new D(0)).plus(r.net));
+  }
+  const chart = datevChartOf(tenant);
+  const [lo, hi] = COST_OF_GOODS[chart] ?? COST_OF_GOODS.EKR;
+  const isCostOfGoods = (account: string | null) => account !== null && /^\d+$/.test(account) && Number(account.slice(0, 4)) >= lo && Number(account.slice(0, 4)) <= hi;
+  const order = [...groups.keys()].sort((a, b) => {
+    const an = groups.get(a) === null ? 1 : 0;
+    const bn = groups.get(b) === null ? 1 : 0;
+    return an - bn || a.localeCompare(b, 'de', { numeric: true });
+  });
+
+  const block = (cur: Figures, pri: Figures): BwaBlock => {
+    const zero = new D(0);
+    const exp = (f: Figures, g: string) => f.expenses.get(g) ?? zero;
+    const sum = (f: Figures, pick: (g: string) => boolean) => order.filter(pick).reduce((s, g) => s.plus(exp(f, g)), zero);
+    const cogs = (f: Figures) => sum(f, (g) => isCostOfGoods(groups.get(g) ?? null));
+    const total = (f: Figures) => sum(f, () => true);
+    return {
+      revenue: line(cur.revenue, pri.revenue),
+      costOfGoods: line(cogs(cur), cogs(pri)),
+      grossProfit: line(cur.revenue.minus(cogs(cur)), pri.revenue.minus(cogs(pri))),
+      expenses: order.map((g) => ({ group: g, account: groups.get(g) ?? null, ...line(exp(cur, g), exp(pri, g)) })),
+      totalExpenses: line(total(cur), total(pri)),
+      result: line(cur.revenue.minus(total(cur)), pri.revenue.minus(total(pri))),
+    };
+  };
+  const add = (a: Figures, b: Figures): Figures => {
+    const expenses = new Map(a.expenses);
+    for (const [g, v] of b.expenses) expenses.set(g, (expenses.get(g) ?? new D(0)).plus(v));
+    return { revenue: a.revenue.plus(b.revenue), expenses };
+  };
+
+  let cumCur = empty();
+  let cumPri = empty();
+  const months: BwaReport['months'] = [];
+  for (let m = 1; m <= 12; m++) {
+    cumCur = add(cumCur, figures[0][m]);
+    cumPri = add(cumPri, figures[1][m]);
+    months.push({ month: m, ...block(figures[0][m], figures[1][m]), cumulative: block(cumCur, cumPri) });
+  }
+  return { year, priorYear, currency: 'EUR', chart, months, total: block(cumCur, cumPri) };
+}

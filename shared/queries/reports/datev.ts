@@ -1,0 +1,184 @@
+import type { Knex } from 'knex';
+import { db as defaultDb } from '../../db';
+import { taxReportError } from '../../domain/tax/errors';
+import { normalizeRate } from '../../domain/tax/amounts';
+import type { TaxPeriod } from '../../domain/tax/period';
+import { DATEV_CHARTS, datevPosting, datevSkrCode, type DatevChart, type DatevBookingSource } from '../../domain/tax/datevMapping';
+import type { DatevBooking, DatevHeaderMeta } from '../../formats/datev/extfBuchungsstapel';
+import { EU_VAT_PREFIXES, FINALIZED_STATUSES, INPUT_TAX_EXCLUDED_STATUSES, REVERSE_CHARGE_SQL, vatPrefixOf } from './vatAggregates';
+import type { ReportTenant } from './vatReturn';
+
+/**
+ * DATEV Buchungsstapel rows for one tenant and period, read through server-side cursors
+ * (DECLARE … CURSOR / FETCH n) inside one read-only, repeatable-read transaction: the three row
+ * sets (sales, incoming, payments) come from one snapshot, and memory holds one batch at a time
+ * whatever the number of invoices. The transaction ends when the iteration ends, fails, or the
+ * consumer stops early (the HTTP client went away: the stream is destroyed and the generator's
+ * finally block runs).
+ *
+ * Rows: one per invoice and tax rate from the invoice's tax breakdown (sales: rechnung and
+ * gutschrift as for the VAT return, by issueDate; incoming: eingangsrechnung not entwurf or
+ * storniert, by invoiceDate) and one per payment (by payment date).
+ */
+export const DEFAULT_DATEV_CONSULTANT = 1001;
+export const DEFAULT_DATEV_CLIENT = 1;
+const FETCH_SIZE = 2000;
+
+export function datevChartOf(tenant: Pick<ReportTenant, 'country' | 'settings'>): DatevChart {
+  const chart = tenant.settings?.datev?.chart;
+  if (chart === 'SKR03' || chart === 'SKR04' || chart === 'EKR') return chart;
+  return tenant.country === 'DE' ? 'SKR03' : 'EKR';
+}
+
+function settingNumber(value: unknown, fallback: number): number {
+  if (value === undefined || value === null || value === '') return fallback;
+  const s = String(value).trim();
+  return /^\d{1,7}$/.test(s) ? Number(s) : NaN; // NaN → the header writer answers 422 with the field name
+}
+
+export function datevMeta(tenant: ReportTenant, period: TaxPeriod, createdAt = new Date()): DatevHeaderMeta {
+  const chart = datevChartOf(tenant);
+  return {
+    consultantNumber: settingNumber(tenant.settings?.datev?.consultantNumber, DEFAULT_DATEV_CONSULTANT),
+    clientNumber: settingNumber(tenant.settings?.datev?.clientNumber, DEFAULT_DATEV_CLIENT),
+    fiscalYearStart: `${period.year}-01-01`,
+    accountLength: 4,
+    periodFrom: period.start,
+    periodTo: period.end,
+    label: `Buchungsstapel ${period.label}`,
+    createdAt,
+    currency: 'EUR',
+    skr: datevSkrCode(chart),
+  };
+}
+
+export const datevFileName = (period: TaxPeriod) =>
+  `EXTF_Buchungsstapel_${period.kind === 'month' ? period.label : `${period.year}-Q${period.quarter}`}.csv`;
+
+/**
+ * Checked before the first byte is sent: every tax rate in the period must be mapped in the
+ * chart, otherwise the download would break off in the middle with a 200 already on the wire.
+ */
+export async function assertDatevRatesMapped(db: Knex, tenant: ReportTenant, period: TaxPeriod): Promise<void> {
+  const chart = datevChartOf(tenant);
+  const { rows } = await db.raw(
+    `select distinct tb->>'taxRate' as "rate"
+       from invoices i cross join lateral jsonb_array_elements(i.tax_breakdown) tb
+      where i.tenant_id = ? and i.deleted_at is null and (
+            (i.type in ('rechnung', 'gutschrift') and i.status = any(?::text[]) and i.issue_date between ? and ?)
+         or (i.type = 'eingangsrechnung' and i.status <> all(?::text[]) and i.invoice_date between ? and ?))`,
+    [tenant.id, [...FINALIZED_STATUSES], period.start, period.end, [...INPUT_TAX_EXCLUDED_STATUSES], period.start, period.end],
+  );
+  const allowed = DATEV_CHARTS[chart].rates;
+  const bad = (rows as Array<{ rate: string }>).map((r) => normalizeRate(String(r.rate))).filter((r) => !allowed.includes(r));
+  if (bad.length) {
+    throw taxReportError('UNSUPPORTED_TAX_RATE', `Tax rate(s) ${[...new Set(bad)].join(', ')} % cannot be booked in ${chart} (rates: ${allowed.join(', ')}); set settings.datev.chart`, [
+      { field: 'chart', message: `${chart} has no account for ${bad.join(', ')} %` },
+    ]);
+  }
+}
+
+const ACCOUNT_RE = /^[1-9]\d{0,8}$/;
+
+async function* cursor(trx: Knex.Transaction, name: string, sql: string, bindings: unknown[]): AsyncGenerator<Record<string, any>> {
+  await trx.raw(`declare ${name} no scroll cursor for ${sql}`, bindings as Knex.RawBinding[]);
+  for (;;) {
+    const { rows } = await trx.raw(`fetch ${FETCH_SIZE} from ${name}`);
+    if (!rows.length) break;
+    yield* rows;
+  }
+  await trx.raw(`close ${name}`);
+}
+
+const text = (number: string | null, partner: string | null) => [number, partner].filter(Boolean).join(' ');
+
+/** Every booking of the period, lazily; pass to datevCsvStream. */
+export async function* datevBookings(tenant: ReportTenant, period: TaxPeriod, knex: Knex = defaultDb()): AsyncGenerator<DatevBooking> {
+  const chart = datevChartOf(tenant);
+  const trx = await knex.transaction();
+  try {
+    await trx.raw('set transaction isolation level repeatable read, read only');
+    const emit = (source: DatevBookingSource, date: string, number: string | null, partner: string | null, serviceDate?: string | null): DatevBooking | null => {
+      const p = datevPosting(chart, source);
+      if (!p) return null;
+      return {
+        ...p,
+        currency: 'EUR',
+        documentDate: date,
+        documentField1: number ?? undefined,
+        text: text(number, partner),
+        ...(serviceDate ? { serviceDate } : {}),
+      };
+    };
+
+    const sales = cursor(
+      trx,
+      'datev_sales',
+      `select i.type, i.number, i.issue_date as "date", i.service_date as "serviceDate",
+              coalesce(i.customer_snapshot->>'company', i.customer_snapshot->>'name') as "partner",
+              tb->>'taxRate' as "taxRate", ((tb->>'net')::numeric + (tb->>'tax')::numeric)::text as "gross",
+              (${REVERSE_CHARGE_SQL}) as "reverseCharge"
+         from invoices i cross join lateral jsonb_array_elements(i.tax_breakdown) tb
+        where i.tenant_id = ? and i.type in ('rechnung', 'gutschrift') and i.status = any(?::text[])
+          and i.deleted_at is null and i.issue_date between ? and ?
+        order by i.issue_date, i.id`,
+      [EU_VAT_PREFIXES, vatPrefixOf(tenant.country), tenant.id, [...FINALIZED_STATUSES], period.start, period.end],
+    );
+    for await (const r of sales) {
+      const gross = r.type === 'gutschrift' ? negate(r.gross) : r.gross;
+      const b = emit(
+        { kind: 'salesInvoice', taxRate: r.taxRate, gross, zeroRateKind: r.reverseCharge ? 'reverseChargeEu' : 'taxFree' },
+        r.date,
+        r.number,
+        r.partner,
+        r.serviceDate,
+      );
+      if (b) yield b;
+    }
+
+    const incoming = cursor(
+      trx,
+      'datev_incoming',
+      `select i.invoice_number as "number", i.invoice_date as "date", s.name as "partner",
+              nullif(btrim(s.default_expense_account), '') as "expenseAccount",
+              tb->>'taxRate' as "taxRate", ((tb->>'net')::numeric + (tb->>'tax')::numeric)::text as "gross"
+         from invoices i
+         left join suppliers s on s.id = i.supplier_id
+         cross join lateral jsonb_array_elements(i.tax_breakdown) tb
+        where i.tenant_id = ? and i.type = 'eingangsrechnung' and i.status <> all(?::text[])
+          and i.deleted_at is null and i.invoice_date between ? and ?
+        order by i.invoice_date, i.id`,
+      [tenant.id, [...INPUT_TAX_EXCLUDED_STATUSES], period.start, period.end],
+    );
+    for await (const r of incoming) {
+      const expenseAccount = r.expenseAccount && ACCOUNT_RE.test(r.expenseAccount) ? r.expenseAccount : undefined;
+      const b = emit({ kind: 'incomingInvoice', taxRate: r.taxRate, gross: r.gross, expenseAccount }, r.date, r.number, r.partner);
+      if (b) yield b;
+    }
+
+    const payments = cursor(
+      trx,
+      'datev_payments',
+      `select p.amount::text as "amount", p.date as "date", i.type,
+              coalesce(i.number, i.invoice_number) as "number",
+              coalesce(i.customer_snapshot->>'company', i.customer_snapshot->>'name', s.name) as "partner"
+         from payments p
+         join invoices i on i.id = p.invoice_id
+         left join suppliers s on s.id = i.supplier_id
+        where p.tenant_id = ? and p.date between ? and ? and i.deleted_at is null
+        order by p.date, p.id`,
+      [tenant.id, period.start, period.end],
+    );
+    for await (const r of payments) {
+      const incomingPayment = r.type === 'eingangsrechnung';
+      // A payment on a credit note is money paid back to the customer: a reversed receipt.
+      const amount = r.type === 'gutschrift' ? negate(r.amount) : r.amount;
+      const b = emit({ kind: 'payment', of: incomingPayment ? 'incomingInvoice' : 'salesInvoice', amount }, r.date, r.number, r.partner);
+      if (b) yield b;
+    }
+  } finally {
+    await trx.rollback().catch(() => undefined);
+  }
+}
+
+const negate = (v: string) => (v.startsWith('-') ? v.slice(1) : `-${v}`);

@@ -1,0 +1,87 @@
+import type { Knex } from 'knex';
+import type { TaxPeriod } from '../../domain/tax/period';
+import type { VatAggregates } from '../../domain/tax/u30';
+import { D, money } from '../../domain/tax/amounts';
+
+/**
+ * The SQL side of the VAT returns (U30, UStVA) and of the BWA: GROUP BY in PostgreSQL over one
+ * tenant and one date range, so a report never loads invoices into memory. Rules (decisions.md,
+ * docs/reports.md):
+ * - Sales: rechnung minus gutschrift that are finalized (offen, teilbezahlt, bezahlt, storniert —
+ *   a cancelled invoice still counts, its credit note reverses it), by issueDate, per item tax rate.
+ * - Reverse charge (AT KZ 021, DE Kz 21): the 0 % part sold to a customer whose VAT ID (from the
+ *   customer snapshot taken at finalization) belongs to another EU member state.
+ * - Input tax: incoming invoices (eingangsrechnung) that are not entwurf or storniert, by
+ *   invoiceDate; the invoice's own total tax (tax per rate on the summed net, as the supplier billed).
+ * Dates are calendar dates ('YYYY-MM-DD', Europe/Vienna), inclusive.
+ */
+export const FINALIZED_STATUSES = ['offen', 'teilbezahlt', 'bezahlt', 'storniert'] as const;
+export const INPUT_TAX_EXCLUDED_STATUSES = ['entwurf', 'storniert'] as const;
+
+/** VAT ID prefixes of the EU member states (Greece is EL; XI = Northern Ireland for goods). */
+export const EU_VAT_PREFIXES = [
+  'AT', 'BE', 'BG', 'CY', 'CZ', 'DE', 'DK', 'EE', 'EL', 'ES', 'FI', 'FR', 'HR', 'HU', 'IE', 'IT', 'LT', 'LU', 'LV', 'MT', 'NL',
+  'PL', 'PT', 'RO', 'SE', 'SI', 'SK', 'XI',
+];
+
+/** The VAT ID prefix of a tenant's own country (GR → EL). */
+export const vatPrefixOf = (country: string) => (country.toUpperCase() === 'GR' ? 'EL' : country.toUpperCase());
+
+/** SQL: the customer snapshot's VAT ID prefix is another EU state's (bindings: prefixes[], own prefix). */
+export const REVERSE_CHARGE_SQL =
+  "upper(left(regexp_replace(coalesce(i.customer_snapshot->>'vatId', ''), '[^A-Za-z0-9]', '', 'g'), 2)) = any(?::text[]) " +
+  "and upper(left(regexp_replace(coalesce(i.customer_snapshot->>'vatId', ''), '[^A-Za-z0-9]', '', 'g'), 2)) <> ?";
+
+export interface SalesRateRow {
+  taxRate: string;
+  net: string;
+  reverseChargeNet: string;
+}
+
+export async function salesByRate(db: Knex, tenantId: string, country: string, from: string, to: string): Promise<SalesRateRow[]> {
+  const { rows } = await db.raw(
+    `select ii.tax_rate::text as "taxRate",
+            sum(case when i.type = 'gutschrift' then -ii.net_amount else ii.net_amount end)::text as "net",
+            coalesce(sum(case when ii.tax_rate = 0 and ${REVERSE_CHARGE_SQL}
+                              then (case when i.type = 'gutschrift' then -ii.net_amount else ii.net_amount end) end), 0)::text as "reverseChargeNet"
+       from invoices i
+       join invoice_items ii on ii.invoice_id = i.id
+      where i.tenant_id = ?
+        and i.type in ('rechnung', 'gutschrift')
+        and i.status = any(?::text[])
+        and i.deleted_at is null
+        and i.issue_date between ? and ?
+      group by ii.tax_rate
+      order by ii.tax_rate desc`,
+    [EU_VAT_PREFIXES, vatPrefixOf(country), tenantId, [...FINALIZED_STATUSES], from, to],
+  );
+  return rows as SalesRateRow[];
+}
+
+export async function inputTax(db: Knex, tenantId: string, from: string, to: string): Promise<string> {
+  const { rows } = await db.raw(
+    `select coalesce(sum(total_tax), 0)::text as "inputTax"
+       from invoices
+      where tenant_id = ?
+        and type = 'eingangsrechnung'
+        and deleted_at is null
+        and status <> all(?::text[])
+        and invoice_date between ? and ?`,
+    [tenantId, [...INPUT_TAX_EXCLUDED_STATUSES], from, to],
+  );
+  return rows[0].inputTax as string;
+}
+
+/** The aggregates computeU30 / computeUstvaDe take, for one tenant and period. */
+export async function loadVatAggregates(db: Knex, tenant: { id: string; country: string }, period: TaxPeriod): Promise<VatAggregates> {
+  const [sales, tax] = await Promise.all([
+    salesByRate(db, tenant.id, tenant.country, period.start, period.end),
+    inputTax(db, tenant.id, period.start, period.end),
+  ]);
+  const rc = sales.reduce((s, r) => s.plus(r.reverseChargeNet), new D(0));
+  return {
+    salesByRate: sales.map((r) => ({ taxRate: r.taxRate, net: r.net })),
+    reverseChargeEuNet: money(rc),
+    inputTax: tax,
+  };
+}

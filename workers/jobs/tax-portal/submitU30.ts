@@ -1,0 +1,118 @@
+import { UnrecoverableError, type Job } from 'bullmq';
+import { db } from '../../../shared/db';
+import { config } from '../../../shared/config';
+import { logger } from '../../../shared/logger';
+import { decryptJson } from '../../../shared/crypto/secretBox';
+import { FinanzOnlineClient, PortalError, type FinanzOnlineCredentials } from '../../../shared/providers/finanzonline';
+import type { SubmitU30JobData } from '../../../shared/commands/submitVatReturn';
+
+/**
+ * Upload one U30 submission to FinanzOnline: session login → fileupload (T = test, P = live) →
+ * logout, with the tenant's credentials decrypted here (never in job data, never logged).
+ *
+ * States of report_submissions (docs/reports.md):
+ *   queued     nothing has reached the portal yet (new, or a retry after a failure that proves
+ *              the upload was not taken: login failed, HTTP 5xx, maintenance, expired session)
+ *   submitted  set just before the upload request leaves; stays when its outcome is unknown
+ *   accepted   the portal answered rc 0 (the file was taken; in test mode: checked, not filed)
+ *   rejected   the portal refused it (rc −4/−5, bad credentials, locked user …) or retries ran out
+ *
+ * Idempotency: a job that finds accepted/rejected returns at once; a retry that finds a live
+ * submission still `submitted` does not upload again, because the first upload may have been
+ * filed (crash window: between the portal taking the file and us writing `accepted`, e.g. the
+ * worker dies or the connection drops after the request was sent). Such a submission keeps
+ * status submitted with an error asking to check the FinanzOnline DataBox; if the return did not
+ * arrive, a new live submission with resubmission: true files it. Test uploads file nothing, so
+ * a test submission is simply uploaded again.
+ */
+type Row = { id: string; tenantId: string; mode: 'test' | 'live'; status: string; payload: Buffer | null };
+
+/** Upload failures where the portal answered, so the file was certainly not taken. */
+const NOT_TAKEN = new Set(['HTTP_ERROR', 'MAINTENANCE', 'TECHNICAL_ERROR', 'SESSION_INVALID', 'SOAP_FAULT']);
+
+export async function submitU30Job(job: Job<SubmitU30JobData>) {
+  const { tenantId, submissionId } = job.data;
+  const log = logger.child({ jobId: job.id, submissionId });
+  const table = () => db()('reportSubmissions').where({ tenantId, id: submissionId });
+  const row: Row | undefined = await table().first('id', 'tenantId', 'mode', 'status', 'payload');
+  if (!row) return { missing: true };
+  if (row.status === 'accepted' || row.status === 'rejected') return { status: row.status, alreadyDone: true };
+
+  const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+  const update = (patch: Record<string, unknown>) => table().update({ ...patch, updatedAt: db().fn.now() });
+  const reject = async (message: string, portalResponse: Record<string, unknown> | null = null) => {
+    await update({ status: 'rejected', error: message, ...(portalResponse ? { portalResponse: JSON.stringify(portalResponse) } : {}) });
+    return new UnrecoverableError(message);
+  };
+
+  if (row.status === 'submitted' && row.mode === 'live') {
+    const message = 'Upload outcome unknown (interrupted after the file was sent): check the FinanzOnline DataBox; if the return did not arrive, submit again with resubmission: true';
+    await update({ error: message });
+    log.warn('live U30 upload outcome unknown; not uploading again');
+    return { status: 'submitted', outcomeUnknown: true };
+  }
+  if (!row.payload) throw await reject('The submission has no U30 document');
+
+  const tenant = await db()('tenants').where({ id: tenantId }).first('portalCredentialsEnc');
+  if (!tenant?.portalCredentialsEnc) throw await reject('No FinanzOnline credentials are configured');
+  let creds: FinanzOnlineCredentials;
+  try {
+    creds = decryptJson<FinanzOnlineCredentials>(tenant.portalCredentialsEnc);
+  } catch {
+    throw await reject('The stored FinanzOnline credentials cannot be decrypted; enter them again in the settings');
+  }
+
+  const cfg = config().finanzOnline;
+  const client = new FinanzOnlineClient({ sessionUrl: cfg.sessionUrl, fileUploadUrl: cfg.fileUploadUrl, timeoutMs: cfg.timeoutMs, logger: log });
+  await update({ attempts: db().raw('attempts + 1') });
+
+  const failed = async (err: unknown, phase: 'login' | 'upload'): Promise<never> => {
+    if (!(err instanceof PortalError)) {
+      // Not the portal's answer (a bug, the database): retry; a live upload already sent stays
+      // 'submitted' and the retry will not send it again.
+      if (phase === 'login') await update({ status: 'queued', error: 'Internal error; retrying' }).catch(() => undefined);
+      throw err;
+    }
+    const answer = { rc: err.rc ?? null, msg: err.portalMessage ?? null, code: err.code ?? null, httpStatus: err.httpStatus ?? null };
+    if (!err.transient) throw await reject(`FinanzOnline refused the ${phase}: ${err.message}`, answer);
+    const ambiguous = phase === 'upload' && !NOT_TAKEN.has(err.code ?? '');
+    if (ambiguous && row.mode === 'live') {
+      await update({ error: `${err.message}; upload outcome unknown, retrying` });
+      if (lastAttempt) throw new UnrecoverableError(err.message);
+      throw err;
+    }
+    if (lastAttempt) throw await reject(`Gave up after ${job.attemptsMade + 1} attempts: ${err.message}`, answer);
+    await update({ status: 'queued', error: `${err.message}; retrying` });
+    throw err;
+  };
+
+  let sessionId: string;
+  try {
+    sessionId = await client.login(creds);
+  } catch (err) {
+    return await failed(err, 'login');
+  }
+  try {
+    await table().whereIn('status', ['queued', 'submitted']).update({ status: 'submitted', updatedAt: db().fn.now() });
+    const upload = (id: string) => client.upload({ sessionId: id, tid: creds.tid, benid: creds.benid, art: 'U30', uebermittlung: row.payload!, mode: row.mode });
+    let result;
+    try {
+      result = await upload(sessionId);
+    } catch (err) {
+      if (!(err instanceof PortalError && err.code === 'SESSION_INVALID')) throw err;
+      // The session expired between login and upload: the portal did not take the file.
+      sessionId = await client.login(creds);
+      result = await upload(sessionId);
+    }
+    const portalResponse = { rc: result.rc, msg: result.msg, mode: row.mode, uebermittlung: row.mode === 'live' ? 'P' : 'T', receivedAt: new Date().toISOString() };
+    await update({ status: 'accepted', error: null, portalResponse: JSON.stringify(portalResponse) });
+    log.info({ mode: row.mode }, 'U30 accepted by FinanzOnline');
+    return { status: 'accepted' };
+  } catch (err) {
+    return await failed(err, 'upload');
+  } finally {
+    await client.logout({ sessionId, tid: creds.tid, benid: creds.benid }).catch((err: unknown) => {
+      log.warn({ code: err instanceof PortalError ? err.code : undefined }, 'FinanzOnline logout failed; the session expires on its own');
+    });
+  }
+}
