@@ -1,0 +1,50 @@
+import { createHash } from 'node:crypto';
+import type { Middleware } from 'koa';
+
+/**
+ * Weak ETags for single resources (GET /api/<resource>/:id: invoices, customers, suppliers,
+ * users): the tag is a hash of the JSON the handler produced, and a matching If-None-Match gets
+ * 304 without a body. It saves bandwidth for front ends that poll an invoice, not database work.
+ *
+ * Weak (W/) because the same JSON may travel gzip-encoded or not: the tag names the
+ * representation's content, not its bytes on the wire. It is mounted inside koa-compress, so
+ * it hashes the uncompressed JSON before compression runs.
+ *
+ * Only resources whose route ends in /:id qualify; lists change with every page and filter, and
+ * documents (PDF, XML) carry their own caching. `Cache-Control: private, no-cache` keeps shared
+ * caches from storing tenant data and makes browsers revalidate every time.
+ */
+export const etag: Middleware = async (ctx, next) => {
+  await next();
+  if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return;
+  if (ctx.status !== 200 || !ctx.path.startsWith('/api/')) return;
+  const route = (ctx as unknown as { _matchedRoute?: string })._matchedRoute;
+  if (typeof route !== 'string' || !route.endsWith('/:id')) return;
+  const body: unknown = ctx.body;
+  // Only plain JSON values: buffers and streams (files) are left alone.
+  if (body === null || typeof body !== 'object' || Buffer.isBuffer(body) || typeof (body as { pipe?: unknown }).pipe === 'function') return;
+
+  // Serialize once here, exactly as Koa would, so the tag covers the bytes that are sent.
+  const json = JSON.stringify(body);
+  ctx.body = json; // the JSON content type set by the object assignment stays
+  // A handler that knows its version better (documents) may have set its own tag already.
+  const tag = ctx.response.get('ETag') || `W/"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`;
+  ctx.set('ETag', tag);
+  if (!ctx.response.get('Cache-Control')) ctx.set('Cache-Control', 'private, no-cache');
+  if (ifNoneMatchHits(ctx.get('If-None-Match'), tag)) {
+    ctx.status = 304;
+    ctx.body = null;
+  }
+};
+
+/**
+ * RFC 9110 §13.1.2: weak comparison against each listed tag, or `*`. Not Koa's ctx.fresh: that
+ * follows cache semantics and ignores If-None-Match when the request says `Cache-Control:
+ * no-cache`, which fetch() adds to every request carrying a conditional header it set by hand.
+ */
+export function ifNoneMatchHits(header: string, tag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  const opaque = tag.replace(/^W\//, '');
+  return header.split(',').some((t) => t.trim().replace(/^W\//, '') === opaque);
+}
