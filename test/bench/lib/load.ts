@@ -1,0 +1,62 @@
+/**
+ * HTTP load with autocannon, run in a child process so the load generator never shares an event
+ * loop (or a profile) with the server under test, which runs in the benchmark's own process.
+ * Ours and the baseline are driven the same way. Latency percentiles are computed from every
+ * response time (autocannon's own summary has no p95).
+ */
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export interface LoadRequest {
+  method: 'GET' | 'POST';
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+export interface LoadSpec {
+  /** Base URL, e.g. http://127.0.0.1:3000 */
+  url: string;
+  connections: number;
+  /** Seconds; or `amount` requests. */
+  duration?: number;
+  amount?: number;
+  /** Sent in turn (one cursor over all connections); a single entry is sent every time. */
+  requests: LoadRequest[];
+  /** Untimed run before the measured one (seconds; ignored with `amount`). */
+  warmupSec?: number;
+}
+
+export interface LoadResult {
+  sent: number;
+  ok: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  seconds: number;
+  /** 2xx responses per second of wall time. */
+  okPerSec: number;
+  latencyMs: { mean: number; p50: number; p95: number; p99: number; max: number };
+  statusCodes: Record<string, number>;
+}
+
+const CHILD = fileURLToPath(new URL('./loadChild.ts', import.meta.url));
+
+export function runLoad(spec: LoadSpec): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    const child = fork(CHILD, [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    let result: LoadResult | null = null;
+    child.on('message', (m: { result?: LoadResult; error?: string }) => {
+      if (m.error) reject(new Error(`load generator: ${m.error}`));
+      else result = m.result ?? null;
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => (result ? resolve(result) : reject(new Error(`load generator exited with ${code} without a result`))));
+    child.send(spec);
+  });
+}
+
+export const fmtLoad = (r: LoadResult) =>
+  `${r.okPerSec.toFixed(0)} ok/s (${r.ok}/${r.sent} 2xx in ${r.seconds.toFixed(1)} s${r.errors ? `, ${r.errors} errors` : ''}${r.timeouts ? `, ${r.timeouts} timeouts` : ''}${
+    r.non2xx ? `, non-2xx ${JSON.stringify(Object.fromEntries(Object.entries(r.statusCodes).filter(([c]) => !c.startsWith('2'))))}` : ''
+  }), latency p50 ${r.latencyMs.p50.toFixed(1)} / p95 ${r.latencyMs.p95.toFixed(1)} / p99 ${r.latencyMs.p99.toFixed(1)} ms`;

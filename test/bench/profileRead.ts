@@ -1,0 +1,23 @@
+/**
+ * Profile helper (on demand, not part of npm run bench): our server alone under the api-read
+ * load, so `node --cpu-prof --import tsx test/bench/profileRead.ts` shows only our request path.
+ */
+import { prepareBenchEnv } from './lib/env';
+import { startOurServer } from './lib/servers';
+import { fmtLoad, runLoad } from './lib/load';
+import { tenItems } from './lib/fixtures';
+
+const env = await prepareBenchEnv();
+try {
+  const { createTeam } = await import('../helpers/factories');
+  const { createDraftInvoice } = await import('../helpers/invoiceFactory');
+  const { tenant, admin, viewer } = await createTeam();
+  const invoice = await createDraftInvoice(tenant, admin, { items: tenItems() });
+  const ours = await startOurServer();
+  const r = await runLoad({ connections: 20, duration: 10, warmupSec: 2, url: ours.url, requests: [{ method: 'GET', path: `/api/invoices/${invoice.id}`, headers: { authorization: `Bearer ${viewer.token}` } }] });
+  console.log(fmtLoad(r));
+  await ours.close();
+} finally {
+  await env.cleanup();
+}
+process.exit(0);

@@ -1,0 +1,192 @@
+/**
+ * webhook-ingest: signed Stripe invoice.payment_succeeded events (the real fixture with fresh ids,
+ * HMAC as shared/providers/payments/stripe.ts, every fifth delivery a re-delivery of an earlier
+ * event) POSTed to /api/payment-import/stripe/<token> on our real server, with one in-process
+ * worker on the webhooks queue and auto-posting on. Measured: events/s accepted (HTTP 200), events/s
+ * fully processed (first receipt → last processed_at), p99 receipt → journal entry, and that no
+ * money movement got two invoices. Baseline: a bare Koa route that verifies the same HMAC and
+ * inserts one row. Targets: ≥ 1,000/s accepted, ≥ 300/s processed.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { barePool, bareApp, readBody, startBare, startOurServer } from './lib/servers';
+import { fmtLoad, runLoad, type LoadRequest, type LoadResult } from './lib/load';
+import { percentile } from './lib/measure';
+import type { Benchmark } from './lib/types';
+
+const FIXTURE = path.resolve(import.meta.dirname, '../providers/payments/fixtures/stripe/invoice.payment_succeeded.json');
+const SECRET = 'whsec_bench_0123456789abcdef0123456789';
+
+/** Stripe-Signature as Stripe computes it: HMAC-SHA256 of `${t}.${body}` with the whole whsec_ string. */
+const sign = (body: string, t: number) => `t=${t},v1=${crypto.createHmac('sha256', SECRET).update(`${t}.${body}`).digest('hex')}`;
+
+/** n deliveries: 80 % new events, every fifth a re-delivery (same event, signed again) of an earlier one. */
+function deliveries(n: number, path: string): { requests: LoadRequest[]; unique: number } {
+  const template = JSON.parse(fs.readFileSync(FIXTURE, 'utf8'));
+  const now = Math.floor(Date.now() / 1000);
+  const bodies: string[] = [];
+  const requests: LoadRequest[] = [];
+  let seed = 42;
+  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  for (let i = 0; i < n; i++) {
+    let body: string;
+    if (i % 5 === 4 && bodies.length) {
+      body = bodies[Math.floor(rand() * bodies.length)];
+    } else {
+      const e = structuredClone(template);
+      const k = bodies.length;
+      e.id = `evt_bench_${k}_${crypto.randomBytes(4).toString('hex')}`;
+      e.created = now;
+      const inv = e.data.object;
+      inv.id = `in_bench_${k}_${crypto.randomBytes(4).toString('hex')}`;
+      inv.currency = 'eur';
+      inv.amount_paid = inv.amount_due = 1000 + (k % 997) * 7;
+      // 50 paying counterparties: supplier resolution finds most of them after their first event.
+      inv.customer = `cus_bench_${k % 50}`;
+      inv.customer_email = `payer-${k % 50}@example.com`;
+      inv.customer_name = `Zahler ${k % 50} GmbH`;
+      inv.status_transitions = { ...inv.status_transitions, paid_at: now };
+      body = JSON.stringify(e);
+      bodies.push(body);
+    }
+    requests.push({ method: 'POST', path, headers: { 'content-type': 'application/json', 'stripe-signature': sign(body, now) }, body });
+  }
+  return { requests, unique: bodies.length };
+}
+
+export const webhookIngest: Benchmark = {
+  name: 'webhook-ingest',
+  needsDb: true,
+  async run(ctx) {
+    const n = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 2000);
+    const { createTeam } = await import('../helpers/factories');
+    const { startWorkers } = await import('../../workers/worker');
+    const { db } = await import('../../shared/db');
+    const k = db();
+    const { tenant, admin } = await createTeam();
+
+    const ours = await startOurServer();
+    const workers = await startWorkers({ queues: ['webhooks'], schedule: false });
+    let o: LoadResult;
+    let done: { wallSec: number };
+    try {
+      const api = async (method: string, p: string, body: unknown) => {
+        const res = await fetch(`${ours.url}${p}`, {
+          method,
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${admin.token}` },
+          body: JSON.stringify(body),
+        });
+        if (!res.ok) throw new Error(`${method} ${p}: ${res.status} ${await res.text()}`);
+        return res.json() as Promise<Record<string, string>>;
+      };
+      const installed = await api('POST', '/api/connectors/stripe/install', { webhookSecret: SECRET });
+      await api('PUT', '/api/connectors/stripe/settings', { autoPost: true });
+      const { requests, unique } = deliveries(n, new URL(installed.webhookUrl).pathname);
+      ctx.log(`  ${n} deliveries of ${unique} distinct events, ${ctx.connections} connections, 1 worker (concurrency ${process.env.WORKER_CONCURRENCY ?? 5})`);
+
+      const t0 = performance.now();
+      o = await runLoad({ url: ours.url, connections: ctx.connections, amount: n, requests });
+      ctx.log(`  ours accepted: ${fmtLoad(o)}`);
+      // Wait for the worker: every stored row leaves pending (processed, duplicate or failed).
+      const deadline = Date.now() + 10 * 60_000;
+      for (;;) {
+        const [{ pending }] = await k('webhookEvents').where({ tenantId: tenant.id, status: 'pending' }).count({ pending: '*' });
+        if (Number(pending) === 0) break;
+        if (Date.now() > deadline) throw new Error(`${pending} webhook events still pending after 10 minutes`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      done = { wallSec: (performance.now() - t0) / 1000 };
+    } finally {
+      await workers.close();
+      await ours.close();
+    }
+
+    const { rows: statusRows } = await k.raw('select status, count(*) as n from webhook_events where tenant_id = ? group by status', [tenant.id]);
+    const byStatus = Object.fromEntries((statusRows as Array<{ status: string; n: string }>).map((r) => [r.status, Number(r.n)]));
+    const { rows: win } = await k.raw(
+      `select extract(epoch from max(processed_at) - min(received_at)) as "sec", count(*) as "rows"
+         from webhook_events where tenant_id = ?`,
+      [tenant.id],
+    );
+    const processedPerSec = Number(win[0].rows) / Number(win[0].sec);
+    // Receipt → ledger: the event's received_at to the created_at of the journal entry of its invoice.
+    const { rows: lat } = await k.raw(
+      `select extract(epoch from je.created_at - we.received_at) * 1000 as "ms"
+         from webhook_events we join journal_entries je on je.tenant_id = we.tenant_id and je.source_id = we.invoice_id
+        where we.tenant_id = ? and we.status = 'processed'`,
+      [tenant.id],
+    );
+    const toLedger = (lat as Array<{ ms: string }>).map((r) => Number(r.ms));
+    const { rows: checks } = await k.raw(
+      `select (select count(*) from invoices where tenant_id = :t and source = 'stripe') as "invoices",
+              (select count(distinct money_external_id) from webhook_events where tenant_id = :t and status in ('processed', 'duplicate')) as "movements",
+              (select count(*) from (select external_id from invoices where tenant_id = :t and source = 'stripe'
+                                      group by external_id having count(*) > 1) d) as "duplicated",
+              (select count(*) from journal_entries where tenant_id = :t) as "entries"`,
+      { t: tenant.id },
+    );
+    const c = checks[0] as Record<string, string>;
+    const duplicates = Number(c.duplicated) + Math.max(0, Number(c.invoices) - Number(c.movements));
+    ctx.log(`  log rows by status: ${JSON.stringify(byStatus)}`);
+    ctx.log(
+      `  all done ${done!.wallSec.toFixed(1)} s after the first delivery; ${processedPerSec.toFixed(0)} events/s fully processed; receipt → journal entry p50 ${percentile(toLedger, 50).toFixed(0)} / p99 ${percentile(toLedger, 99).toFixed(0)} ms`,
+    );
+    ctx.log(`  invoices ${c.invoices}, distinct money movements ${c.movements}, journal entries ${c.entries}, external ids with > 1 invoice: ${c.duplicated}${duplicates ? '  ← DUPLICATES' : ''}`);
+
+    // Baseline: verify the same HMAC and insert one row (no queue, no pipeline).
+    await k.raw('create table if not exists bench_webhook_baseline (id bigserial primary key, event_id text not null, body jsonb not null, received_at timestamptz not null default now())');
+    const pool = barePool();
+    const app = bareApp();
+    app.use(async (cx) => {
+      if (cx.method !== 'POST' || !cx.path.startsWith('/hook')) return;
+      const raw = await readBody(cx.req);
+      const header = cx.get('stripe-signature');
+      const t = Number(/(?:^|,)t=(\d+)/.exec(header)?.[1]);
+      const expected = crypto.createHmac('sha256', SECRET).update(`${t}.`).update(raw).digest();
+      const valid = [...header.matchAll(/(?:^|,)v1=([0-9a-f]{64})/g)].some((m) => crypto.timingSafeEqual(Buffer.from(m[1], 'hex'), expected));
+      if (!valid || Math.abs(Date.now() / 1000 - t) > 300) {
+        cx.status = 400;
+        return;
+      }
+      const event = JSON.parse(raw.toString('utf8'));
+      await pool.query('insert into bench_webhook_baseline (event_id, body) values ($1, $2)', [event.id, raw.toString('utf8')]);
+      cx.body = { received: true };
+    });
+    const bare = await startBare(app, pool);
+    const { requests: bareRequests } = deliveries(n, '/hook');
+    const b = await runLoad({ url: bare.url, connections: ctx.connections, amount: n, requests: bareRequests }).finally(() => bare.close());
+    ctx.log(`  baseline: ${fmtLoad(b)}`);
+
+    return [
+      {
+        name: 'webhook accepted',
+        metric: 'events/s',
+        ours: o!.okPerSec,
+        baseline: b.okPerSec,
+        better: 'higher',
+        target: { of: 'ours', value: 1000, label: '≥ 1,000/s' },
+        notes: [`${o!.ok}/${n} answered 200; p99 ${o!.latencyMs.p99.toFixed(0)} ms`],
+      },
+      {
+        name: 'webhook processed',
+        metric: 'events/s',
+        ours: processedPerSec,
+        baseline: null,
+        better: 'higher',
+        target: { of: 'ours', value: 300, label: '≥ 300/s' },
+        notes: [`all ${n} done ${done!.wallSec.toFixed(1)} s after the first delivery; ${JSON.stringify(byStatus)}`],
+      },
+      { name: 'webhook receipt→ledger p99', metric: 'ms', ours: percentile(toLedger, 99), baseline: null, better: 'lower' },
+      {
+        name: 'webhook duplicates',
+        metric: 'invoices',
+        ours: duplicates,
+        baseline: null,
+        better: 'lower',
+        target: { of: 'ours', value: 0, label: '= 0' },
+        notes: [`${c.invoices} invoices for ${c.movements} money movements, ${c.entries} journal entries`],
+      },
+    ];
+  },
+};

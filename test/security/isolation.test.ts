@@ -1,0 +1,132 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { startTestServer } from '../helpers/server';
+import { client, type TestClient } from '../helpers/http';
+import { createTeam, createUser } from '../helpers/factories';
+import { createCustomer, createDraftInvoice, createSupplier } from '../helpers/invoiceFactory';
+import { db } from '../../shared/db';
+import { allRoutes, describeResponse, envelopeProblem, fillPath, paramNames, routeName, SQL_INJECTIONS } from './routes';
+
+/**
+ * Tenant isolation, driven by routeRegistry: tenant B's admin uses tenant A's ids on every route
+ * that takes a tenant-owned id, with every method, and must get 404 — never A's data, never a
+ * change to it. And list filters with injection strings never return another tenant's rows.
+ */
+let server: Awaited<ReturnType<typeof startTestServer>>;
+let a: Awaited<ReturnType<typeof createTeam>>;
+let b: Awaited<ReturnType<typeof createTeam>>;
+let asB: TestClient;
+const aIds: Record<string, string> = {};
+let bCustomerId: string;
+
+/** Which of A's resources a route's :id / :key refers to, by path. */
+function resourceFor(fullPath: string): string | undefined {
+  const table: [RegExp, string][] = [
+    [/^\/api\/invoices\/:id/, 'invoice'],
+    [/^\/api\/customers\/:id/, 'customer'],
+    [/^\/api\/suppliers\/:id/, 'supplier'],
+    [/^\/api\/users\/:id/, 'user'],
+    [/^\/api\/reports\/ust\/submissions\/:id/, 'submission'],
+    [/^\/api\/auth\/webauthn\/credentials\/:id/, 'webauthnCredential'],
+    [/^\/api\/maintenance\/jobs\/:key/, 'maintenanceJob'],
+  ];
+  return table.find(([re]) => re.test(fullPath))?.[1];
+}
+
+/** A body that passes validation, so the 404 is the ownership check and not a 400 before it. */
+function validBody(route: { method: string; fullPath: string }): unknown {
+  const key = `${route.method.toUpperCase()} ${route.fullPath}`;
+  const bodies: Record<string, unknown> = {
+    'PUT /api/users/:id': { name: 'Übernommen' },
+    'PUT /api/customers/:id': { name: 'Übernommen' },
+    'PUT /api/suppliers/:id': { name: 'Übernommen' },
+    'PUT /api/invoices/:id': { type: 'rechnung', customerId: bCustomerId, items: [{ description: 'x', quantity: 1, unitPrice: '1.00', taxRate: '20' }] },
+    'POST /api/invoices/:id/send': {},
+    'POST /api/invoices/:id/payments': { amount: '1.00', date: '2026-01-01', method: 'bank_transfer' },
+  };
+  if (key in bodies) return bodies[key];
+  return undefined;
+}
+
+beforeAll(async () => {
+  server = await startTestServer();
+  a = await createTeam({ plan: 'business' });
+  b = await createTeam({ plan: 'business' });
+  asB = client(server.url, { token: b.admin.token });
+  bCustomerId = (await createCustomer(b.tenant, { name: 'B Kunde' })).id;
+  const customer = await createCustomer(a.tenant, { name: 'A Geheim KG', email: 'geheim@a.example' });
+  aIds.customer = customer.id;
+  aIds.supplier = (await createSupplier(a.tenant, { name: 'A Lieferant' })).id;
+  aIds.invoice = (await createDraftInvoice(a.tenant, a.admin, { customerId: customer.id })).id;
+  aIds.user = (await createUser(a.tenant, 'member')).id;
+  const [sub] = await db()('reportSubmissions').insert({ tenantId: a.tenant.id, year: 2026, period: '2026-03', mode: 'test' }).returning('id');
+  aIds.submission = sub.id;
+  const [cred] = await db()('webauthnCredentials')
+    .insert({ tenantId: a.tenant.id, userId: a.admin.id, credentialId: randomBytes(16).toString('base64url'), publicKey: randomBytes(32) })
+    .returning('id');
+  aIds.webauthnCredential = cred.id;
+  const purge = await client(server.url, { token: a.admin.token }).post('/api/maintenance/purge-customers', {});
+  expect(purge.status, describeResponse(purge)).toBeLessThan(300);
+  aIds.maintenanceJob = String(purge.body.jobId ?? purge.body.key ?? purge.body.id);
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+describe("tenant isolation: tenant B's admin on tenant A's ids", () => {
+  const routes = allRoutes().filter((r) => r.auth !== 'public' && paramNames(r.fullPath).some((n) => n === 'id' || n === 'key'));
+
+  it('the matrix covers every route with an :id (each maps to a resource of A)', () => {
+    expect(routes.length).toBeGreaterThan(20);
+    const unmapped = routes.filter((r) => !resourceFor(r.fullPath)).map(routeName);
+    expect(unmapped, 'add the new route to resourceFor()').toEqual([]);
+  });
+
+  for (const route of routes) {
+    it(`${routeName(route)} → 404`, async () => {
+      const resource = resourceFor(route.fullPath)!;
+      const path = fillPath(route.fullPath, { id: aIds[resource], key: aIds[resource] });
+      const body = validBody(route);
+      if (route.body && body === undefined) throw new Error(`add a valid body for ${routeName(route)} to validBody()`);
+      const res = await asB.request(route.method.toUpperCase(), path, body === undefined ? {} : { body });
+      expect(res.status, describeResponse(res)).toBe(404);
+      expect(envelopeProblem(res)).toBeNull();
+      expect(res.body.error.code).toBe('NOT_FOUND');
+      expect(JSON.stringify(res.body)).not.toContain('Geheim');
+    });
+  }
+
+  it("A's resources are unchanged after B's attempts", async () => {
+    const asA = client(server.url, { token: a.admin.token });
+    const inv = await asA.get(`/api/invoices/${aIds.invoice}`);
+    expect(inv.status).toBe(200);
+    expect(inv.body.status).toBe('entwurf');
+    expect(inv.body.payments ?? []).toHaveLength(0);
+    const cust = await asA.get(`/api/customers/${aIds.customer}`);
+    expect(cust.body.name).toBe('A Geheim KG');
+    expect((await db()('users').where({ id: aIds.user }).first()).active).toBe(true);
+    expect(await db()('webauthnCredentials').where({ id: aIds.webauthnCredential })).toHaveLength(1);
+  });
+});
+
+describe('injection strings in list filters', () => {
+  const lists = allRoutes().filter((r) => r.method === 'get' && r.auth !== 'public' && r.query && !paramNames(r.fullPath).length);
+
+  it('every list filter answers 400 or rows of the own tenant only — never 500, never tenant A', async () => {
+    expect(lists.length).toBeGreaterThan(3);
+    const aMarkers = [a.tenant.id, aIds.customer, aIds.invoice, aIds.supplier, 'A Geheim KG'];
+    for (const route of lists) {
+      const keys = Object.keys((route.query as { properties?: object }).properties ?? {});
+      for (const key of keys) {
+        for (const inj of SQL_INJECTIONS) {
+          const res = await asB.get(`${fillPath(route.fullPath, {})}?${new URLSearchParams({ [key]: inj })}`);
+          const where = `${routeName(route)}?${key}=${inj}: ${describeResponse(res)}`;
+          expect([200, 400], where).toContain(res.status);
+          if (res.status === 400) expect(envelopeProblem(res), where).toBeNull();
+          const text = Buffer.isBuffer(res.body) ? res.body.toString('latin1') : JSON.stringify(res.body);
+          for (const m of aMarkers) expect(text, where).not.toContain(m);
+        }
+      }
+    }
+  }, 60_000);
+});
