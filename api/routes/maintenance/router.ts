@@ -32,12 +32,17 @@ add({
   summary: 'State of a maintenance job started by this tenant',
   responses: { 200: { description: 'Job state', schema: jobState }, 404: { description: 'Unknown job' } },
   handler: async (ctx) => {
-    const job = await getQueue(QUEUES.maintenance).getJob(ctx.input.params.key);
+    const queue = getQueue(QUEUES.maintenance);
+    // State first, then the job's hash: BullMQ writes the state and the return value in one
+    // step, so a job read after "completed" always carries its result. Read the other way round,
+    // a job that finishes in between looks completed with no result.
+    const status = await queue.getJobState(ctx.input.params.key);
+    const job = await queue.getJob(ctx.input.params.key);
     if (!job || job.data?.tenantId !== ctx.state.actor.tenantId) throw notFound('Job');
     ctx.body = {
       jobId: job.id,
       name: job.name,
-      status: await job.getState(),
+      status,
       result: job.returnvalue ?? null,
       ...(job.failedReason ? { failedReason: 'The job failed; operators can see details in Bull Board' } : {}),
     };
