@@ -23,6 +23,15 @@ export const redactPaths = [
   'token',
 ];
 
+/**
+ * A request path as it may be logged. The last segment of a webhook URL
+ * (/api/payment-import/<provider>/<token>) is the connector's secret: whoever reads it can post
+ * to the tenant's books, so it is masked like any other credential.
+ */
+export function loggablePath(path: string): string {
+  return path.replace(/^(\/api\/payment-import\/[^/]+\/)[^/]+/, '$1[redacted]');
+}
+
 function level(): string {
   try {
     return config().logLevel;

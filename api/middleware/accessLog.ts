@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { logger } from '../../shared/logger';
+import { logger, loggablePath } from '../../shared/logger';
 
 /** One structured line per request: never bodies, never auth headers. */
 export const accessLog: Middleware = async (ctx, next) => {
@@ -9,7 +9,7 @@ export const accessLog: Middleware = async (ctx, next) => {
   } finally {
     const ms = Number(process.hrtime.bigint() - start) / 1e6;
     logger.info(
-      { requestId: ctx.state.requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 },
+      { requestId: ctx.state.requestId, method: ctx.method, path: loggablePath(ctx.path), status: ctx.status, ms: Math.round(ms * 10) / 10 },
       'request',
     );
   }

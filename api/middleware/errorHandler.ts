@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import { AppError, fromDatabaseError } from '../../shared/errors';
-import { logger } from '../../shared/logger';
+import { logger, loggablePath } from '../../shared/logger';
 
 /**
  * Every failure leaves the API in the spec's envelope { error: { message, code, status, details } }.
@@ -50,7 +50,7 @@ export function errorHandler(bodyLimitBytes: number): Middleware {
     } catch (err) {
       const appErr = toAppError(err, bodyLimitBytes);
       if (appErr.status >= 500 && appErr.code === 'INTERNAL_ERROR') {
-        logger.error({ err, requestId: ctx.state.requestId, path: ctx.path, method: ctx.method }, 'unhandled error');
+        logger.error({ err, requestId: ctx.state.requestId, path: loggablePath(ctx.path), method: ctx.method }, 'unhandled error');
       }
       ctx.status = appErr.status;
       for (const [k, v] of Object.entries(appErr.headers ?? {})) ctx.set(k, v);

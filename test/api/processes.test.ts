@@ -38,6 +38,22 @@ describe('process entry points', () => {
     expect(child.output()).toMatch(/API shutting down/);
   });
 
+  it('the access log masks the secret token of a webhook URL', async () => {
+    const port = await freePort();
+    const child = spawnEntry('api/server.ts', { PORT: String(port), HOST: '127.0.0.1' });
+    const token = 'whtok-must-never-be-logged-3f9a';
+    try {
+      await waitForOutput(child, /API listening/);
+      const res = await fetch(`http://127.0.0.1:${port}/api/payment-import/stripe/${token}`, { method: 'POST', body: '{}' });
+      expect(res.status).toBe(404);
+      await waitForOutput(child, /payment-import\/stripe\/\[redacted\]/);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    await exitOf(child);
+    expect(child.output()).not.toContain(token);
+  });
+
   it('the worker process starts its queues and shuts down gracefully on SIGTERM', async () => {
     const child = spawnEntry('workers/index.ts');
     await waitForOutput(child, /workers started/);
