@@ -19,7 +19,9 @@ import { etag } from './middleware/etag';
 export const RAW_BODY_PREFIXES = ['/api/payment-import/'];
 
 export function createApp(cfg: Config = loadedConfig()): Koa {
-  const app = new Koa({ proxy: cfg.trustProxy });
+  // Proxies append the address they saw to X-Forwarded-For; everything left of the entries our own
+  // proxies added is whatever the client sent. Counting hops from the right keeps it unspoofable.
+  const app = new Koa({ proxy: cfg.trustProxy, maxIpsCount: cfg.trustProxyHops });
   const limiters = createLimiters(cfg, producerRedis());
   Object.assign(app.context, { limiters, config: cfg });
 

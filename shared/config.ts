@@ -32,6 +32,7 @@ export interface Config {
   logLevel: string;
   bodyLimitBytes: number;
   trustProxy: boolean;
+  trustProxyHops: number;
   /** When true, plain-HTTP webhook deliveries are refused (spec: HTTPS required). */
   requireHttpsWebhooks: boolean;
   publicBaseUrl: string;
@@ -150,6 +151,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     bodyLimitBytes: int('BODY_LIMIT_BYTES', 1024 * 1024, 1024),
     trustProxy: bool('TRUST_PROXY', false),
+    trustProxyHops: int('TRUST_PROXY_HOPS', 1, 1, 10),
     requireHttpsWebhooks: bool('REQUIRE_HTTPS_WEBHOOKS', true),
     publicBaseUrl: url('PUBLIC_BASE_URL', `http://localhost:${port}`, ['http:', 'https:'])!,
     corsOrigins: list('CORS_ORIGINS', []),

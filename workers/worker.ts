@@ -98,4 +98,5 @@ export async function scheduleRecurringJobs(): Promise<void> {
   });
   await maintenance.upsertJobScheduler('relay-outbox', { every: 10_000 }, { name: 'relay-outbox', data: {} });
   await maintenance.upsertJobScheduler('purge-idempotency-keys-hourly', { pattern: '17 * * * *' }, { name: 'purge-idempotency-keys', data: {} });
+  await maintenance.upsertJobScheduler('purge-unknown-login-attempts-hourly', { pattern: '23 * * * *' }, { name: 'purge-unknown-login-attempts', data: {} });
 }

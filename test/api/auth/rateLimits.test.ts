@@ -60,12 +60,22 @@ describe('register limit: per IP', () => {
     expectError(spoofed, 429, 'RATE_LIMITED');
   });
 
-  it('X-Forwarded-For is honoured with TRUST_PROXY=true (left-most address)', async () => {
+  it('X-Forwarded-For is honoured with TRUST_PROXY=true: the address our proxy appended, not what the client prepended', async () => {
     const http = await serverWith({ RATE_LIMIT_REGISTER_POINTS: '1', TRUST_PROXY: 'true' });
-    expect((await http.post('/api/auth/register', registration(), { headers: { 'x-forwarded-for': '203.0.113.1' } })).status).toBe(201);
-    expect((await http.post('/api/auth/register', registration(), { headers: { 'x-forwarded-for': '203.0.113.2, 10.0.0.1' } })).status).toBe(201);
-    const again = await http.post('/api/auth/register', registration(), { headers: { 'x-forwarded-for': '203.0.113.1' } });
-    expectError(again, 429, 'RATE_LIMITED');
+    const via = (chain: string) => http.post('/api/auth/register', registration(), { headers: { 'x-forwarded-for': chain } });
+    expect((await via('203.0.113.1')).status).toBe(201);
+    expect((await via('203.0.113.2')).status).toBe(201);
+    // A client that prepends a made-up address still counts as the address the proxy saw.
+    expectError(await via('198.51.100.77, 203.0.113.1'), 429, 'RATE_LIMITED');
+    expectError(await via('198.51.100.78, 203.0.113.2'), 429, 'RATE_LIMITED');
+  });
+
+  it('with TRUST_PROXY_HOPS=2 the entry added by the outer of two proxies is the client', async () => {
+    const http = await serverWith({ RATE_LIMIT_REGISTER_POINTS: '1', TRUST_PROXY: 'true', TRUST_PROXY_HOPS: '2' });
+    const via = (chain: string) => http.post('/api/auth/register', registration(), { headers: { 'x-forwarded-for': chain } });
+    expect((await via('203.0.113.1, 10.0.0.5')).status).toBe(201);
+    expectError(await via('spoofed, 203.0.113.1, 10.0.0.6'), 429, 'RATE_LIMITED');
+    expect((await via('203.0.113.9, 10.0.0.5')).status).toBe(201);
   });
 });
 

@@ -8,6 +8,7 @@ import { advanceClock, resetClock, setClock } from '../../../shared/clock';
 import { signAccessToken } from '../../../shared/auth/accessToken';
 import { signChallengeToken } from '../../../shared/auth/challengeToken';
 import { lockoutDurationMs } from '../../../shared/auth/lockout';
+import { purgeUnknownLoginAttemptsJob } from '../../../workers/jobs/maintenance/purgeUnknownLoginAttempts';
 import { cookieHeader, expectError, refreshCookie, registration } from './authHelpers';
 
 let server: Awaited<ReturnType<typeof startTestServer>>;
@@ -117,6 +118,41 @@ describe('lockout (injectable clock)', () => {
 
   it('schedule 5 → 10 → 20 … minutes, capped at 24 h', () => {
     expect([1, 2, 3, 4, 5, 6, 9, 10, 50].map((n) => lockoutDurationMs(n) / 60_000)).toEqual([5, 10, 20, 40, 80, 160, 1280, 1440, 1440]);
+  });
+
+  it('unknown and deactivated e-mails are locked out on the same schedule, so 429 does not reveal an account', async () => {
+    const t0 = Date.now();
+    setClock(() => t0);
+    const { tenant, member } = await createTeam();
+    const inactive = await createUser(tenant, 'viewer', { active: false });
+    const unknown = `nobody-${t0}@example.test`;
+    // The answer sequence of each e-mail: five 401s, then 429 with the seconds left.
+    const sequence = async (email: string) => {
+      const out: string[] = [];
+      for (let i = 0; i < 6; i++) {
+        const res = await fail(email);
+        out.push(`${res.status} ${res.body.error.code} ${res.headers.get('retry-after') ?? '-'} ${res.body.error.message}`);
+      }
+      return out;
+    };
+    const real = await sequence(member.email);
+    expect(real.slice(0, 5).every((a) => a.startsWith('401 UNAUTHORIZED -'))).toBe(true);
+    expect(real[5]).toMatch(/^429 RATE_LIMITED 300 /);
+    expect(await sequence(unknown)).toEqual(real);
+    expect(await sequence(inactive.email)).toEqual(real);
+    // The table keeps no readable address, only a hash of the normalised e-mail.
+    const rows = await db()('unknownLoginAttempts').select('emailHash');
+    expect(rows.map((r) => r.emailHash).join(' ')).not.toContain('@');
+    // The second round doubles for unknown e-mails too.
+    advanceClock(300_000);
+    for (let i = 0; i < 5; i++) await fail(unknown.toUpperCase());
+    expect((await fail(unknown)).headers.get('retry-after')).toBe('600');
+
+    // Rows untouched for longer than the longest lockout are purged by the hourly job.
+    advanceClock(25 * 3600_000);
+    const { purged } = await purgeUnknownLoginAttemptsJob();
+    expect(purged).toBeGreaterThanOrEqual(2);
+    expect(await db()('unknownLoginAttempts').whereIn('emailHash', rows.map((r) => r.emailHash)).first()).toBeUndefined();
   });
 
   it('5 failures lock for 5 min, then 10, then 20; a success resets everything', async () => {

@@ -2,9 +2,11 @@ import type { JobHandlers } from '../../types';
 import { purgeDeletedCustomersJob } from './purgeDeletedCustomers';
 import { relayOutboxJob } from './relayOutbox';
 import { purgeIdempotencyKeysJob } from './purgeIdempotencyKeys';
+import { purgeUnknownLoginAttemptsJob } from './purgeUnknownLoginAttempts';
 
 export const maintenanceJobs: JobHandlers = {
   'purge-deleted-customers': purgeDeletedCustomersJob,
   'relay-outbox': relayOutboxJob,
   'purge-idempotency-keys': purgeIdempotencyKeysJob,
+  'purge-unknown-login-attempts': purgeUnknownLoginAttemptsJob,
 };
