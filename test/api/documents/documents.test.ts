@@ -145,4 +145,32 @@ describe('invoice documents rendered by workers', () => {
       expect(r.status).toBe(404);
     }
   });
+
+  it('email-preview uses the template the tenant set via PUT /api/settings, every variable substituted', async () => {
+    const { tenant, admin, customer } = await seller();
+    const inv = await createSentInvoice(tenant, admin, { customerId: customer.id });
+    const put = await client(server.url, { token: admin.token }).put('/api/settings', {
+      templates: {
+        emailSubject: 'Ihre {{documentType}} Nr. {{ invoiceNumber }} – {{companyName}}',
+        emailBody: 'Hallo {{customerName}},\nbitte zahlen Sie {{totalGross}} bis {{dueDate}}.\n{{companyName}}\n{{unbekannt}}',
+      },
+    });
+    expect(put.status).toBe(200);
+
+    const res = await client(server.url, { token: admin.token }).get(`/api/invoices/${inv.id}/email-preview`);
+    expect(res.status).toBe(200);
+    const [y, m, d] = inv.dueDate!.split('-');
+    expect(res.body).toEqual({
+      to: 'buchhaltung@groessl.example',
+      subject: `Ihre Rechnung Nr. ${inv.number} – Alpen Software GmbH`,
+      // The company name wins over the contact person; an unknown variable stays visible as written.
+      body: `Hallo Größl & Söhne KG,\nbitte zahlen Sie 1.494,60 € bis ${d}.${m}.${y}.\nAlpen Software GmbH\n{{unbekannt}}`,
+    });
+
+    // POST …/send without subject/message uses the same resolved text.
+    const sent = await client(server.url, { token: admin.token }).post(`/api/invoices/${inv.id}/send`, {});
+    expect(sent.status).toBe(202);
+    const delivery = await db()('deliveries').where({ id: sent.body.delivery.id }).first();
+    expect([delivery.subject, delivery.message]).toEqual([res.body.subject, res.body.body]);
+  });
 });

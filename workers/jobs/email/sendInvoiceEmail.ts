@@ -6,6 +6,9 @@ import { renderDocument } from '../../../shared/documents/renderDocument';
 import { CONTENT_TYPES, documentFileName, type DocumentKind } from '../../../shared/documents/kinds';
 import { loadDocumentInput } from '../../../shared/queries/invoices';
 import { smtpTransport, isTemporarySmtpFailure } from '../../../shared/providers/mail/smtpTransport';
+import { EInvoiceExportError } from '../../../shared/formats/cii/einvoiceModel';
+import { AppError, notFound } from '../../../shared/errors';
+import { logger } from '../../../shared/logger';
 
 export interface SendInvoiceEmailData {
   deliveryId: string;
@@ -39,22 +42,21 @@ export async function sendInvoiceEmailJob(job: Job<SendInvoiceEmailData>) {
   }
 
   // Attachments first: a crash while rendering must not leave the delivery half-claimed.
-  const input = await loadDocumentInput(db(), tenantId, delivery.invoiceId);
-  const tenant = await db()('tenants').where({ id: tenantId }).first('settings', 'name', 'email');
-  const kinds: DocumentKind[] = ['pdf'];
-  const einvoiceable = ['rechnung', 'gutschrift'].includes(input.invoice.type) && input.invoice.status !== 'entwurf';
-  if (tenant?.settings?.zugferdByDefault && einvoiceable) kinds[0] = 'zugferd';
-  const version = (await db()('invoices').where({ id: delivery.invoiceId, tenantId }).first('version')).version as number;
-  const attachments = [];
-  for (const kind of kinds) {
-    const key = { tenantId, invoiceId: delivery.invoiceId, kind, version };
-    let content = await artifactStore.get(key);
-    if (!content) {
-      content = await renderDocument(kind, input);
-      await artifactStore.put(key, content, CONTENT_TYPES[kind]);
+  let prepared: PreparedMail;
+  try {
+    prepared = await prepareAttachments(tenantId, delivery.invoiceId);
+  } catch (err) {
+    const reason = `The invoice could not be rendered for sending: ${(err as Error).message}`.slice(0, 1000);
+    if (isPermanentRenderError(err) || isLastAttempt(job)) {
+      // No SMTP conversation took place, so there is no SMTP answer to record.
+      await markFailed(deliveryId, tenantId, reason, null);
+      throw new UnrecoverableError(reason);
     }
-    attachments.push({ filename: documentFileName(kind, input.invoice), content, contentType: CONTENT_TYPES[kind] });
+    // Maybe transient (database, memory): stays queued for the retry, the reason visible meanwhile.
+    await db()('deliveries').where({ id: deliveryId, tenantId, status: 'queued' }).update({ error: reason, updatedAt: db().fn.now() });
+    throw err;
   }
+  const { attachments, replyTo, notice } = prepared;
 
   const claimed = await db()('deliveries')
     .where({ id: deliveryId, tenantId, status: 'queued' })
@@ -66,7 +68,7 @@ export async function sendInvoiceEmailJob(job: Job<SendInvoiceEmailData>) {
   try {
     const info = await smtpTransport(smtpUrl).sendMail({
       from,
-      replyTo: tenant?.email ?? undefined,
+      replyTo,
       to: delivery.to,
       subject: delivery.subject,
       text: delivery.message,
@@ -80,14 +82,14 @@ export async function sendInvoiceEmailJob(job: Job<SendInvoiceEmailData>) {
       smtpResponse: String(info.response ?? '').slice(0, 1000),
       messageId: info.messageId,
       sentAt: db().fn.now(),
-      error: null,
+      // A sent delivery's error is a warning: what was sent differs from what was asked for.
+      error: notice,
       updatedAt: db().fn.now(),
     });
     return { status: 'sent', messageId: info.messageId };
   } catch (err) {
     const message = String((err as { response?: string }).response ?? (err as Error).message).slice(0, 1000);
-    const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-    if (isTemporarySmtpFailure(err) && !lastAttempt) {
+    if (isTemporarySmtpFailure(err) && !isLastAttempt(job)) {
       // Nothing was accepted: give the row back so the retry can claim it again.
       await db()('deliveries').where({ id: deliveryId, tenantId, status: 'sending' }).update({ status: 'queued', error: message, smtpResponse: message, updatedAt: db().fn.now() });
       throw err;
@@ -97,6 +99,73 @@ export async function sendInvoiceEmailJob(job: Job<SendInvoiceEmailData>) {
   }
 }
 
-async function markFailed(deliveryId: string, tenantId: string, error: string) {
-  await db()('deliveries').where({ id: deliveryId, tenantId }).update({ status: 'failed', error, smtpResponse: error, updatedAt: db().fn.now() });
+const isLastAttempt = (job: Job) => job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+
+/**
+ * Rendering errors no retry can fix: the invoice is gone or refused by a domain rule (AppError),
+ * or an e-invoice rule blocks the document. Anything else may be transient and is retried.
+ */
+function isPermanentRenderError(err: unknown): boolean {
+  return err instanceof AppError || err instanceof EInvoiceExportError;
+}
+
+interface PreparedMail {
+  attachments: Array<{ filename: string; content: Buffer; contentType: string }>;
+  replyTo: string | undefined;
+  /** Set when the attachment differs from the tenant's choice (ZUGFeRD impossible → plain PDF). */
+  notice: string | null;
+}
+
+/**
+ * The attachment for the invoice as it is now. Content, version and tenant settings come from one
+ * repeatable-read snapshot (as in the render job): read separately, an edit in between (a PUT on
+ * notes/footerText/customFields bumps the version) would cache the old content under the new
+ * version, and GET …/pdf would serve that stale artifact for good.
+ *
+ * With the tenant's zugferdByDefault, an e-invoiceable document is sent as ZUGFeRD *instead of*
+ * the plain PDF: a ZUGFeRD file is a complete, readable PDF, so a second copy would only confuse.
+ * When the invoice cannot be an e-invoice (e.g. seller without VAT ID: BR-S-02) the plain PDF is
+ * sent and the reason returned as a notice — the e-mail still goes out, and retrying cannot help.
+ */
+async function prepareAttachments(tenantId: string, invoiceId: string): Promise<PreparedMail> {
+  const { input, version, tenant } = await db().transaction(async (trx) => {
+    await trx.raw('set transaction isolation level repeatable read, read only');
+    const row = await trx('invoices').where({ tenantId, id: invoiceId }).whereNull('deletedAt').first('version');
+    if (!row) throw notFound('Invoice');
+    return {
+      version: row.version as number,
+      input: await loadDocumentInput(trx, tenantId, invoiceId),
+      tenant: await trx('tenants').where({ id: tenantId }).first('settings', 'email'),
+    };
+  });
+
+  const artifact = async (kind: DocumentKind) => {
+    const key = { tenantId, invoiceId, kind, version };
+    let content = await artifactStore.get(key);
+    if (!content) {
+      content = await renderDocument(kind, input);
+      await artifactStore.put(key, content, CONTENT_TYPES[kind]);
+    }
+    return { filename: documentFileName(kind, input.invoice), content, contentType: CONTENT_TYPES[kind] };
+  };
+
+  let notice: string | null = null;
+  let attachment: PreparedMail['attachments'][number] | null = null;
+  const einvoiceable = ['rechnung', 'gutschrift'].includes(input.invoice.type) && input.invoice.status !== 'entwurf';
+  if (tenant?.settings?.zugferdByDefault && einvoiceable) {
+    try {
+      attachment = await artifact('zugferd');
+    } catch (err) {
+      if (!(err instanceof EInvoiceExportError)) throw err;
+      notice = `Sent as plain PDF: ZUGFeRD not possible: ${err.message}`.slice(0, 1000);
+      logger.warn({ tenantId, invoiceId, reason: err.message }, 'ZUGFeRD export impossible; e-mailing the plain PDF');
+    }
+  }
+  attachment ??= await artifact('pdf');
+  return { attachments: [attachment], replyTo: tenant?.email ?? undefined, notice };
+}
+
+/** Never overwrites a sent delivery: failing is only for rows that did not go out. */
+async function markFailed(deliveryId: string, tenantId: string, error: string, smtpResponse: string | null = error) {
+  await db()('deliveries').where({ id: deliveryId, tenantId }).whereNot({ status: 'sent' }).update({ status: 'failed', error, smtpResponse, updatedAt: db().fn.now() });
 }
