@@ -10,7 +10,8 @@ import { AppError, invalidInput, type ErrorDetail } from './errors';
 const addFormats = (addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule;
 
 function makeAjv(coerce: boolean): Ajv {
-  const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: coerce, useDefaults: true, removeAdditional: false });
+  // verbose: errors carry their parentSchema, so a schema's own errorMessage can be used (messageOf).
+  const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: coerce, useDefaults: true, removeAdditional: false, verbose: true });
   (addFormats as unknown as (a: Ajv) => void)(ajv);
   ajv.addFormat('decimal', /^-?\d{1,12}(\.\d{1,4})?$/);
   ajv.addFormat('money', /^-?\d{1,12}(\.\d{1,2})?$/);
@@ -31,6 +32,10 @@ function fieldOf(e: ErrorObject): string {
 }
 
 function messageOf(e: ErrorObject): string {
+  // A schema may say in words what its pattern means (`errorMessage`, stripped from OpenAPI):
+  // "must match pattern ^(?:…)$" tells a client nothing.
+  const custom = (e.parentSchema as { errorMessage?: unknown } | undefined)?.errorMessage;
+  if (typeof custom === 'string' && e.keyword !== 'required' && e.keyword !== 'additionalProperties') return custom;
   switch (e.keyword) {
     case 'required':
       return 'is required';

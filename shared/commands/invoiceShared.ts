@@ -179,11 +179,19 @@ export async function nextInvoiceNumber(trx: Knex.Transaction, tenantId: string,
 
 export const isAppError = (e: unknown): e is AppError => e instanceof AppError;
 
-/** Field rules that depend on the type, shared by create and full update. */
-export function typeFieldDetails(type: InvoiceType | undefined, input: InvoiceInput): ErrorDetail[] {
+/**
+ * Field rules that depend on the type, shared by create and full update. On a non-credit note
+ * relatedInvoiceId is not the client's to set: convert links the new draft to its quote. A full
+ * update passes that stored link as `storedRelatedInvoiceId`, so a client echoing the invoice it
+ * read back is accepted (updateInvoice keeps the stored link) and only a different one
+ * is refused.
+ */
+export function typeFieldDetails(type: InvoiceType | undefined, input: InvoiceInput, storedRelatedInvoiceId: string | null = null): ErrorDetail[] {
   const details: ErrorDetail[] = [];
   if (input.detailsMarkdown != null && type !== 'angebot') details.push({ field: 'detailsMarkdown', message: 'is only allowed on quotes (angebot)' });
-  if (input.relatedInvoiceId && type !== 'gutschrift') details.push({ field: 'relatedInvoiceId', message: 'is only allowed on credit notes (gutschrift)' });
+  if (input.relatedInvoiceId && type !== 'gutschrift' && input.relatedInvoiceId !== storedRelatedInvoiceId) {
+    details.push({ field: 'relatedInvoiceId', message: 'is only allowed on credit notes (gutschrift)' });
+  }
   if (input.currency && !isCurrency(input.currency)) details.push({ field: 'currency', message: 'must be a supported ISO 4217 currency code' });
   return details;
 }

@@ -1,8 +1,8 @@
 import { audit } from '../audit';
-import { invalidInput, unprocessable } from '../errors';
+import { invalidInput } from '../errors';
 import { assertTransition } from '../domain/invoiceStates';
 import { dec, fmtMoney } from '../domain/money';
-import { amountDue } from '../domain/invoiceTotals';
+import { applyPayment } from '../domain/invoiceTotals';
 import { isValidDate, todayVienna } from '../domain/dates';
 import type { CommandContext } from './types';
 import { lockInvoice } from './invoiceShared';
@@ -41,18 +41,14 @@ export async function recordPayment({ trx, actor }: CommandContext, invoiceId: s
   }
 
   const row = await lockInvoice(trx, tenantId, invoiceId);
-  const due = dec(amountDue(row.totalGross, row.amountPaid));
-  const paid = dec(row.amountPaid).plus(amount);
-  const next = assertTransition(row.status, 'pay', { type: row.type, fullyPaid: paid.greaterThanOrEqualTo(dec(row.totalGross)) });
-  if (amount.greaterThan(due)) {
-    throw unprocessable(`Payment of ${fmtMoney(amount)} exceeds the amount due of ${fmtMoney(due)}`, {
-      amountDue: fmtMoney(due),
-    });
-  }
+  // State and type first: a payment on a draft or a cancelled invoice is refused whatever its amount.
+  assertTransition(row.status, 'pay', { type: row.type });
+  const after = applyPayment(fmtMoney(row.totalGross), fmtMoney(row.amountPaid), amount);
+  const next = assertTransition(row.status, 'pay', { type: row.type, fullyPaid: after.fullyPaid });
   const [payment] = await trx('payments')
     .insert({ tenantId, invoiceId, amount: fmtMoney(amount), date: input.date, method: input.method, createdBy: actor.userId })
     .returning('id');
-  await trx('invoices').where({ tenantId, id: invoiceId }).update({ amountPaid: fmtMoney(paid), status: next, updatedAt: trx.fn.now() });
+  await trx('invoices').where({ tenantId, id: invoiceId }).update({ amountPaid: after.amountPaid, status: next, updatedAt: trx.fn.now() });
   await audit(trx, actor, {
     action: 'invoice.payment_recorded',
     entityType: 'invoice',

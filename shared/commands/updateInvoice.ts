@@ -104,7 +104,7 @@ export async function updateInvoice({ trx, actor }: CommandContext, id: string, 
     for (const f of ['supplierId', 'invoiceNumber', 'invoiceDate'] as const) if (input[f]) details.push({ field: f, message: 'is only allowed on incoming invoices (eingangsrechnung)' });
   }
   if (!input.items) details.push({ field: 'items', message: 'is required' });
-  details.push(...typeFieldDetails(type, input));
+  details.push(...typeFieldDetails(type, input, row.relatedInvoiceId ?? null));
   if (details.length) throw invalidInput('Invoice failed validation', details);
 
   const tenant = await loadTenant(trx, tenantId);
@@ -116,7 +116,11 @@ export async function updateInvoice({ trx, actor }: CommandContext, id: string, 
         ? await trx('customers').where({ tenantId, id: input.customerId }).first()
         : null;
   if (input.supplierId && input.supplierId !== row.supplierId) await activeSupplier(trx, tenantId, input.supplierId);
-  await assertRelatedInvoice(trx, tenantId, input.relatedInvoiceId);
+  // A credit note's link is part of its content (full replace); any other type keeps the link
+  // the system set (convert: → the quote), whether the client omits it, sends null or echoes it.
+  const isCreditNote = type === 'gutschrift';
+  const relatedInvoiceId = isCreditNote ? (input.relatedInvoiceId ?? null) : (row.relatedInvoiceId ?? null);
+  if (isCreditNote) await assertRelatedInvoice(trx, tenantId, relatedInvoiceId);
   const prepared = prepareItems(input.items, tenant.country);
   checkNotNegative(prepared.totals);
   checkExpectedTotal(input.expectedTotalGross, prepared.totals.totalGross);
@@ -126,6 +130,7 @@ export async function updateInvoice({ trx, actor }: CommandContext, id: string, 
     .update({
       customerId: input.customerId ?? null,
       ...contentColumns(input),
+      relatedInvoiceId,
       currency: input.currency ?? customer?.currency ?? row.currency,
       issueDate: input.issueDate ?? row.issueDate,
       ...totalsColumns(prepared.totals),

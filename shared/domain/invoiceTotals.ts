@@ -1,3 +1,4 @@
+import { invalidInput, unprocessable } from '../errors';
 import { D, type Dec, ZERO, dec, fmtMoney, fmtQuantity, fmtRate, roundMoney } from './money';
 
 /**
@@ -89,4 +90,31 @@ export function computeTotals(lines: ReadonlyArray<LineInput>): InvoiceTotals {
 export function amountDue(totalGross: string, amountPaid: string): string {
   const due = dec(totalGross).minus(dec(amountPaid));
   return fmtMoney(due.isNegative() ? ZERO : due);
+}
+
+export interface PaymentOutcome {
+  amountPaid: string;
+  amountDue: string;
+  /** The payment settles the invoice (→ bezahlt). */
+  fullyPaid: boolean;
+}
+
+/**
+ * The payment rule (decisions.md: amount > 0 and ≤ amountDue, else 422), as a pure function so
+ * the command and the property tests check the same code: the result keeps
+ * amountPaid + amountDue = totalGross and amountDue ≥ 0 (an overpayment is never booked, the
+ * customer's surplus is not our receivable). Whether the state allows a payment at all is
+ * invoiceStates' job; call this after assertTransition.
+ */
+export function applyPayment(totalGross: string, amountPaid: string, amount: string | Dec): PaymentOutcome {
+  const a = dec(amount);
+  if (a.lessThanOrEqualTo(0) || a.decimalPlaces() > 2) {
+    throw invalidInput('Payment failed validation', [{ field: 'amount', message: 'must be greater than 0 with at most 2 decimal places' }]);
+  }
+  const due = dec(amountDue(totalGross, amountPaid));
+  if (a.greaterThan(due)) {
+    throw unprocessable(`Payment of ${fmtMoney(a)} exceeds the amount due of ${fmtMoney(due)}`, { amountDue: fmtMoney(due) });
+  }
+  const paid = dec(amountPaid).plus(a);
+  return { amountPaid: fmtMoney(paid), amountDue: amountDue(totalGross, fmtMoney(paid)), fullyPaid: paid.greaterThanOrEqualTo(dec(totalGross)) };
 }

@@ -1,7 +1,7 @@
 /**
  * The shape of an invoice as the API returns it and as every output format (PDF, ZUGFeRD/CII,
  * ebInterface, e-mail) consumes it. Money values are decimal strings with exactly two places
- * ("1234.50"); quantities up to four places; tax rates are strings ("20").
+ * ("1234.50"); quantities are JSON numbers with up to four places; tax rates are strings ("20").
  * Formats receive this plus the seller (tenant) so they never query the database themselves.
  */
 export type InvoiceType = 'rechnung' | 'angebot' | 'gutschrift' | 'eingangsrechnung';
@@ -32,7 +32,8 @@ export interface InvoiceItemView {
   position: number;
   description: string;
   unit: string | null;
-  quantity: string; // decimal string, up to 4 places
+  /** JSON number (the spec's Item table), at most 4 places and exact; writers format it via fmtQuantity(), never by float arithmetic. */
+  quantity: number;
   unitPrice: string; // money string
   taxRate: string; // "20"
   netAmount: string;

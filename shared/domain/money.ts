@@ -43,6 +43,18 @@ export function fmtQuantity(v: string | number | Dec): string {
   return dec(v).toDecimalPlaces(4, D.ROUND_HALF_UP).toFixed();
 }
 
+/**
+ * A quantity as the JSON number the API returns (the spec types Item.quantity as number).
+ * Exact: a quantity has at most 10 integer and 4 decimal digits (14 significant digits), and
+ * every decimal with at most 15 significant digits converts to the double whose shortest
+ * representation is that same decimal, so JSON.stringify and String() print it unchanged.
+ * Arithmetic never uses the number: totals are computed from the stored decimal, and writers
+ * that read a view turn it back into a decimal with fmtQuantity() / dec().
+ */
+export function quantityNumber(v: string | number | Dec): number {
+  return Number(fmtQuantity(v));
+}
+
 /** Canonical tax rate: "20.00" → "20", "7.0" → "7", "5.50" → "5.5". */
 export function fmtRate(v: string | number | Dec): string {
   return dec(v).toFixed();

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { notFound } from '../errors';
 import { vatIdCountry } from '../domain/vatId';
 import { amountDue } from '../domain/invoiceTotals';
-import { fmtMoney, fmtQuantity, fmtRate } from '../domain/money';
+import { fmtMoney, fmtRate, quantityNumber } from '../domain/money';
 import type {
   DocumentInput,
   InvoiceItemView,
@@ -65,7 +65,7 @@ function itemView(r: Row): InvoiceItemView {
     position: r.position,
     description: r.description,
     unit: r.unit ?? null,
-    quantity: fmtQuantity(r.quantity),
+    quantity: quantityNumber(r.quantity),
     unitPrice: fmtMoney(r.unitPrice),
     taxRate: fmtRate(r.taxRate),
     netAmount: fmtMoney(r.netAmount),
@@ -91,9 +91,11 @@ export interface Related {
 
 /**
  * Turn invoice rows into views with a fixed number of queries whatever the number of rows
- * (items, customers, payments, related numbers, credit notes: one query each).
+ * (items, customers, payments, related numbers, credit notes: one query each, so a list page
+ * costs the same few statements for 1 or 100 entries). `deliveries` adds the e-mail deliveries
+ * (single reads and documents only).
  */
-export async function buildInvoiceViews(db: Db, tenantId: string, rows: Row[], opts: { payments?: boolean } = {}): Promise<InvoiceView[]> {
+export async function buildInvoiceViews(db: Db, tenantId: string, rows: Row[], opts: { deliveries?: boolean } = {}): Promise<InvoiceView[]> {
   if (!rows.length) return [];
   const ids = rows.map((r) => r.id);
   const customerIds = [...new Set(rows.filter((r) => r.customerId && !r.customerSnapshot).map((r) => r.customerId))];
@@ -102,12 +104,12 @@ export async function buildInvoiceViews(db: Db, tenantId: string, rows: Row[], o
     () => db('tenants').where({ id: tenantId }).first('country'),
     () => db('invoiceItems').where({ tenantId }).whereIn('invoiceId', ids).orderBy(['invoiceId', 'position']),
     async () => (customerIds.length ? db('customers').where({ tenantId }).whereIn('id', customerIds) : []),
-    async () => (opts.payments ? db('payments').where({ tenantId }).whereIn('invoiceId', ids).orderBy([{ column: 'date' }, { column: 'createdAt' }]) : []),
+    () => db('payments').where({ tenantId }).whereIn('invoiceId', ids).orderBy([{ column: 'date' }, { column: 'createdAt' }]),
     async () => (relatedIds.length ? db('invoices').where({ tenantId }).whereIn('id', relatedIds).select('id', 'number') : []),
     () => db('invoices').where({ tenantId, type: 'gutschrift' }).whereIn('relatedInvoiceId', ids).whereNull('deletedAt').select('id', 'relatedInvoiceId'),
     // Single reads show the e-mail deliveries (status, SMTP answer), newest first.
     async () =>
-      opts.payments
+      opts.deliveries
         ? db('deliveries').where({ tenantId }).whereIn('invoiceId', ids).orderBy('createdAt', 'desc')
             .select('id', 'invoiceId', 'to', 'status', 'attempts', 'smtpResponse', 'error', 'sentAt', 'createdAt')
         : [],
@@ -124,9 +126,9 @@ export async function buildInvoiceViews(db: Db, tenantId: string, rows: Row[], o
  * The view of a freshly created invoice from the rows its command just wrote, so answering a
  * create costs no read-back statement.
  */
-export const viewOfCreated = (row: Row, rel: Related): InvoiceView => assembleViews([row], rel, { payments: true })[0];
+export const viewOfCreated = (row: Row, rel: Related): InvoiceView => assembleViews([row], rel, { deliveries: true })[0];
 
-function assembleViews(rows: Row[], rel: Related, opts: { payments?: boolean }): InvoiceView[] {
+function assembleViews(rows: Row[], rel: Related, opts: { deliveries?: boolean }): InvoiceView[] {
   const { tenantCountry, items, customers, payments, related, creditNotes, deliveries } = rel;
   const group = <T extends Row>(list: T[], key: string) => {
     const m = new Map<string, T[]>();
@@ -175,7 +177,7 @@ function assembleViews(rows: Row[], rel: Related, opts: { payments?: boolean }):
       relatedInvoiceNumber: r.relatedInvoiceId ? numberBy.get(r.relatedInvoiceId) ?? null : null,
       creditNoteId: creditNoteBy.get(r.id) ?? null,
       sentAt: iso(r.sentAt),
-      ...(opts.payments
+      ...(opts.deliveries
         ? {
             deliveries: (deliveriesBy.get(r.id) ?? []).map((d) => ({
               id: d.id, to: d.to, status: d.status, attempts: d.attempts, smtpResponse: d.smtpResponse ?? null,
@@ -228,7 +230,7 @@ export async function loadInvoiceView(db: Db, tenantId: string, id: string): Pro
     related: relatedJson ? [relatedJson] : [],
     creditNotes: creditNoteId ? [{ id: creditNoteId, relatedInvoiceId: invoice.id }] : [],
     deliveries: deliveriesJson,
-  }, { payments: true })[0];
+  }, { deliveries: true })[0];
 }
 
 /** The single-read statement's text; its bindings are (tenantId, id, limit 1). */
@@ -263,7 +265,7 @@ const SINGLE_READ_RELATED = `
 export async function loadDocumentInput(db: Db, tenantId: string, id: string): Promise<DocumentInput> {
   const row = await db('invoices').where({ tenantId, id }).whereNull('deletedAt').first();
   if (!row) throw notFound('Invoice');
-  const [invoice] = await buildInvoiceViews(db, tenantId, [row], { payments: true });
+  const [invoice] = await buildInvoiceViews(db, tenantId, [row], { deliveries: true });
   const tenant = await db('tenants').where({ id: tenantId }).first();
   const seller: SellerView = row.sellerSnapshot ? { ...sellerFromTenant(tenant), ...row.sellerSnapshot } : sellerFromTenant(tenant);
   return { invoice, seller };
@@ -280,7 +282,10 @@ export interface InvoiceListFilters {
   limit: number;
 }
 
-/** Paged list, newest issue date first; items carry totals and items but no payments. */
+/**
+ * Paged list, newest issue date first. Entries are full invoice views (items, customer, totals,
+ * payments) except the e-mail deliveries; the page's payments come from one statement.
+ */
 export async function listInvoices(db: Db, tenantId: string, f: InvoiceListFilters) {
   let q = db('invoices').where({ tenantId }).whereNull('deletedAt');
   if (f.type) q = q.where('type', f.type);
@@ -296,6 +301,6 @@ export async function listInvoices(db: Db, tenantId: string, f: InvoiceListFilte
     .limit(f.limit)
     .offset((f.page - 1) * f.limit);
   const total = Number(count);
-  const data = (await buildInvoiceViews(db, tenantId, rows, { payments: false })).map(({ payments: _p, ...rest }) => rest);
+  const data = await buildInvoiceViews(db, tenantId, rows);
   return { data, pagination: { page: f.page, limit: f.limit, total, totalPages: Math.ceil(total / f.limit) } };
 }

@@ -16,7 +16,7 @@ const TTF = path.join(path.dirname(require.resolve('dejavu-fonts-ttf/package.jso
 const REGULAR = fs.readFileSync(path.join(TTF, 'DejaVuSans.ttf'));
 const BOLD = fs.readFileSync(path.join(TTF, 'DejaVuSans-Bold.ttf'));
 
-type Row = { description: string; quantity: string; unit: string | null; unitPrice: string; taxRate: string; netAmount: string };
+type Row = { description: string; quantity: number; unit: string | null; unitPrice: string; taxRate: string; netAmount: string };
 
 /** The baseline page: what an invoice PDF looks like, drawn straight with pdfkit. */
 function pdfkitInvoice(rows: Row[]): Promise<Buffer> {

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { Decimal } from 'decimal.js';
-import { computeTotals, amountDue } from '../../shared/domain/invoiceTotals';
-import { fmtMoney, fmtQuantity, fmtRate, isValidQuantity, dec } from '../../shared/domain/money';
+import { computeTotals, amountDue, applyPayment } from '../../shared/domain/invoiceTotals';
+import { fmtMoney, fmtQuantity, fmtRate, isValidQuantity, dec, quantityNumber } from '../../shared/domain/money';
+import { AppError } from '../../shared/errors';
 
 const sum = (xs: string[]) => xs.reduce((a, x) => a.plus(x), new Decimal(0));
 
@@ -141,5 +142,77 @@ describe('computeTotals: properties', () => {
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+describe('quantityNumber: the JSON number the API returns', () => {
+  it('is exact for every valid quantity (≤ 10 integer, ≤ 4 decimal digits): it prints and parses back unchanged', () => {
+    const anyQuantity = fc
+      .tuple(fc.bigInt({ min: 0n, max: 9_999_999_999n }), fc.integer({ min: 0, max: 9999 }), fc.integer({ min: 0, max: 4 }))
+      .map(([int, frac, places]) => `${int}${places ? `.${String(frac).padStart(4, '0').slice(0, places)}` : ''}`)
+      .filter((q) => new Decimal(q).greaterThan(0));
+    fc.assert(
+      fc.property(anyQuantity, (q) => {
+        const n = quantityNumber(q);
+        expect(JSON.stringify(n)).toBe(fmtQuantity(q));
+        expect(fmtQuantity(n)).toBe(fmtQuantity(q));
+        expect(isValidQuantity(n)).toBe(true);
+      }),
+      { numRuns: 2000 },
+    );
+    expect(quantityNumber('2.5000')).toBe(2.5);
+    expect(JSON.stringify([quantityNumber('0.0001'), quantityNumber('9999999999.9999'), quantityNumber('0.3')])).toBe('[0.0001,9999999999.9999,0.3]');
+  });
+});
+
+describe('applyPayment: properties over random invoices and payment sequences', () => {
+  // A payable invoice: random lines whose total is not negative (a negative total is refused on create).
+  const invoiceTotal = fc.array(line, { minLength: 1, maxLength: 10 }).map((lines) => computeTotals(lines).totalGross).filter((g) => !dec(g).isNegative());
+  // Payments: mostly small, some around and above what is due, in cents.
+  const payment = fc.oneof(
+    fc.integer({ min: 1, max: 10_000 }),
+    fc.integer({ min: 1, max: 2_000_000_000 }),
+  ).map((c) => new Decimal(c).dividedBy(100).toFixed(2));
+
+  it('amountPaid + amountDue = totalGross, amountDue ≥ 0, and a payment above amountDue is refused (422) without effect', () => {
+    fc.assert(
+      fc.property(invoiceTotal, fc.array(payment, { maxLength: 30 }), fc.array(fc.boolean(), { maxLength: 30 }), (totalGross, payments, payExactlyDue) => {
+        let paid = '0.00';
+        let due = amountDue(totalGross, paid);
+        const attempts = payments.map((p, i) => (payExactlyDue[i] && dec(due).greaterThan(0) ? due : p));
+        for (const amount of attempts) {
+          due = amountDue(totalGross, paid);
+          if (dec(amount).greaterThan(due)) {
+            let err: unknown;
+            try {
+              applyPayment(totalGross, paid, amount);
+            } catch (e) {
+              err = e;
+            }
+            expect(err).toBeInstanceOf(AppError);
+            expect(err).toMatchObject({ status: 422, code: 'UNPROCESSABLE', extra: { amountDue: due } });
+            continue; // refused: nothing changes
+          }
+          const r = applyPayment(totalGross, paid, amount);
+          expect(r.amountPaid).toBe(fmtMoney(dec(paid).plus(amount)));
+          paid = r.amountPaid;
+          expect(r.amountDue).toBe(amountDue(totalGross, paid));
+          expect(r.fullyPaid).toBe(dec(r.amountDue).isZero());
+        }
+        const finalDue = amountDue(totalGross, paid);
+        expect(dec(finalDue).isNegative()).toBe(false);
+        expect(dec(paid).plus(finalDue).toFixed(2)).toBe(totalGross);
+        expect(dec(paid).lessThanOrEqualTo(totalGross)).toBe(true);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('refuses a zero, negative or sub-cent amount (400) whatever is due', () => {
+    for (const amount of ['0', '0.00', '-1.00', '0.001']) {
+      expect(() => applyPayment('100.00', '0.00', amount)).toThrow(expect.objectContaining({ status: 400, code: 'INVALID_INPUT' }));
+    }
+    expect(applyPayment('100.00', '99.99', '0.01')).toEqual({ amountPaid: '100.00', amountDue: '0.00', fullyPaid: true });
+    expect(() => applyPayment('100.00', '99.99', '0.02')).toThrow(expect.objectContaining({ status: 422 }));
   });
 });

@@ -43,7 +43,7 @@ add<unknown, InvoiceListFilters>({
   auth: 'viewer',
   summary: 'List invoices with filters (type, status, customerId, from/to on issueDate inclusive) and paging',
   query: listInvoicesQuery,
-  responses: { 200: { description: '{ data, pagination }; entries without payments', schema: invoiceList }, ...errorResponses },
+  responses: { 200: { description: '{ data, pagination }; entries are invoice views with items and payments (not deliveries)', schema: invoiceList }, ...errorResponses },
   handler: async (ctx) => {
     const q = ctx.input.query;
     if (q.from && q.to && q.from > q.to) throw invalidInput('Query failed validation', [{ field: 'from', message: 'must not be after to' }]);

@@ -7,11 +7,26 @@ const nullableText = (maxLength: number) => ({ type: ['string', 'null'], maxLeng
 
 /** Literal text plus {YYYY}, {YY}, {MM} and exactly one counter {NNN…} (3–10 digits). */
 const NUMBER_FORMAT = '^(?:[A-Za-z0-9._/-]|\\{YYYY\\}|\\{YY\\}|\\{MM\\})*\\{N{3,10}\\}(?:[A-Za-z0-9._/-]|\\{YYYY\\}|\\{YY\\}|\\{MM\\})*$';
+/**
+ * The counter restarts every year (invoice_number_sequences is per tenant, type and year), so a
+ * pattern without the year would give RE-00001 again in January, and every send would then fail
+ * on the unique number. Two patterns, so each failure gets its own message.
+ */
+const YEAR_TOKEN = '\\{YY(?:YY)?\\}';
 const numberFormat = {
   type: 'string',
   maxLength: 40,
-  pattern: NUMBER_FORMAT,
-  description: 'e.g. RE-{YYYY}-{NNNNN}: placeholders {YYYY}, {YY}, {MM} and one counter {NNN…}',
+  allOf: [
+    {
+      pattern: NUMBER_FORMAT,
+      errorMessage: 'must be literal text (letters, digits, . _ / -) with placeholders {YYYY}, {YY}, {MM} and exactly one counter {NNN…} (3–10 N)',
+    },
+    {
+      pattern: YEAR_TOKEN,
+      errorMessage: 'must contain the year as {YYYY} or {YY}: the counter restarts every year, so numbers without the year would repeat',
+    },
+  ],
+  description: 'e.g. RE-{YYYY}-{NNNNN}: placeholders {YYYY}, {YY}, {MM} and one counter {NNN…}; {YYYY} or {YY} is required (the counter restarts every year)',
 } as const;
 
 const templates = {

@@ -5,6 +5,7 @@
  * Only a description longer than a whole page is split across pages.
  */
 import type { InvoiceItemView } from '../../domain/invoiceView';
+import { fmtQuantity } from '../../domain/money';
 import { formatMoney, formatPercent, formatQuantity } from './format';
 import { TABLE_HEADERS } from './invoiceTexts';
 import { COLOR, CONTENT_BOTTOM, CONTENT_LEFT, CONTENT_WIDTH, MARGIN, hRule, setStyle, type TextStyle } from './layout';
@@ -44,7 +45,8 @@ function cells(item: InvoiceItemView, currency: string): Record<Column['key'], s
   return {
     position: String(item.position),
     description: item.description,
-    quantity: formatQuantity(item.quantity),
+    // The view's quantity is a JSON number; print it from its exact decimal form.
+    quantity: formatQuantity(fmtQuantity(item.quantity)),
     unit: item.unit ?? '',
     unitPrice: formatMoney(item.unitPrice, currency),
     taxRate: formatPercent(item.taxRate),

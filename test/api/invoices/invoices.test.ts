@@ -67,16 +67,34 @@ describe('POST /api/invoices', () => {
       sentAt: null,
     });
     expect(inv.items.map((i: any) => [i.position, i.description, i.quantity, i.unitPrice, i.taxRate, i.netAmount])).toEqual([
-      [1, 'B', '2.5', '80.00', '20', '200.00'],
-      [2, 'A', '3', '0.33', '10', '0.99'],
-      [3, 'C', '1', '-10.00', '20', '-10.00'],
+      [1, 'B', 2.5, '80.00', '20', '200.00'],
+      [2, 'A', 3, '0.33', '10', '0.99'],
+      [3, 'C', 1, '-10.00', '20', '-10.00'],
     ]);
+    // quantity is a JSON number (the spec's Item table); money and rates stay strings
+    expect(res.raw.toString()).toContain('"quantity":2.5,');
     expect(inv.taxBreakdown).toEqual([
       { taxRate: '10', net: '0.99', tax: '0.10' },
       { taxRate: '20', net: '190.00', tax: '38.00' },
     ]);
     const get = await http.get(`/api/invoices/${inv.id}`, { token: member.token });
     expect(get.body).toEqual(inv);
+  });
+
+  it('quantities come back as exact JSON numbers, up to 10 integer and 4 decimal digits', async () => {
+    const { member, customer } = await setup();
+    const quantities = ['0.0001', '0.1', '0.2', '0.3', '1.2345', '33.3333', '1000', '1234567.8912', '9999999999.9999'];
+    const res = await http.post(
+      '/api/invoices',
+      { type: 'rechnung', customerId: customer.id, items: quantities.map((q) => item({ quantity: q, unitPrice: '0.01' })) },
+      { token: member.token },
+    );
+    expect(res.status).toBe(201);
+    const fromJson = (raw: Buffer) => [...raw.toString().matchAll(/"quantity":([^,}]+)/g)].map((m) => m[1]);
+    expect(fromJson(res.raw)).toEqual(quantities);
+    const read = await http.get(`/api/invoices/${res.body.id}`, { token: member.token });
+    expect(fromJson(read.raw)).toEqual(quantities);
+    expect(read.body.items.map((i: any) => i.quantity)).toEqual(quantities.map(Number));
   });
 
   it('expectedTotalGross mismatch → 422 with expected and computed', async () => {
@@ -203,10 +221,36 @@ describe('GET /api/invoices (list)', () => {
     expect(await ids('?to=2025-12-31')).toEqual([]);
     const all = await http.get('/api/invoices', { token: viewer.token });
     expect(all.body.pagination).toEqual({ page: 1, limit: 25, total: 4, totalPages: 1 });
-    // newest issue date first; entries carry totals and items but no payments
+    // newest issue date first; entries carry totals, items and payments
     expect(all.body.data[0].id).toBe(sent.id);
-    expect(all.body.data[0]).toMatchObject({ totalGross: '1494.60', amountDue: '1494.60', customer: { id: c2.id } });
-    expect(all.body.data[0].payments).toBeUndefined();
+    expect(all.body.data[0]).toMatchObject({ totalGross: '1494.60', amountDue: '1494.60', customer: { id: c2.id }, payments: [] });
+    for (const entry of all.body.data) expect(entry.payments).toEqual([]);
+  });
+
+  it('list entries carry their payments (decisions.md: payments[] is an invoice field), each entry its own', async () => {
+    const { tenant, member, viewer } = await setup();
+    const a = await createSentInvoice(tenant, member);
+    const b = await createSentInvoice(tenant, member);
+    const c = await createDraftInvoice(tenant, member);
+    await recordPayment(tenant, member, a.id, { amount: '100.00', date: '2026-01-02' });
+    await recordPayment(tenant, member, a.id, { amount: '0.60', date: '2026-01-01', method: 'cash' });
+    await recordPayment(tenant, member, b.id, { amount: b.totalGross });
+    const list = await http.get('/api/invoices?limit=100', { token: viewer.token });
+    expect(list.status).toBe(200);
+    const byId = new Map(list.body.data.map((i: any) => [i.id, i]));
+    for (const inv of [a, b, c]) {
+      const one = (await http.get(`/api/invoices/${inv.id}`, { token: viewer.token })).body;
+      expect((byId.get(inv.id) as any).payments).toEqual(one.payments);
+    }
+    expect((byId.get(a.id) as any).payments.map((p: any) => [p.amount, p.date, p.method])).toEqual([
+      ['0.60', '2026-01-01', 'cash'],
+      ['100.00', '2026-01-02', 'bank_transfer'],
+    ]);
+    expect((byId.get(a.id) as any)).toMatchObject({ status: 'teilbezahlt', amountPaid: '100.60', amountDue: '1394.00' });
+    expect((byId.get(b.id) as any).payments).toHaveLength(1);
+    expect((byId.get(c.id) as any).payments).toEqual([]);
+    // deliveries stay a single-read field
+    expect((byId.get(a.id) as any).deliveries).toBeUndefined();
   });
 
   it('pagination edges: page beyond the end → empty data with total; limit 0/101, page 0, bad filters → 400', async () => {

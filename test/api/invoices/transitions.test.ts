@@ -5,6 +5,7 @@ import { createTeam } from '../../helpers/factories';
 import { createCustomer, createDraftInvoice, createIncomingInvoice, createSentInvoice, cancelInvoice, recordPayment } from '../../helpers/invoiceFactory';
 import { db } from '../../../shared/db';
 import { addDays, todayVienna } from '../../../shared/domain/dates';
+import { track } from '../../helpers/audit';
 
 let server: Awaited<ReturnType<typeof startTestServer>>;
 let http: TestClient;
@@ -241,6 +242,41 @@ describe('convert', () => {
     }
   });
 
+  it('a PUT on the converted draft keeps the link to the quote (omitted, echoed or null); another id → 400', async () => {
+    const { tenant, member, manager } = await createTeam();
+    const quote = await createSentInvoice(tenant, member, { type: 'angebot' });
+    const draft = (await http.post(`/api/invoices/${quote.id}/convert`, {}, { token: member.token })).body;
+    const body = { customerId: draft.customerId, items: [{ description: 'Neu', quantity: 2, unitPrice: '50.00', taxRate: '20' }] };
+
+    let res = await http.put(`/api/invoices/${draft.id}`, { ...body, notes: 'ohne Link' }, { token: manager.token });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ relatedInvoiceId: quote.id, relatedInvoiceNumber: quote.number, notes: 'ohne Link', totalGross: '120.00' });
+    // a client that sends back what it read (GET → edit → PUT) echoes the link
+    res = await http.put(`/api/invoices/${draft.id}`, { ...body, relatedInvoiceId: quote.id }, { token: manager.token });
+    expect(res.status).toBe(200);
+    expect(res.body.relatedInvoiceId).toBe(quote.id);
+    res = await http.put(`/api/invoices/${draft.id}`, { ...body, relatedInvoiceId: null }, { token: manager.token });
+    expect(res.status).toBe(200);
+    expect(res.body.relatedInvoiceId).toBe(quote.id);
+    // pointing a sales invoice somewhere else is still refused
+    const other = await createSentInvoice(tenant, member);
+    res = await http.put(`/api/invoices/${draft.id}`, { ...body, relatedInvoiceId: other.id }, { token: manager.token });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details).toEqual([{ field: 'relatedInvoiceId', message: 'is only allowed on credit notes (gutschrift)' }]);
+    expect((await http.get(`/api/invoices/${draft.id}`, { token: member.token })).body.relatedInvoiceId).toBe(quote.id);
+  });
+
+  it('a credit note draft: relatedInvoiceId is content, a full PUT sets or clears it', async () => {
+    const { tenant, member, manager } = await createTeam();
+    const inv = await createSentInvoice(tenant, member);
+    const gs = await createDraftInvoice(tenant, member, { type: 'gutschrift', customerId: inv.customerId, relatedInvoiceId: inv.id });
+    const body = { customerId: gs.customerId, items: [{ description: 'Gutschrift', quantity: 1, unitPrice: '10.00', taxRate: '20' }] };
+    let res = await http.put(`/api/invoices/${gs.id}`, { ...body, relatedInvoiceId: inv.id }, { token: manager.token });
+    expect([res.status, res.body.relatedInvoiceId]).toEqual([200, inv.id]);
+    res = await http.put(`/api/invoices/${gs.id}`, body, { token: manager.token });
+    expect([res.status, res.body.relatedInvoiceId]).toEqual([200, null]);
+  });
+
   it('refused: not a quote, or a cancelled quote → 400 IMMUTABLE', async () => {
     const { tenant, member, manager } = await createTeam();
     const inv = await createDraftInvoice(tenant, member);
@@ -250,5 +286,47 @@ describe('convert', () => {
       const res = await http.post(`/api/invoices/${id}/convert`, {}, { token: member.token });
       expect([res.status, res.body.error.code]).toEqual([400, 'IMMUTABLE']);
     }
+  });
+});
+
+describe('audit log: every change writes one row with actor, action, entity and time', () => {
+  it('invoices: create, update, send, payment, cancel (+ credit note), convert, delete', async () => {
+    const { tenant, member, manager } = await createTeam();
+    const customer = await createCustomer(tenant);
+    const as = (u: { id: string }, entityId: string, action: string) => ({ action, entityType: 'invoice', entityId, actorUserId: u.id });
+    const items = [{ description: 'Leistung', quantity: 1, unitPrice: '100.00', taxRate: '20' }];
+
+    const created = await track(tenant.id, (r: any) => [as(member, r.body.id, 'invoice.created')], () =>
+      http.post('/api/invoices', { type: 'rechnung', customerId: customer.id, items }, { token: member.token }),
+    );
+    const id = created.body.id;
+    await track(tenant.id, () => [as(manager, id, 'invoice.updated')], () => http.put(`/api/invoices/${id}`, { customerId: customer.id, items, notes: 'x' }, { token: manager.token }));
+    await track(tenant.id, () => [as(member, id, 'invoice.finalized')], () => http.post(`/api/invoices/${id}/send`, { to: 'a@b.at' }, { token: member.token }));
+    // the meta update of a finalized invoice is a change too
+    await track(tenant.id, () => [as(manager, id, 'invoice.updated')], () => http.put(`/api/invoices/${id}`, { notes: 'y' }, { token: manager.token }));
+    await track(tenant.id, () => [as(member, id, 'invoice.payment_recorded')], () => http.post(`/api/invoices/${id}/payments`, pay('20.00'), { token: member.token }));
+    const cancelled = await track(
+      tenant.id,
+      (r: any) => [as(manager, r.body.creditNote.id, 'invoice.credit_note_created'), as(manager, id, 'invoice.cancelled')],
+      () => http.post(`/api/invoices/${id}/cancel`, {}, { token: manager.token }),
+    );
+    expect(cancelled.status).toBe(200);
+    await track(tenant.id, () => [as(manager, id, 'invoice.deleted')], () => http.delete(`/api/invoices/${id}`, { token: manager.token }));
+
+    const quote = await createDraftInvoice(tenant, member, { type: 'angebot', customerId: customer.id });
+    const converted = await track(tenant.id, (r: any) => [as(member, r.body.id, 'invoice.converted')], () =>
+      http.post(`/api/invoices/${quote.id}/convert`, {}, { token: member.token }),
+    );
+    expect(converted.status).toBe(201);
+    const row = await db()('auditLog').where({ tenantId: tenant.id, entityId: converted.body.id, action: 'invoice.converted' }).first();
+    expect(row.data).toMatchObject({ fromQuote: quote.id });
+  });
+
+  it('refused transitions write no audit row', async () => {
+    const { tenant, member, manager } = await createTeam();
+    const inv = await createSentInvoice(tenant, member);
+    await track(tenant.id, () => [], () => http.post(`/api/invoices/${inv.id}/payments`, pay('99999.00'), { token: member.token }));
+    await track(tenant.id, () => [], () => http.delete(`/api/invoices/${inv.id}`, { token: manager.token }));
+    await track(tenant.id, () => [], () => http.put(`/api/invoices/${inv.id}`, { paymentTermDays: 1 }, { token: manager.token }));
   });
 });

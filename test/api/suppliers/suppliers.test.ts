@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer } from '../../helpers/server';
 import { client, type TestClient } from '../../helpers/http';
 import { createTeam } from '../../helpers/factories';
+import { track } from '../../helpers/audit';
 import { createIncomingInvoice, createSupplier } from '../../helpers/invoiceFactory';
 
 let server: Awaited<ReturnType<typeof startTestServer>>;
@@ -84,5 +85,19 @@ describe('suppliers', () => {
     expect((await http.put(`/api/suppliers/${s.id}`, { name: 'x' }, { token: b.admin.token })).status).toBe(404);
     expect((await http.delete(`/api/suppliers/${s.id}`, { token: b.admin.token })).status).toBe(404);
     expect((await http.get('/api/suppliers', { token: b.admin.token })).body.pagination.total).toBe(0);
+  });
+});
+
+describe('suppliers: audit log', () => {
+  it('create, update and delete each write one row with actor, action, entity and time; refused ones none', async () => {
+    const { tenant, member, manager } = await createTeam();
+    const as = (u: { id: string }, entityId: string, action: string) => ({ action, entityType: 'supplier', entityId, actorUserId: u.id });
+    const created = await track(tenant.id, (r: any) => [as(member, r.body.id, 'supplier.created')], () => http.post('/api/suppliers', { name: 'Audit' }, { token: member.token }));
+    expect(created.status).toBe(201);
+    const id = created.body.id;
+    await track(tenant.id, () => [as(manager, id, 'supplier.updated')], () => http.put(`/api/suppliers/${id}`, { name: 'Neu', merchantIds: { bank: 'B1' } }, { token: manager.token }));
+    await track(tenant.id, () => [], () => http.put(`/api/suppliers/${id}`, { vatId: 'ATU1' }, { token: manager.token }));
+    await track(tenant.id, () => [as(manager, id, 'supplier.deleted')], () => http.delete(`/api/suppliers/${id}`, { token: manager.token }));
+    await track(tenant.id, () => [], () => http.delete(`/api/suppliers/${id}`, { token: manager.token }));
   });
 });

@@ -17,6 +17,7 @@ import type {
   TaxBreakdownView,
 } from '../../../shared/domain/invoiceView';
 import { stripInvalidXmlChars } from '../../../shared/formats/xml';
+import { quantityNumber } from '../../../shared/domain/money';
 import { schemaPath } from '../../helpers/sharedDir';
 
 export const CII_XSD = schemaPath('cii-d16b/facturx-en16931/Factur-X_EN16931.xsd');
@@ -43,7 +44,8 @@ export function computeInvoiceAmounts(specs: ItemSpec[]): Pick<InvoiceView, 'ite
       position: i + 1,
       description: s.description,
       unit: s.unit ?? null,
-      quantity: s.quantity,
+      // The view carries quantities as JSON numbers, as the API returns them.
+      quantity: quantityNumber(s.quantity),
       unitPrice: s.unitPrice,
       taxRate: s.taxRate,
       netAmount: net.toFixed(2),
@@ -191,7 +193,7 @@ export function negateAmounts(input: DocumentInput): DocumentInput {
       ...inv,
       items: inv.items.map((it) => ({
         ...it,
-        quantity: new Decimal(it.quantity).negated().toString(),
+        quantity: -it.quantity,
         netAmount: n(it.netAmount),
         taxAmount: n(it.taxAmount),
         grossAmount: n(it.grossAmount),

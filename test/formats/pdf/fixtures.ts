@@ -17,6 +17,7 @@ import type {
   SellerView,
   TaxBreakdownView,
 } from '../../../shared/domain/invoiceView';
+import { quantityNumber } from '../../../shared/domain/money';
 
 export interface ItemSpec {
   description: string;
@@ -83,7 +84,8 @@ export function buildItems(specs: ItemSpec[]): { items: InvoiceItemView[]; taxBr
       position: i + 1,
       description: s.description,
       unit: s.unit ?? null,
-      quantity: s.quantity,
+      // The view carries quantities as JSON numbers, as the API returns them.
+      quantity: quantityNumber(s.quantity),
       unitPrice: s.unitPrice,
       taxRate: s.taxRate,
       netAmount: money(net),
