@@ -98,5 +98,7 @@ export async function scheduleRecurringJobs(): Promise<void> {
   });
   await maintenance.upsertJobScheduler('relay-outbox', { every: 10_000 }, { name: 'relay-outbox', data: {} });
   await maintenance.upsertJobScheduler('purge-idempotency-keys-hourly', { pattern: '17 * * * *' }, { name: 'purge-idempotency-keys', data: {} });
+  // Webhook rows whose job was lost or died outside its failure path (shared/webhooks/sweepStuckEvents.ts).
+  await maintenance.upsertJobScheduler('sweep-stuck-webhook-events', { every: 5 * 60_000 }, { name: 'sweep-stuck-webhook-events', data: {} });
   await maintenance.upsertJobScheduler('purge-unknown-login-attempts-hourly', { pattern: '23 * * * *' }, { name: 'purge-unknown-login-attempts', data: {} });
 }

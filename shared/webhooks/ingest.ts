@@ -33,8 +33,11 @@ export async function findInstallationByToken(k: Knex | Knex.Transaction, provid
 
 export interface IngestResult {
   eventRowId: string;
-  /** pending: stored and queued; duplicate: the movement (or event) was already booked. */
-  status: 'pending' | 'duplicate';
+  /**
+   * pending: stored and queued; duplicate: the movement (or event) was already booked; failed:
+   * authentic but unusable, logged failed (answered 200, so the provider stops redelivering it).
+   */
+  status: 'pending' | 'duplicate' | 'failed';
 }
 
 export const PROCESS_JOB = 'process-webhook-event';
@@ -49,9 +52,11 @@ const invalidSignature = () => new AppError('INVALID_INPUT', 400, 'Webhook signa
  * adapter); then the verified event is stored durably with its job in the outbox, in one
  * transaction, and the provider gets 200. Processing happens in the worker.
  *
- * Log rows: invalid_signature (400) and failed (authentic but unusable payload, 400) are written
- * here; duplicate when the money movement is already booked (fast path, 200); otherwise pending,
- * finished by the job.
+ * Log rows: invalid_signature (400) and failed are written here; duplicate when the money
+ * movement is already booked (fast path, 200); otherwise pending, finished by the job. An
+ * authentic payload we cannot map (PayloadError) is logged failed and answered 200: decisions.md
+ * has a verified delivery end processed or failed, and a 4xx would only make the provider
+ * redeliver the same bytes for days (Stripe up to 3 days, PayPal 25 times) with the same outcome.
  */
 export async function ingestDelivery(args: {
   provider: string;
@@ -80,8 +85,15 @@ export async function ingestDelivery(args: {
       throw invalidSignature();
     }
     if (err instanceof PayloadError) {
-      await logRejected(installation, 'failed', err.message);
-      throw new AppError('INVALID_INPUT', 400, 'Webhook payload could not be used');
+      // The 200 promises the delivery is on record: if even the log row cannot be written, 503 so
+      // that the provider redelivers.
+      try {
+        const eventRowId = await insertRejectedRow(installation, 'failed', err.message, { eventId: err.eventId, eventType: err.eventType });
+        return { eventRowId, status: 'failed' };
+      } catch (dbErr) {
+        logger.error({ err: String(dbErr), provider }, 'webhook: could not log an unusable event');
+        throw serviceUnavailable('The webhook could not be stored; please redeliver', 5);
+      }
     }
     if (err instanceof ProviderUnavailableError) {
       // Mollie's API (or PayPal's certificate host) is down: nothing is stored, the provider redelivers.
@@ -145,18 +157,32 @@ async function alreadyBooked(trx: Knex.Transaction, tenantId: string, event: Nor
 }
 
 async function logRejected(installation: InstallationRow, status: 'invalid_signature' | 'failed', error: string): Promise<void> {
-  recordWebhookOutcome(installation.provider, status);
   try {
-    await db()('webhookEvents').insert({
-      tenantId: installation.tenantId,
-      connectorId: installation.id,
-      provider: installation.provider,
-      status,
-      error: error.slice(0, 1000),
-      processedAt: db().fn.now(),
-    });
+    await insertRejectedRow(installation, status, error);
   } catch (err) {
     // The rejection itself stands; losing its log row must not turn a 400 into a 500.
     logger.error({ err: String(err) }, 'webhook: could not write the rejection log row');
   }
+}
+
+async function insertRejectedRow(
+  installation: InstallationRow,
+  status: 'invalid_signature' | 'failed',
+  error: string,
+  identity: { eventId?: string | null; eventType?: string | null } = {},
+): Promise<string> {
+  recordWebhookOutcome(installation.provider, status);
+  const [row] = await db()('webhookEvents')
+    .insert({
+      tenantId: installation.tenantId,
+      connectorId: installation.id,
+      provider: installation.provider,
+      event: identity.eventType?.slice(0, 200) ?? null,
+      externalId: identity.eventId?.slice(0, 500) ?? null,
+      status,
+      error: error.slice(0, 1000),
+      processedAt: db().fn.now(),
+    })
+    .returning('id');
+  return row.id;
 }

@@ -94,11 +94,16 @@ async function processMovement(trx: Knex.Transaction, input: PipelineInput, isMa
   const steps: StepResult[] = [];
   const step = (s: StepName, result: string, detail: string) => steps.push({ step: s, result, detail });
 
+  // Before anything else, and also for duplicates and non-booking events: recording a reference
+  // twice is a no-op, and a later refund may need it whatever became of this event.
+  const recordedRefs = await recordPaymentRefs(trx, tenantId, event);
+
   if (event.kind !== 'payment' && event.kind !== 'refund') {
     // Failure, expiry and ignored events book nothing; a redelivery of one is still a duplicate.
     const what = event.kind === 'failure' ? `${event.eventType} is a failed or expired payment` : `${event.eventType} is not booked by this connector`;
+    const refsNote = recordedRefs ? `; references ${recordedRefs.refs.join(', ')} of ${recordedRefs.externalId} recorded for its refunds` : '';
     step('supplier', 'skipped', `${what}: no supplier needed`);
-    step('invoice', 'skipped', `${what}: nothing is created`);
+    step('invoice', 'skipped', `${what}: nothing is created${refsNote}`);
     if (isMain) {
       await lockKey(trx, eventLockKey(tenantId, event.provider, event.eventId));
       const earlier = await trx('webhookEvents')
@@ -132,24 +137,12 @@ async function processMovement(trx: Knex.Transaction, input: PipelineInput, isMa
   let invoice: { id: string; totalGross: string };
   let relatedInvoiceId: string | null = null;
   let originalSupplier: { supplierId: string; name: string } | null = null;
-  if (event.kind === 'refund' && event.originalExternalId) {
-    if (input.eventRowId) {
-      // Ordering: the refund may overtake its payment. Ask for the payment's pending event BEFORE
-      // looking up its invoice: the payment's invoice and its event status commit together, so in
-      // this order we either see the payment still pending (retry later) or see its invoice —
-      // the other order could miss both when the payment commits between the two reads.
-      const waiting = await trx('webhookEvents')
-        .where({ tenantId, provider: event.provider, moneyExternalId: event.originalExternalId, status: 'pending' })
-        .whereNot({ id: input.eventRowId })
-        .first('id');
-      if (waiting) throw new RetryLaterError(`the original payment ${event.originalExternalId} is still being processed (log entry ${waiting.id})`);
-    }
-    const original = await trx('invoices as i')
-      .leftJoin('suppliers as s', 's.id', 'i.supplierId')
-      .where({ 'i.tenantId': tenantId, 'i.source': event.provider, 'i.externalId': event.originalExternalId })
-      .first('i.id', 'i.supplierId', 's.name', 's.deletedAt');
-    relatedInvoiceId = original?.id ?? null;
-    if (original?.supplierId && !original.deletedAt) originalSupplier = { supplierId: original.supplierId, name: original.name };
+  let originalNote = '';
+  if (event.kind === 'refund' && (event.originalExternalId || event.originalRefs?.length)) {
+    const original = await findOriginal(trx, tenantId, event, input.eventRowId ?? null);
+    relatedInvoiceId = original.invoice?.id ?? null;
+    originalNote = original.note;
+    if (original.invoice?.supplierId && !original.invoice.deletedAt) originalSupplier = { supplierId: original.invoice.supplierId, name: original.invoice.name };
   }
   try {
     // A savepoint: if the unique index still refuses the invoice, the supplier goes with it.
@@ -178,7 +171,7 @@ async function processMovement(trx: Knex.Transaction, input: PipelineInput, isMa
     placeholder: 'the event names no counterparty: placeholder supplier',
   };
   step('supplier', supplier.how === 'created' || supplier.how === 'placeholder' ? 'created' : 'matched', `${supplier.name} (${supplier.supplierId}): ${how[supplier.how]}`);
-  const link = event.kind === 'refund' ? (relatedInvoiceId ? `, refund of invoice ${relatedInvoiceId}` : `, original ${event.originalExternalId ?? '(unknown)'} not found`) : '';
+  const link = event.kind === 'refund' ? (relatedInvoiceId ? `, refund of invoice ${relatedInvoiceId}` : `, ${originalNote || 'original (unknown) not found'}`) : '';
   step('invoice', 'created', `eingangsrechnung ${draft.externalId} over ${invoice.totalGross} ${draft.currency} dated ${draft.invoiceDate}, status bezahlt${link} (${invoice.id})`);
   step('duplicate', 'unique', `no earlier incoming invoice with source ${event.provider} and externalId ${draft.externalId}`);
 
@@ -213,4 +206,79 @@ async function processMovement(trx: Knex.Transaction, input: PipelineInput, isMa
     }
   }
   return { outcome: 'created', invoiceId: invoice.id, entry, steps, warning };
+}
+
+/**
+ * Records the other ids a payment is known by (NormalizedEvent.paymentRefs), so that a refund
+ * naming only those (Stripe's charge.refunded on current API versions: pi_… / ch_…) finds the
+ * payment's invoice. Keyed (tenant, provider, ref, externalId); an existing row is kept.
+ */
+async function recordPaymentRefs(trx: Knex.Transaction, tenantId: string, event: NormalizedEvent): Promise<{ externalId: string; refs: string[] } | null> {
+  const pr = event.paymentRefs;
+  if (!pr?.externalId || !Array.isArray(pr.refs)) return null;
+  const refs = [...new Set(pr.refs.filter((r) => typeof r === 'string' && r && r !== pr.externalId))].slice(0, 20);
+  if (!refs.length) return null;
+  await trx('providerPaymentRefs')
+    .insert(refs.map((ref) => ({ tenantId, provider: event.provider, ref, externalId: pr.externalId })))
+    .onConflict(['tenantId', 'provider', 'ref', 'externalId'])
+    .ignore();
+  return { externalId: pr.externalId, refs };
+}
+
+interface OriginalLookup {
+  invoice: { id: string; supplierId: string | null; name: string; deletedAt: Date | null } | null;
+  /** Why there is no link, for the invoice step. */
+  note: string;
+}
+
+/**
+ * The refunded payment's invoice: by the externalId the refund names, else through the recorded
+ * references of the ids it names (originalRefs; the named externalId too, which is how events
+ * stored before references existed still link). A reference that points at more than one
+ * payment links nothing: reversing the wrong entry is worse than an unlinked refund.
+ */
+async function findOriginal(trx: Knex.Transaction, tenantId: string, event: NormalizedEvent, eventRowId: string | null): Promise<OriginalLookup> {
+  const direct = event.originalExternalId ?? null;
+  const refs = [...new Set([...(event.originalRefs ?? []), ...(direct ? [direct] : [])])].filter((r) => typeof r === 'string' && r);
+
+  // Ordering: the refund may overtake its payment, or the event that names the payment's other
+  // ids (Stripe's invoice_payment.paid). Each "still pending?" question is asked BEFORE reading
+  // what that event would write: an event's writes and its final status commit together, so in
+  // this order we either see it pending (retry later) or see its writes — the other order could
+  // miss both when it commits between the two reads.
+  const stillPending = async (moneyIds: string[], byRefs: boolean) => {
+    if (!eventRowId || (!moneyIds.length && !byRefs)) return;
+    const waiting = await trx('webhookEvents')
+      .where({ tenantId, provider: event.provider, status: 'pending' })
+      .whereNot({ id: eventRowId })
+      .where((q) => {
+        if (moneyIds.length) q.whereIn('moneyExternalId', moneyIds);
+        if (byRefs) q.orWhereRaw("(normalized -> 'paymentRefs' -> 'refs') \\?| ?::text[]", [refs]);
+      })
+      .first('id');
+    if (waiting) throw new RetryLaterError(`the original payment ${moneyIds[0] ?? refs[0]} is still being processed (log entry ${waiting.id})`);
+  };
+  await stillPending(direct ? [direct] : [], refs.length > 0);
+  const refRows: { externalId: string }[] = refs.length
+    ? await trx('providerPaymentRefs').where({ tenantId, provider: event.provider }).whereIn('ref', refs).select('externalId')
+    : [];
+  const mapped = [...new Set(refRows.map((r) => r.externalId))];
+  // The payments the references led to may themselves still be pending.
+  await stillPending(mapped.filter((id) => id !== direct), false);
+  const candidates = [...new Set([...(direct ? [direct] : []), ...mapped])];
+
+  const rows = candidates.length
+    ? await trx('invoices as i')
+      .leftJoin('suppliers as s', 's.id', 'i.supplierId')
+      .where({ 'i.tenantId': tenantId, 'i.source': event.provider })
+      .whereIn('i.externalId', candidates)
+      .select('i.id', 'i.externalId', 'i.supplierId', 's.name', 's.deletedAt')
+    : [];
+  const byExternalId = (id: string) => rows.find((r: { externalId: string }) => r.externalId === id) ?? null;
+  if (direct && byExternalId(direct)) return { invoice: byExternalId(direct), note: '' };
+  const viaRefs = mapped.filter((id) => id !== direct);
+  if (viaRefs.length > 1) return { invoice: null, note: `original ambiguous (${refs.join(', ')} name ${viaRefs.join(', ')}): not linked` };
+  const found = viaRefs.length === 1 ? byExternalId(viaRefs[0]) : null;
+  if (found) return { invoice: found, note: '' };
+  return { invoice: null, note: `original ${viaRefs[0] ?? direct ?? refs.join(' / ')} not found` };
 }

@@ -9,6 +9,7 @@ import {
   type NormalizedEvent,
   type PaymentProviderConfig,
   type ProviderSecrets,
+  type SyntheticEvent,
 } from '../providers/payments';
 import { slugOrNotFound } from '../commands/connectors';
 import type { Actor } from '../actor';
@@ -25,14 +26,27 @@ export interface TestWebhookResult {
 /** Thrown inside the dry-run transaction to roll it back after capturing the result. */
 class DryRunRollback extends Error {}
 
+/** Verification in test-webhook never leaves the process: providers' sides are stubbed in memory. */
+const noNetwork = (async (input: string | URL | Request) => {
+  throw new TypeError(`test-webhook makes no network calls (${typeof input === 'string' ? input : input instanceof URL ? input.href : input.url})`);
+}) as typeof fetch;
+
+const SIGNED_WITH: Record<string, string> = {
+  stripe: 'signed with the stored webhook secret and verified like a real delivery',
+  bank: 'signed with the stored webhook secret and verified like a real delivery',
+};
+
 /**
  * POST /api/connectors/<slug>/test-webhook: the adapter's synthetic event through the real
- * pipeline code, and nothing persists. Signature: stripe and bank sign the synthetic delivery
- * with the tenant's stored secret and it goes through the real verification; paypal and mollie
- * cannot be signed or fetched (PayPal's key, Mollie's API) and say "skipped (synthetic)". Tenant:
- * the installation's own URL token is resolved the way an inbound delivery is. Supplier to
- * auto-post: runPipeline in a transaction that is always rolled back, so suppliers, invoices,
- * entries and audit rows it wrote vanish, and no log row or job is written.
+ * verification and pipeline code, and nothing persists. Signature: every provider's synthetic
+ * delivery is correctly signed and goes through verifyAndParse — stripe and bank with the stored
+ * secret; paypal signed for the stored webhook id with a throwaway key whose certificate the
+ * adapter's in-memory certificate host serves; mollie fetched with the stored API key from an
+ * in-memory Mollie API that knows the synthetic payment. The fetch handed to verification answers
+ * only those stubs, so no outbound call can happen. Tenant: the installation's own URL token is
+ * resolved the way an inbound delivery is. Supplier to auto-post: runPipeline in a transaction
+ * that is always rolled back, so suppliers, invoices, entries, references and audit rows it wrote
+ * vanish, and no log row or job is written.
  */
 export async function runTestWebhook(actor: Actor, slugRaw: string, cfg: PaymentProviderConfig): Promise<TestWebhookResult> {
   const slug = slugOrNotFound(slugRaw);
@@ -43,20 +57,20 @@ export async function runTestWebhook(actor: Actor, slugRaw: string, cfg: Payment
   const steps: StepResult[] = [];
   const fail = (event: NormalizedEvent | null): TestWebhookResult => ({ ok: false, provider: slug, event: summary(event), steps });
 
-  const synthetic = adapter.synthesizeTestEvent(secrets);
-  let event: NormalizedEvent = synthetic.event;
-  if (synthetic.signed) {
-    try {
-      event = await adapter.verifyAndParse({ rawBody: synthetic.rawBody, headers: synthetic.headers }, { secrets, config: cfg });
-      steps.push({ step: 'signature', result: 'verified', detail: `signed with the stored ${slug} secret and verified like a real delivery` });
-    } catch (err) {
-      const reason = err instanceof SignatureError ? err.reason : err instanceof PayloadError || err instanceof ProviderUnavailableError ? err.code : 'error';
-      steps.push({ step: 'signature', result: 'failed', detail: `${reason}: ${(err as Error).message}` });
-      return fail(synthetic.event);
-    }
-  } else {
-    const why = slug === 'paypal' ? 'PayPal signs with its own private key' : 'the Mollie API does not know a synthetic payment';
-    steps.push({ step: 'signature', result: 'skipped (synthetic)', detail: `${why}; real deliveries are verified` });
+  let synthetic: SyntheticEvent | null = null;
+  let event: NormalizedEvent;
+  try {
+    synthetic = await adapter.synthesizeTestEvent(secrets);
+    const stub = synthetic.providerStub;
+    event = await adapter.verifyAndParse(
+      { rawBody: synthetic.rawBody, headers: synthetic.headers },
+      { secrets, config: { ...cfg, ...stub?.config }, fetch: stub?.fetch ?? noNetwork },
+    );
+    steps.push({ step: 'signature', result: 'verified', detail: stub ? `${stub.detail}; verified by the ${slug} verification code` : SIGNED_WITH[slug] });
+  } catch (err) {
+    const reason = err instanceof SignatureError ? err.reason : err instanceof PayloadError || err instanceof ProviderUnavailableError ? err.code : 'error';
+    steps.push({ step: 'signature', result: 'failed', detail: `${reason}: ${(err as Error).message}` });
+    return fail(synthetic?.event ?? null);
   }
 
   const resolved = await findInstallationByToken(db(), slug, decryptSecret(installation.tokenEnc));

@@ -3,7 +3,7 @@ import { startTestServer } from './server';
 import { startWorkers, type RunningWorkers } from '../../workers/worker';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import Stripe from 'stripe';
 import { expect } from 'vitest';
 import { db } from '../../shared/db';
@@ -101,11 +101,56 @@ export function bankEvent(over: { type?: string; paymentId?: string; amount?: st
   };
 }
 
-export function paypalDelivery(cert: PaypalTestCert, webhookId: string, certUrl: string, event: object) {
+/** A PayPal delivery signed with the test certificate, transmitted now or at `at` (PayPal allows ±300 s). */
+export function paypalDelivery(cert: PaypalTestCert, webhookId: string, certUrl: string, event: object, at = new Date()) {
   const body = JSON.stringify(event);
   const rawBody = Buffer.from(body);
-  return { body, headers: signPaypalDelivery(cert, { rawBody, webhookId, certUrl, transmissionId: `tx-${suffix()}`, transmissionTime: new Date().toISOString() }) };
+  return { body, headers: signPaypalDelivery(cert, { rawBody, webhookId, certUrl, transmissionId: `tx-${suffix()}`, transmissionTime: at.toISOString() }) };
 }
+
+/** The PayPal capture fixture with a fresh capture id (an event per test, not a duplicate). */
+export function paypalCaptureEvent() {
+  const e = fixture('paypal/PAYMENT.CAPTURE.COMPLETED.json');
+  e.id = `WH-TEST-${suffix()}`;
+  e.resource.id = `CAP${suffix().toUpperCase()}`;
+  return e;
+}
+
+/** A Mollie webhook body, with X-Mollie-Signature when the installation has a signing secret. */
+export function mollieDelivery(paymentId: string, signingSecret?: string) {
+  const body = `id=${paymentId}`;
+  const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
+  if (signingSecret) headers['x-mollie-signature'] = `sha256=${createHmac('sha256', signingSecret).update(body).digest('hex')}`;
+  return { body, headers };
+}
+
+/**
+ * charge.refunded in the current API shape (since 2025-03-31.basil): the real fixture, whose
+ * charge has no `invoice` field, with fresh ids and the PaymentIntent the charge belongs to.
+ * withoutRefundList: as Stripe sends it since 2022-11-15 (no charge.refunds; previous_attributes).
+ */
+export function stripeCurrentRefundEvent(over: { paymentIntent: string; chargeId?: string; refundId?: string; amount: number; refundedBefore?: number; withoutRefundList?: boolean }) {
+  const e = fixture('stripe/charge.refunded.json');
+  e.id = `evt_test_${suffix()}`;
+  const ch = e.data.object;
+  expect(ch).not.toHaveProperty('invoice');
+  ch.id = over.chargeId ?? `ch_test_${suffix()}`;
+  ch.payment_intent = over.paymentIntent;
+  ch.currency = 'eur';
+  ch.amount = ch.amount_captured = 10_000;
+  ch.amount_refunded = (over.refundedBefore ?? 0) + over.amount;
+  if (over.withoutRefundList) {
+    delete ch.refunds;
+    e.data.previous_attributes = { amount_refunded: over.refundedBefore ?? 0 };
+  } else {
+    const r = ch.refunds.data[0];
+    Object.assign(r, { id: over.refundId ?? `re_test_${suffix()}`, amount: over.amount, currency: 'eur', charge: ch.id, payment_intent: over.paymentIntent });
+    ch.refunds.data = [r];
+  }
+  return e;
+}
+
+export { stripeInvoicePaymentPaidEvent } from '../providers/payments/support';
 
 /** Poll until the log row of this delivery is no longer pending (the job ran). */
 export async function waitForLogRows(tenantId: string, provider: string, count: number, timeoutMs = 20_000) {
@@ -132,7 +177,7 @@ export async function expectLedgerBalanced(): Promise<void> {
 
 /** Rows a tenant owns in every table the pipeline writes to (for "nothing persists"). */
 export async function tenantRowCounts(tenantId: string): Promise<Record<string, number>> {
-  const tables = ['invoices', 'invoiceItems', 'payments', 'suppliers', 'journalEntries', 'journalLines', 'webhookEvents', 'auditLog', 'ledgerAccounts', 'connectorInstallations'];
+  const tables = ['invoices', 'invoiceItems', 'payments', 'suppliers', 'journalEntries', 'journalLines', 'webhookEvents', 'auditLog', 'ledgerAccounts', 'connectorInstallations', 'providerPaymentRefs'];
   const out: Record<string, number> = {};
   for (const t of tables) {
     const [{ n }] = await db()(t).where({ tenantId }).count<{ n: number }[]>({ n: '*' });

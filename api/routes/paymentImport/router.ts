@@ -20,7 +20,8 @@ add<unknown, unknown, { provider: string; token: string }>({
     'Body: the provider payload, byte for byte (stripe/paypal/bank JSON, mollie `id=tr_…`). Checks in order: HTTPS (403), ' +
     'rate limit 30/60 min per IP (429), body size (413), URL token (404 whatever the signature), provider signature ' +
     '(400 + log invalid_signature). A verified event is stored with its job and answered 200 `{ received, status }`, ' +
-    'status pending (queued) or duplicate (already booked); the job finishes the log row as processed or failed.',
+    'status pending (queued) or duplicate (already booked); the job finishes the log row as processed or failed. ' +
+    'An authentic payload that cannot be mapped is logged failed and answered 200 with status failed, so the provider stops redelivering it.',
   params: {
     type: 'object',
     required: ['provider', 'token'],
@@ -31,7 +32,7 @@ add<unknown, unknown, { provider: string; token: string }>({
   docVariants: [
     {
       params: { provider: 'stripe' },
-      summary: 'Stripe webhook (invoice.payment_succeeded, invoice.payment_failed, charge.refunded)',
+      summary: 'Stripe webhook (invoice.payment_succeeded, invoice.payment_failed, charge.refunded, invoice_payment.paid)',
       description: 'Verified with `Stripe-Signature: t=<unix>,v1=<hex>`: HMAC-SHA256 of `${t}.${rawBody}` with the endpoint secret (whsec_…), 300 s tolerance.',
       headers: [{ name: 'Stripe-Signature', description: 't=<unix>,v1=<hex HMAC-SHA256>', required: true }],
       requestBody: { contentType: 'application/json', schema: { type: 'object', description: 'Stripe event object' } },
@@ -39,7 +40,7 @@ add<unknown, unknown, { provider: string; token: string }>({
     {
       params: { provider: 'paypal' },
       summary: 'PayPal webhook (PAYMENT.CAPTURE.COMPLETED, PAYMENT.CAPTURE.REFUNDED)',
-      description: 'Verified SHA256withRSA over `transmissionId|transmissionTime|webhookId|crc32(rawBody)` with the certificate at PAYPAL-CERT-URL (allow-listed PayPal hosts only).',
+      description: 'Verified SHA256withRSA over `transmissionId|transmissionTime|webhookId|crc32(rawBody)` with the certificate at PAYPAL-CERT-URL (allow-listed PayPal hosts only); PAYPAL-TRANSMISSION-TIME must be within 300 s of now.',
       headers: ['PAYPAL-TRANSMISSION-ID', 'PAYPAL-TRANSMISSION-TIME', 'PAYPAL-TRANSMISSION-SIG', 'PAYPAL-CERT-URL', 'PAYPAL-AUTH-ALGO'].map((name) => ({
         name,
         description: `PayPal ${name.toLowerCase().replace('paypal-', '').replace(/-/g, ' ')}`,
@@ -85,10 +86,10 @@ add<unknown, unknown, { provider: string; token: string }>({
   ],
   responses: {
     200: {
-      description: 'Accepted (stored and queued) or a duplicate',
-      schema: { type: 'object', properties: { received: { type: 'boolean' }, status: { type: 'string', enum: ['pending', 'duplicate'] } } },
+      description: 'Accepted (stored and queued), a duplicate, or authentic but unusable (logged failed)',
+      schema: { type: 'object', properties: { received: { type: 'boolean' }, status: { type: 'string', enum: ['pending', 'duplicate', 'failed'] } } },
     },
-    400: err('Invalid signature, or an authentic but unusable payload'),
+    400: err('Invalid signature'),
     403: err('Plain HTTP'),
     404: err('Unknown or rotated token, or unknown provider'),
     413: err('Body too large'),

@@ -3,7 +3,7 @@ import { PayloadError } from './errors';
 import type { NormalizedEvent, ProviderAdapter, ProviderSecrets, SyntheticEvent } from './types';
 import {
   clip, currencyOrThrow, decimalAmountOrThrow, fromIso, nowOf, obj, parseJsonObject, requireSecret,
-  signTimestampedHmac, str, verifyTimestampedHmac, type Json,
+  signTimestampedHmac, str, verifyTimestampedHmac, withEventIdentity, type Json,
 } from './util';
 
 /**
@@ -70,7 +70,7 @@ export function mapBankEvent(event: Json): NormalizedEvent {
   };
 }
 
-function synthesize(secrets: ProviderSecrets, opts?: { now?: Date }): SyntheticEvent {
+async function synthesize(secrets: ProviderSecrets, opts?: { now?: Date }): Promise<SyntheticEvent> {
   const secret = requireSecret('bank', secrets.webhookSecret, 'webhookSecret');
   const now = nowOf(opts ?? {});
   const t = Math.floor(now.getTime() / 1000);
@@ -91,7 +91,6 @@ function synthesize(secrets: ProviderSecrets, opts?: { now?: Date }): SyntheticE
     rawBody: Buffer.from(body),
     headers: { 'content-type': 'application/json', 'x-bank-signature': signBankPayload(secret, body, t) },
     event: mapBankEvent(JSON.parse(body) as Json),
-    signed: true,
   };
 }
 
@@ -101,7 +100,8 @@ export const bankAdapter: ProviderAdapter = {
   async verifyAndParse(req, ctx) {
     const secret = requireSecret('bank', ctx.secrets.webhookSecret, 'webhookSecret');
     verifyTimestampedHmac('bank', req, HEADER, secret, nowOf(ctx));
-    return mapBankEvent(parseJsonObject('bank', req.rawBody));
+    const json = parseJsonObject('bank', req.rawBody);
+    return withEventIdentity(json.id, json.type, () => mapBankEvent(json));
   },
   synthesizeTestEvent: synthesize,
 };

@@ -29,10 +29,14 @@ export class SignatureError extends Error {
 
 /**
  * The delivery is authentic but cannot be used (not JSON, an amount with more decimals than its
- * currency has, a required id missing). Retrying cannot help: 400, log row failed.
+ * currency has, a required id missing). Retrying cannot help, so ingest logs it failed and answers
+ * 200: a 4xx would only make the provider redeliver the same bytes for days.
+ * eventId/eventType name the provider event for the log row when the body got that far.
  */
 export class PayloadError extends Error {
   readonly code = 'invalid_payload';
+  eventId: string | null = null;
+  eventType: string | null = null;
   constructor(
     public readonly provider: ProviderSlug,
     message: string,

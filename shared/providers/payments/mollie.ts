@@ -3,7 +3,7 @@ import { PayloadError, ProviderUnavailableError, SignatureError } from './errors
 import type { NormalizedEvent, ProviderAdapter, ProviderSecrets, SyntheticEvent, VerifyContext } from './types';
 import {
   arr, clip, currencyOrThrow, decimalAmountOrThrow, fromIso, getHeader, hexSignatureMatches, hmacSha256, isObject,
-  obj, requireSecret, str, timeoutMs, type Json,
+  obj, requireSecret, str, timeoutMs, withEventIdentity, type Json,
 } from './util';
 
 /**
@@ -171,7 +171,20 @@ export function mapMolliePayment(payment: Json, refunds: Json[]): NormalizedEven
   return { ...newest, related };
 }
 
-function synthesize(_secrets: ProviderSecrets, opts?: { now?: Date }): SyntheticEvent {
+/**
+ * test-webhook's stand-in for the Mollie API: an origin on the reserved .invalid TLD (RFC 2606),
+ * used only in test-webhook's own context; the in-memory fetch below answers it.
+ */
+const SYNTHETIC_API_BASE = 'https://mollie-test-webhook.invalid';
+
+/**
+ * An `id=tr_…` delivery (with X-Mollie-Signature when a signing secret is stored) and a stand-in
+ * for the Mollie API that knows only this payment and only for the stored API key, so the
+ * verification code runs as for a real delivery: signature, id check, GET with the bearer key,
+ * answer classification, mapping.
+ */
+async function synthesize(secrets: ProviderSecrets, opts?: { now?: Date }): Promise<SyntheticEvent> {
+  const apiKey = requireSecret('mollie', secrets.apiKey, 'apiKey');
   const now = (opts?.now ?? new Date()).toISOString();
   const id = `tr_synth${randomBytes(5).toString('hex')}`;
   const payment: Json = {
@@ -188,12 +201,29 @@ function synthesize(_secrets: ProviderSecrets, opts?: { now?: Date }): Synthetic
     details: { consumerName: 'Synthetic Test Customer', consumerAccount: 'NL17RABO0213698412', consumerBic: 'TESTNL99' },
     countryCode: 'NL',
   };
+  const rawBody = Buffer.from(`id=${id}`);
+  const paymentUrl = `${SYNTHETIC_API_BASE}/v2/payments/${id}?embed=refunds`;
+  const stubFetch = (async (input: string | URL | Request, init?: RequestInit) => {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    if (!url.startsWith(`${SYNTHETIC_API_BASE}/`)) throw new TypeError(`test-webhook makes no network calls (${url})`);
+    const hal = { 'content-type': 'application/hal+json' };
+    if (new Headers(init?.headers).get('authorization') !== `Bearer ${apiKey}`) {
+      return new Response(JSON.stringify({ status: 401, title: 'Unauthorized Request' }), { status: 401, headers: hal });
+    }
+    if (url !== paymentUrl) return new Response(JSON.stringify({ status: 404, title: 'Not Found' }), { status: 404, headers: hal });
+    return new Response(JSON.stringify(payment), { status: 200, headers: hal });
+  }) as typeof fetch;
+  const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
+  if (secrets.signingSecret) headers['x-mollie-signature'] = `sha256=${hmacSha256(secrets.signingSecret, rawBody).toString('hex')}`;
   return {
-    rawBody: Buffer.from(`id=${id}`),
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    // The API cannot know a synthetic payment, so this event is mapped directly (signed: false).
+    rawBody,
+    headers,
     event: mapMolliePayment(payment, []),
-    signed: false,
+    providerStub: {
+      fetch: stubFetch,
+      config: { mollieApiBaseUrl: SYNTHETIC_API_BASE },
+      detail: `fetched with the stored API key from an in-memory Mollie API that knows the synthetic payment (no network)${secrets.signingSecret ? '; X-Mollie-Signature made with the stored signing secret' : ''}`,
+    },
   };
 }
 
@@ -223,7 +253,7 @@ export const mollieAdapter: ProviderAdapter = {
       const list = await mollieGet(`/v2/payments/${id}/refunds?limit=250`, ctx, apiKey);
       refunds = arr(obj(list._embedded).refunds).map(obj);
     }
-    return mapMolliePayment(payment, refunds);
+    return withEventIdentity(`${id}:${str(payment.status) ?? 'unknown'}`, `payment.${str(payment.status) ?? 'unknown'}`, () => mapMolliePayment(payment, refunds));
   },
   synthesizeTestEvent: synthesize,
 };

@@ -1,9 +1,10 @@
-import { X509Certificate, randomBytes, randomUUID, verify as verifySignature } from 'node:crypto';
+import { X509Certificate, randomBytes, randomUUID, sign as signData, verify as verifySignature } from 'node:crypto';
 import { PayloadError, ProviderUnavailableError, SignatureError } from './errors';
+import { createSelfSignedCert } from './selfSignedCert';
 import type { NormalizedEvent, ProviderAdapter, ProviderSecrets, SyntheticEvent, VerifyContext } from './types';
 import {
-  arr, clip, currencyOrThrow, decimalAmountOrThrow, fromIso, getHeader, nowOf, obj, parseJsonObject, requireSecret,
-  str, timeoutMs, type Json,
+  arr, assertWithinTolerance, clip, currencyOrThrow, decimalAmountOrThrow, fromIso, getHeader, nowOf, obj, parseJsonObject,
+  requireSecret, str, timeoutMs, withEventIdentity, type Json,
 } from './util';
 
 /**
@@ -14,6 +15,11 @@ import {
  *
  * The certificate URL arrives in the request, so it is only fetched from an allow-listed origin:
  * otherwise anyone could sign with their own key and point us at their own certificate.
+ *
+ * Replay: PAYPAL-TRANSMISSION-TIME is part of the signed string, so a delivery whose time is more
+ * than 300 s from our clock is refused like Stripe's and the bank's stale timestamps; otherwise a
+ * captured delivery could be replayed for ever (the duplicate key only protects money movements
+ * already booked, not e.g. one whose first delivery failed).
  */
 
 // ---- CRC32 (IEEE 802.3, the one zlib.crc32 computes; kept here so Node < 20.15 works too) ----
@@ -209,8 +215,27 @@ export function mapPaypalEvent(event: Json): NormalizedEvent {
   };
 }
 
-// PayPal needs no secret of ours to build the event; the webhookId only matters for real signatures.
-function synthesize(_secrets: ProviderSecrets, opts?: { now?: Date }): SyntheticEvent {
+/** RFC 3339 as PayPal sends it ("2024-08-02T19:33:35Z", fractions and offsets allowed) → unix seconds. */
+function transmissionSeconds(value: string): number {
+  const ms = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i.test(value) ? Date.parse(value) : NaN;
+  if (Number.isNaN(ms)) throw new SignatureError('paypal', 'malformed_header', 'PAYPAL-TRANSMISSION-TIME is not an RFC 3339 time');
+  return Math.floor(ms / 1000);
+}
+
+/**
+ * test-webhook's stand-in for PayPal's certificate host: an origin on the reserved .invalid TLD
+ * (RFC 2606), put on the allow-list only in test-webhook's own context, so the production
+ * allow-list never admits it and the in-memory fetch below never reaches a network.
+ */
+const SYNTHETIC_CERT_ORIGIN = 'https://paypal-test-webhook.invalid';
+
+/**
+ * A PAYMENT.CAPTURE.COMPLETED delivery signed the way PayPal signs, for the stored webhook id, with
+ * a throwaway RSA key whose self-signed certificate only the returned fetch serves. Verifying it
+ * runs all of verifyAndParse: headers, allow-list, download, validity, CRC32 string, RSA, replay.
+ */
+async function synthesize(secrets: ProviderSecrets, opts?: { now?: Date }): Promise<SyntheticEvent> {
+  const webhookId = requireSecret('paypal', secrets.webhookId, 'webhookId');
   const now = opts?.now ?? new Date();
   const suffix = randomBytes(6).toString('hex').toUpperCase();
   const captureId = `SYNTH${suffix}`;
@@ -234,17 +259,39 @@ function synthesize(_secrets: ProviderSecrets, opts?: { now?: Date }): Synthetic
       links: [{ href: `https://api.paypal.com/v2/payments/captures/${captureId}`, rel: 'self', method: 'GET' }],
     },
   });
+  const rawBody = Buffer.from(body);
+  const { certPem, privateKey } = await createSelfSignedCert({
+    commonName: 'paypal-test-webhook.invalid',
+    notBefore: new Date(now.getTime() - 5 * 60_000),
+    notAfter: new Date(now.getTime() + 60 * 60_000),
+  });
+  // A URL of its own per call: the certificate cache is keyed by URL.
+  const certUrl = `${SYNTHETIC_CERT_ORIGIN}/v1/notifications/certs/CERT-synthetic-${randomBytes(12).toString('hex')}`;
+  const transmissionId = randomUUID();
+  const transmissionTime = now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const signature = signData('sha256', Buffer.from(paypalSignedString(transmissionId, transmissionTime, webhookId, rawBody)), privateKey);
+  const stubFetch = (async (input: string | URL | Request) => {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    if (url !== certUrl) throw new TypeError(`test-webhook makes no network calls (${url})`);
+    return new Response(certPem, { status: 200, headers: { 'content-type': 'application/x-pem-file' } });
+  }) as typeof fetch;
   return {
-    rawBody: Buffer.from(body),
-    // No PAYPAL-TRANSMISSION-SIG: only PayPal's private key could produce one.
+    rawBody,
     headers: {
       'content-type': 'application/json',
-      'paypal-transmission-id': randomUUID(),
-      'paypal-transmission-time': now.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      'paypal-transmission-id': transmissionId,
+      'paypal-transmission-time': transmissionTime,
+      'paypal-transmission-sig': signature.toString('base64'),
+      'paypal-cert-url': certUrl,
       'paypal-auth-algo': 'SHA256withRSA',
+      'paypal-auth-version': 'v2',
     },
     event: mapPaypalEvent(JSON.parse(body) as Json),
-    signed: false,
+    providerStub: {
+      fetch: stubFetch,
+      config: { paypalCertHostAllowList: [SYNTHETIC_CERT_ORIGIN] },
+      detail: 'signed for the stored webhook id with a throwaway RSA key; its self-signed certificate is served in memory (no network)',
+    },
   };
 }
 
@@ -265,6 +312,7 @@ export const paypalAdapter: ProviderAdapter = {
     // Never let the request choose a weaker algorithm.
     if (algo.toUpperCase() !== 'SHA256WITHRSA') throw new SignatureError('paypal', 'unsupported_algorithm', `auth algo ${algo} not accepted`);
     if (!/^[A-Za-z0-9+/]+={0,2}$/.test(sig)) throw new SignatureError('paypal', 'malformed_header', 'PAYPAL-TRANSMISSION-SIG is not base64');
+    const sentAt = transmissionSeconds(transmissionTime);
     if (!isAllowedCertUrl(certUrl, ctx.config.paypalCertHostAllowList)) {
       throw new SignatureError('paypal', 'untrusted_cert_url', 'PAYPAL-CERT-URL is not on the allow-list');
     }
@@ -279,7 +327,10 @@ export const paypalAdapter: ProviderAdapter = {
       ok = false;
     }
     if (!ok) throw new SignatureError('paypal', 'mismatch', 'signature does not match body, webhook id and certificate');
-    return mapPaypalEvent(parseJsonObject('paypal', req.rawBody));
+    // After the signature, as for Stripe: the time is only worth judging once it is known to be PayPal's.
+    assertWithinTolerance('paypal', sentAt, now);
+    const json = parseJsonObject('paypal', req.rawBody);
+    return withEventIdentity(json.id, json.event_type, () => mapPaypalEvent(json));
   },
   synthesizeTestEvent: synthesize,
 };

@@ -4,7 +4,7 @@ import { PayloadError } from './errors';
 import type { NormalizedEvent, ProviderAdapter, ProviderSecrets, SyntheticEvent } from './types';
 import {
   arr, clip, currencyOrThrow, fromUnix, minorAmountOrThrow, nowOf, obj, parseJsonObject, requireSecret,
-  signTimestampedHmac, str, verifyTimestampedHmac, type Json,
+  signTimestampedHmac, str, verifyTimestampedHmac, withEventIdentity, type Json,
 } from './util';
 
 /**
@@ -45,6 +45,30 @@ function euVatId(invoice: Json): string | null {
   return null;
 }
 
+/** An id field that may also come expanded as an object ({ id, … }). */
+function idOf(v: unknown): string | null {
+  return str(v) ?? str(obj(v).id);
+}
+
+/** The refs worth recording: pi_… and ch_… ids only, each once. */
+function refsOf(...ids: Array<string | null>): string[] {
+  return [...new Set(ids.filter((id): id is string => !!id && /^(pi|ch|py)_[A-Za-z0-9_]+$/.test(id)))];
+}
+
+/**
+ * The PaymentIntent and Charge behind a paid invoice, by which its refund (charge.refunded) names
+ * it. Older API versions put them on the invoice (charge, payment_intent); since 2025-03-31.basil
+ * they are on InvoicePayment objects: in invoice.payments when it is included (it is not, by
+ * default, in webhook events) and in the invoice_payment.paid event, which is mapped below.
+ */
+function invoicePaymentRefs(invoice: Json): string[] {
+  const fromPayments = arr(obj(invoice.payments).data)
+    .map(obj)
+    .filter((p) => p.status === undefined || p.status === 'paid')
+    .flatMap((p) => [idOf(obj(p.payment).payment_intent), idOf(obj(p.payment).charge)]);
+  return refsOf(idOf(invoice.payment_intent), idOf(invoice.charge), ...fromPayments);
+}
+
 function mapInvoiceEvent(event: Json, base: Pick<NormalizedEvent, 'provider' | 'eventId' | 'eventType'>, succeeded: boolean): NormalizedEvent {
   const invoice = obj(obj(event.data).object);
   const externalId = requireId(invoice.id, 'invoice');
@@ -54,10 +78,12 @@ function mapInvoiceEvent(event: Json, base: Pick<NormalizedEvent, 'provider' | '
   const firstLine = obj(arr(obj(invoice.lines).data)[0]);
   // An invoice paid in full by credit or a 100 % discount moves no money: nothing to book.
   const kind = !succeeded ? 'failure' : /^0+(\.0+)?$/.test(amount) ? 'ignored' : 'payment';
+  const refs = kind === 'payment' ? invoicePaymentRefs(invoice) : [];
   return {
     ...base,
     kind,
     externalId,
+    ...(refs.length ? { paymentRefs: { externalId, refs } } : {}),
     amount,
     currency,
     date: when?.date ?? null,
@@ -116,9 +142,11 @@ function mapChargeRefunded(event: Json, base: Pick<NormalizedEvent, 'provider' |
     kind: 'refund',
     externalId,
     // Older API versions carry the invoice on the charge, which is the payment's externalId.
-    // Newer ones do not (invoice ↔ charge goes through InvoicePayment); the charge id is then
-    // the best reference we have. See docs/payment-providers.md.
-    originalExternalId: str(charge.invoice) ?? chargeId,
+    // Since 2025-03-31.basil they do not (invoice ↔ charge goes through InvoicePayment): the
+    // pipeline then finds the invoice through the PaymentIntent / Charge ids recorded from
+    // invoice_payment.paid (or the invoice itself). See docs/payment-providers.md.
+    originalExternalId: idOf(charge.invoice),
+    originalRefs: refsOf(idOf(charge.payment_intent), chargeId),
     amount,
     currency,
     date: when?.date ?? null,
@@ -136,6 +164,28 @@ function mapChargeRefunded(event: Json, base: Pick<NormalizedEvent, 'provider' |
   };
 }
 
+/**
+ * invoice_payment.paid (API 2025-03-31.basil and later): books nothing — invoice.payment_succeeded
+ * books the payment — but it is the only event that says which PaymentIntent / Charge paid which
+ * invoice, which a later charge.refunded needs to find the invoice.
+ */
+function mapInvoicePaymentPaid(event: Json, base: Pick<NormalizedEvent, 'provider' | 'eventId' | 'eventType'>): NormalizedEvent {
+  const ip = obj(obj(event.data).object);
+  const invoiceId = idOf(ip.invoice);
+  const payment = obj(ip.payment);
+  const refs = refsOf(idOf(payment.payment_intent), idOf(payment.charge));
+  return {
+    ...base,
+    kind: 'ignored',
+    externalId: null,
+    amount: null,
+    currency: null,
+    date: null,
+    counterparty: {},
+    ...(invoiceId && refs.length && ip.status === 'paid' ? { paymentRefs: { externalId: invoiceId, refs } } : {}),
+  };
+}
+
 /** Maps an already verified Stripe event object. */
 export function mapStripeEvent(event: Json): NormalizedEvent {
   const eventId = str(event.id);
@@ -149,12 +199,14 @@ export function mapStripeEvent(event: Json): NormalizedEvent {
       return mapInvoiceEvent(event, base, false);
     case 'charge.refunded':
       return mapChargeRefunded(event, base);
+    case 'invoice_payment.paid':
+      return mapInvoicePaymentPaid(event, base);
     default:
       return { ...base, kind: 'ignored', externalId: null, amount: null, currency: null, date: null, counterparty: {} };
   }
 }
 
-function synthesize(secrets: ProviderSecrets, opts?: { now?: Date }): SyntheticEvent {
+async function synthesize(secrets: ProviderSecrets, opts?: { now?: Date }): Promise<SyntheticEvent> {
   const secret = requireSecret('stripe', secrets.webhookSecret, 'webhookSecret');
   const now = nowOf(opts ?? {});
   const t = Math.floor(now.getTime() / 1000);
@@ -194,7 +246,6 @@ function synthesize(secrets: ProviderSecrets, opts?: { now?: Date }): SyntheticE
     rawBody: Buffer.from(body),
     headers: { 'content-type': 'application/json', 'stripe-signature': signTimestampedHmac(secret, body, t) },
     event: mapStripeEvent(JSON.parse(body) as Json),
-    signed: true,
   };
 }
 
@@ -204,7 +255,8 @@ export const stripeAdapter: ProviderAdapter = {
   async verifyAndParse(req, ctx) {
     const secret = requireSecret('stripe', ctx.secrets.webhookSecret, 'webhookSecret');
     verifyTimestampedHmac('stripe', req, HEADER, secret, nowOf(ctx));
-    return mapStripeEvent(parseJsonObject('stripe', req.rawBody));
+    const json = parseJsonObject('stripe', req.rawBody);
+    return withEventIdentity(json.id, json.type, () => mapStripeEvent(json));
   },
   synthesizeTestEvent: synthesize,
 };

@@ -7,7 +7,8 @@
  * Pipeline usage (see docs/payment-providers.md):
  *   const adapter = getAdapter(slug);
  *   try { event = await adapter.verifyAndParse({ rawBody, headers }, { secrets, config }) }
- *   catch (e) { SignatureError → 400 + log invalid_signature; PayloadError → 400 + log failed;
+ *   catch (e) { SignatureError → 400 + log invalid_signature; PayloadError → 200 + log failed
+ *               (authentic: a 4xx would only make the provider redeliver it for days);
  *               ProviderUnavailableError → transient, retry (or 503 so the provider retries) }
  */
 
@@ -69,6 +70,19 @@ export interface NormalizedEvent {
   /** Refunds only: the externalId of the payment that was refunded (null when the provider does not say). */
   originalExternalId?: string | null;
   /**
+   * Refunds only: other ids the provider gives the refunded payment (stripe: the charge's
+   * payment_intent pi_… and the charge ch_…). The pipeline resolves them through the references
+   * recorded from `paymentRefs` when originalExternalId is missing or unknown.
+   */
+  originalRefs?: string[];
+  /**
+   * Other ids of a payment by which a later refund may name it, with the payment's externalId
+   * (stripe: invoice in_… ← its PaymentIntent pi_… / Charge ch_…, from the invoice on older API
+   * versions or from invoice_payment.paid on current ones). The pipeline records them
+   * (provider_payment_refs) whatever the event's kind; an event that carries only them books nothing.
+   */
+  paymentRefs?: { externalId: string; refs: string[] } | null;
+  /**
    * Positive decimal string; the pipeline negates refunds. Two places ("12.30"), or the currency's
    * ISO 4217 exponent when that is larger (KWD "1.234"): an adapter never rounds money away.
    */
@@ -126,18 +140,23 @@ export interface VerifyContext {
 }
 
 /**
- * A synthetic delivery for POST /api/connectors/<slug>/test-webhook.
- *
- * signed: true (stripe, bank) — the request is signed with the tenant's own secret; run it through
- * verifyAndParse like a real delivery (that is the point of the test) and expect `event`.
- * signed: false (paypal, mollie) — it cannot be authenticated: PayPal signs with its private key,
- * Mollie's API does not know a synthetic payment. Skip verification and use `event` as it is;
- * the result should say "signature: skipped (synthetic)". There is deliberately no flag on
- * verifyAndParse that bypasses verification, so no request can ever switch it off.
+ * A synthetic delivery for POST /api/connectors/<slug>/test-webhook, correctly signed, to be run
+ * through verifyAndParse like a real delivery (that is the point of the test); the result equals
+ * `event`. stripe and bank sign with the tenant's stored secret. PayPal and Mollie verify against
+ * the provider itself, so the synthesizer also plays that side in memory (`providerStub`): PayPal's
+ * certificate host serves a self-signed certificate of a throwaway RSA key that signed the
+ * delivery for the stored webhook id; Mollie's API answers the synthetic payment to the stored API
+ * key. There is deliberately no flag on verifyAndParse that bypasses verification, so no request
+ * can ever switch it off; the stub only exists in test-webhook's own context.
  */
 export interface SyntheticEvent extends InboundRequest {
   event: NormalizedEvent;
-  signed: boolean;
+  /**
+   * Merge into the VerifyContext: a fetch that answers only the synthetic certificate / payment
+   * URL (anything else is refused, so verification makes no network call) and the config naming
+   * its origin (`paypalCertHostAllowList` / `mollieApiBaseUrl` on the reserved .invalid TLD).
+   */
+  providerStub?: { fetch: typeof fetch; config: Partial<PaymentProviderConfig>; detail: string };
 }
 
 export interface ProviderAdapter {
@@ -146,8 +165,9 @@ export interface ProviderAdapter {
   readonly secretFields: { required: ReadonlyArray<keyof ProviderSecrets>; optional: ReadonlyArray<keyof ProviderSecrets> };
   /**
    * Authenticates the delivery and maps it. Throws SignatureError (→ 400 invalid_signature),
-   * PayloadError (authentic but unusable → 400, log failed) or ProviderUnavailableError (transient).
+   * PayloadError (authentic but unusable → 200, log failed) or ProviderUnavailableError (transient).
    */
   verifyAndParse(req: InboundRequest, ctx: VerifyContext): Promise<NormalizedEvent>;
-  synthesizeTestEvent(secrets: ProviderSecrets, opts?: { now?: Date }): SyntheticEvent;
+  /** Async: PayPal's generates an RSA key. Throws SignatureError not_configured without the secrets it signs with. */
+  synthesizeTestEvent(secrets: ProviderSecrets, opts?: { now?: Date }): Promise<SyntheticEvent>;
 }

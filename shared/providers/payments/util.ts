@@ -94,15 +94,26 @@ export function verifyTimestampedHmac(
   headerName: string,
   secret: string,
   now: Date,
-  toleranceSec = 300,
+  toleranceSec = REPLAY_TOLERANCE_SEC,
 ): void {
   const { t, v1 } = parseTimestampedSignature(provider, getHeader(provider, req, headerName), headerName);
   const expected = hmacSha256(secret, `${t}.`, req.rawBody);
   if (!v1.some((candidate) => hexSignatureMatches(expected, candidate))) {
     throw new SignatureError(provider, 'mismatch', 'no signature matches the body and the secret');
   }
-  if (Math.abs(Math.floor(now.getTime() / 1000) - t) > toleranceSec) {
-    throw new SignatureError(provider, 'timestamp_out_of_tolerance', `timestamp ${t} is more than ${toleranceSec} s from now`);
+  assertWithinTolerance(provider, t, now, toleranceSec);
+}
+
+/** How far a signed send time may be from our clock, either way (Stripe's default). */
+export const REPLAY_TOLERANCE_SEC = 300;
+
+/**
+ * Replay protection for a signed send time (unix seconds): a captured delivery cannot be replayed
+ * later, and a future time is as suspect as an old one.
+ */
+export function assertWithinTolerance(provider: ProviderSlug, sentAtSec: number, now: Date, toleranceSec = REPLAY_TOLERANCE_SEC): void {
+  if (!(Math.abs(Math.floor(now.getTime() / 1000) - sentAtSec) <= toleranceSec)) {
+    throw new SignatureError(provider, 'timestamp_out_of_tolerance', `timestamp ${sentAtSec} is more than ${toleranceSec} s from now`);
   }
 }
 
@@ -119,6 +130,22 @@ export function parseJsonObject(provider: ProviderSlug, rawBody: Buffer): Json {
   }
   if (!isObject(parsed)) throw new PayloadError(provider, 'body is not a JSON object');
   return parsed;
+}
+
+/**
+ * Runs a mapper on a verified body and labels a PayloadError it throws with the provider event's
+ * id and name, so the failed log row says which event could not be used.
+ */
+export function withEventIdentity<T>(eventId: unknown, eventType: unknown, map: () => T): T {
+  try {
+    return map();
+  } catch (err) {
+    if (err instanceof PayloadError) {
+      err.eventId ??= str(eventId);
+      err.eventType ??= str(eventType);
+    }
+    throw err;
+  }
 }
 
 export function nowOf(ctx: { now?: Date }): Date {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { client } from '../../helpers/http';
 import { createTeam } from '../../helpers/factories';
 import {
@@ -157,23 +157,37 @@ describe('webhook-logs', () => {
 });
 
 describe('test-webhook', () => {
-  const cases: Array<[string, Record<string, string>, string]> = [
-    ['stripe', { webhookSecret: SECRET }, 'verified'],
-    ['bank', { webhookSecret: SECRET }, 'verified'],
-    ['paypal', { webhookId: 'WH-test' }, 'skipped (synthetic)'],
-    ['mollie', { apiKey: 'test_unused' }, 'skipped (synthetic)'],
+  const cases: Array<[string, Record<string, string>, RegExp]> = [
+    ['stripe', { webhookSecret: SECRET }, /stored webhook secret/],
+    ['bank', { webhookSecret: SECRET }, /stored webhook secret/],
+    ['paypal', { webhookId: 'WH-test' }, /stored webhook id with a throwaway RSA key.*paypal verification code/],
+    ['mollie', { apiKey: 'test_unused' }, /stored API key from an in-memory Mollie API.*mollie verification code/],
+    ['mollie', { apiKey: 'test_unused', signingSecret: 'mollie-signing-secret' }, /X-Mollie-Signature made with the stored signing secret/],
   ];
-  for (const [slug, secrets, signature] of cases) {
-    it(`${slug}: runs every step and persists nothing`, async () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+  for (const [slug, secrets, signatureDetail] of cases) {
+    it(`${slug}${secrets.signingSecret ? ' (with signing secret)' : ''}: a correctly signed event through the real verification and every step; nothing persists, no network`, async () => {
       const { tenant, admin, manager, member } = await createTeam();
       await install(env.server.url, admin.token, slug, secrets);
       await api(admin.token).put(`/api/connectors/${slug}/settings`, { autoPost: true });
       const before = await tenantRowCounts(tenant.id);
+      // The API runs in this process: any outbound call verification made would go through here.
+      const realFetch = globalThis.fetch;
+      const outbound: string[] = [];
+      vi.spyOn(globalThis, 'fetch').mockImplementation(async (input, init) => {
+        const url = String(input instanceof Request ? input.url : input);
+        if (!url.startsWith(env.server.url)) outbound.push(url);
+        return realFetch(input, init);
+      });
       const res = await api(manager.token).post(`/api/connectors/${slug}/test-webhook`);
       expect(res.status, JSON.stringify(res.body)).toBe(200);
-      expect(res.body.ok).toBe(true);
+      expect(res.body.ok, JSON.stringify(res.body.steps)).toBe(true);
       expect(res.body.steps.map((s: { step: string }) => s.step)).toEqual(['signature', 'tenant', 'supplier', 'invoice', 'duplicate', 'autoPost']);
-      expect(res.body.steps.map((s: { result: string }) => s.result)).toEqual([signature, 'resolved', 'created', 'created', 'unique', 'posted']);
+      expect(res.body.steps.map((s: { result: string }) => s.result)).toEqual(['verified', 'resolved', 'created', 'created', 'unique', 'posted']);
+      expect(res.body.steps[0].detail).toMatch(signatureDetail);
+      expect(outbound).toEqual([]);
       expect(await tenantRowCounts(tenant.id)).toEqual(before);
       expect((await api(member.token).post(`/api/connectors/${slug}/test-webhook`)).status).toBe(403);
     });

@@ -32,9 +32,15 @@ const ctx = (over: Partial<VerifyContext> = {}): VerifyContext => ({
   now,
   ...over,
 });
-const delivery = (rawBody: Buffer, over: { webhookId?: string; certUrl?: string } = {}) => ({
+/** Signed at `at` (default: the test clock `now`), as PayPal signs its transmission time. */
+const delivery = (rawBody: Buffer, over: { webhookId?: string; certUrl?: string; at?: Date; transmissionTime?: string } = {}) => ({
   rawBody,
-  headers: signPaypalDelivery(cert, { rawBody, webhookId: over.webhookId ?? WEBHOOK_ID, certUrl: over.certUrl ?? server.certUrl }),
+  headers: signPaypalDelivery(cert, {
+    rawBody,
+    webhookId: over.webhookId ?? WEBHOOK_ID,
+    certUrl: over.certUrl ?? server.certUrl,
+    transmissionTime: over.transmissionTime ?? (over.at ?? now).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+  }),
 });
 
 const completedRaw = fixtureBytes('paypal/simulator-2024/PAYMENT.CAPTURE.COMPLETED.body.json');
@@ -158,7 +164,8 @@ describe('paypal: signature and certificate', () => {
     await paypalAdapter.verifyAndParse(delivery(refundedRaw), ctx());
     expect(server.hits.get('/v1/notifications/certs/CERT-test')).toBe(1);
     // After the TTL (6 h) it is fetched again.
-    await paypalAdapter.verifyAndParse(delivery(completedRaw), ctx({ now: new Date(now.getTime() + 7 * 3600_000) }));
+    const later = new Date(now.getTime() + 7 * 3600_000);
+    await paypalAdapter.verifyAndParse(delivery(completedRaw, { at: later }), ctx({ now: later }));
     expect(server.hits.get('/v1/notifications/certs/CERT-test')).toBe(2);
   });
 
@@ -205,14 +212,34 @@ describe('paypal: signature and certificate', () => {
 
   it('rejects an expired or not yet valid certificate', async () => {
     const x = new X509Certificate(cert.certPem);
-    await expectSignatureError(
-      paypalAdapter.verifyAndParse(delivery(completedRaw), ctx({ now: new Date(Date.parse(x.validTo) + 86400_000) })),
-      'invalid_certificate',
-    );
-    await expectSignatureError(
-      paypalAdapter.verifyAndParse(delivery(completedRaw), ctx({ now: new Date(Date.parse(x.validFrom) - 86400_000) })),
-      'invalid_certificate',
-    );
+    const after = new Date(Date.parse(x.validTo) + 86400_000);
+    await expectSignatureError(paypalAdapter.verifyAndParse(delivery(completedRaw, { at: after }), ctx({ now: after })), 'invalid_certificate');
+    const before = new Date(Date.parse(x.validFrom) - 86400_000);
+    await expectSignatureError(paypalAdapter.verifyAndParse(delivery(completedRaw, { at: before }), ctx({ now: before })), 'invalid_certificate');
+  });
+
+  it('replay: a correctly signed transmission more than 300 s from now (either way) is refused', async () => {
+    const at = (sec: number) => new Date(now.getTime() + sec * 1000);
+    for (const sec of [-300, 300]) {
+      await expect(paypalAdapter.verifyAndParse(delivery(completedRaw, { at: at(sec) }), ctx())).resolves.toMatchObject({ kind: 'payment' });
+    }
+    for (const sec of [-301, 301, -3600, -86400 * 365]) {
+      await expectSignatureError(paypalAdapter.verifyAndParse(delivery(completedRaw, { at: at(sec) }), ctx()), 'timestamp_out_of_tolerance');
+    }
+    // Offsets and fractions are RFC 3339 too; the same instant written with +02:00 is fresh.
+    const local = new Date(now.getTime() + 2 * 3600_000).toISOString().replace(/\.\d{3}Z$/, '.5+02:00');
+    await expect(paypalAdapter.verifyAndParse(delivery(completedRaw, { transmissionTime: local }), ctx())).resolves.toMatchObject({ kind: 'payment' });
+    // The time is signed: moving a stale header into tolerance breaks the signature.
+    const stale = delivery(completedRaw, { at: at(-3600) });
+    const moved = { ...stale.headers, 'paypal-transmission-time': now.toISOString().replace(/\.\d{3}Z$/, 'Z') };
+    await expectSignatureError(paypalAdapter.verifyAndParse({ rawBody: completedRaw, headers: moved }, ctx()), 'mismatch');
+  });
+
+  it('a transmission time that is not RFC 3339 is malformed, refused before any certificate download', async () => {
+    for (const transmissionTime of ['yesterday', '1722627215', '2024-08-02 19:33:35Z', '2024-13-45T99:99:99Z']) {
+      await expectSignatureError(paypalAdapter.verifyAndParse(delivery(completedRaw, { transmissionTime }), ctx()), 'malformed_header');
+    }
+    expect(server.hits.size).toBe(0);
   });
 
   it('certificate URL answering 404 or garbage → invalid_certificate; 500 or unreachable → unavailable', async () => {

@@ -4,7 +4,7 @@ import { PayloadError } from '../../../shared/providers/payments/errors';
 import { stripeAdapter, stripeExponent } from '../../../shared/providers/payments/stripe';
 import type { NormalizedEvent, VerifyContext } from '../../../shared/providers/payments/types';
 import { signTimestampedHmac } from '../../../shared/providers/payments/util';
-import { expectSignatureError, fixtureBytes, fixtureJson, testConfig, unix } from './support';
+import { expectSignatureError, fixtureBytes, fixtureJson, stripeInvoicePaymentPaidEvent, testConfig, unix } from './support';
 
 const SECRET = 'whsec_test_0123456789abcdefghijklmnopqrstuv';
 const NOW = new Date('2026-03-02T10:00:00Z');
@@ -53,7 +53,7 @@ describe('stripe: mapping the fixture events', () => {
     });
   });
 
-  it('charge.refunded → refund keyed by the re_ id, original = charge (no charge.invoice in this API version)', async () => {
+  it('charge.refunded → refund keyed by the re_ id; no charge.invoice in this API version, so the original is named by its charge (and payment intent)', async () => {
     const event = await stripeAdapter.verifyAndParse(signed(fixtureBytes('stripe/charge.refunded.json')), ctx());
     expect(event).toEqual<NormalizedEvent>({
       provider: 'stripe',
@@ -61,7 +61,8 @@ describe('stripe: mapping the fixture events', () => {
       eventType: 'charge.refunded',
       kind: 'refund',
       externalId: 're_1Pgc72B7WZ01zgkWqPvrRrPE',
-      originalExternalId: 'ch_1PgafuB7WZ01zgkWXYmPNZs8',
+      originalExternalId: null,
+      originalRefs: ['ch_1PgafuB7WZ01zgkWXYmPNZs8'], // payment_intent is null in the fixture
       amount: '1.00',
       currency: 'USD',
       date: '2009-02-13',
@@ -78,6 +79,43 @@ describe('stripe: mapping the fixture events', () => {
     const event = await stripeAdapter.verifyAndParse(signed(JSON.stringify(body)), ctx());
     expect(event.originalExternalId).toBe('in_1Pgc6tB7WZ01zgkWu9fdqL6I');
     expect(event.externalId).toBe('re_1Pgc72B7WZ01zgkWqPvrRrPE');
+  });
+
+  it('charge.refunded of a PaymentIntent charge (current shape) names the payment intent and the charge', async () => {
+    const body = fixtureJson('stripe/charge.refunded.json');
+    expect(body.data.object).not.toHaveProperty('invoice');
+    body.data.object.payment_intent = 'pi_3PgafuB7WZ01zgkW1abcdEFG';
+    const event = await stripeAdapter.verifyAndParse(signed(JSON.stringify(body)), ctx());
+    expect(event).toMatchObject({ originalExternalId: null, originalRefs: ['pi_3PgafuB7WZ01zgkW1abcdEFG', 'ch_1PgafuB7WZ01zgkWXYmPNZs8'] });
+    // Expanded objects count by their id.
+    body.data.object.payment_intent = { id: 'pi_expanded', object: 'payment_intent' };
+    expect((await stripeAdapter.verifyAndParse(signed(JSON.stringify(body)), ctx())).originalRefs).toEqual(['pi_expanded', 'ch_1PgafuB7WZ01zgkWXYmPNZs8']);
+  });
+
+  it('invoice_payment.paid (current API) books nothing but carries the PaymentIntent of the invoice', async () => {
+    const paid = stripeInvoicePaymentPaidEvent({ invoiceId: 'in_1Pgc6tB7WZ01zgkWu9fdqL6I', paymentIntent: 'pi_3Abc', eventId: 'evt_inpay_1' });
+    expect(await stripeAdapter.verifyAndParse(signed(JSON.stringify(paid)), ctx())).toEqual<NormalizedEvent>({
+      provider: 'stripe', eventId: 'evt_inpay_1', eventType: 'invoice_payment.paid', kind: 'ignored',
+      externalId: null, amount: null, currency: null, date: null, counterparty: {},
+      paymentRefs: { externalId: 'in_1Pgc6tB7WZ01zgkWu9fdqL6I', refs: ['pi_3Abc'] },
+    });
+    // A charge without a PaymentIntent (type charge) names the charge; an open one nothing yet.
+    const byCharge = stripeInvoicePaymentPaidEvent({ invoiceId: 'in_x', charge: 'ch_9' });
+    expect((await stripeAdapter.verifyAndParse(signed(JSON.stringify(byCharge)), ctx())).paymentRefs).toEqual({ externalId: 'in_x', refs: ['ch_9'] });
+    const open = stripeInvoicePaymentPaidEvent({ invoiceId: 'in_x', paymentIntent: 'pi_1', status: 'open' });
+    expect((await stripeAdapter.verifyAndParse(signed(JSON.stringify(open)), ctx())).paymentRefs).toBeUndefined();
+  });
+
+  it('invoice.payment_succeeded carries the invoice\'s payment intent / charge when the payload has them', async () => {
+    const current = await stripeAdapter.verifyAndParse(signed(fixtureBytes('stripe/invoice.payment_succeeded.json')), ctx());
+    expect(current.paymentRefs).toBeUndefined(); // the current shape has neither (payments is includable only)
+    const body = fixtureJson('stripe/invoice.payment_succeeded.json');
+    Object.assign(body.data.object, { charge: 'ch_old', payment_intent: 'pi_old' }); // API versions before basil
+    expect((await stripeAdapter.verifyAndParse(signed(JSON.stringify(body)), ctx())).paymentRefs).toEqual({ externalId: 'in_1Pgc6tB7WZ01zgkWu9fdqL6I', refs: ['pi_old', 'ch_old'] });
+    delete body.data.object.charge;
+    delete body.data.object.payment_intent;
+    body.data.object.payments = { object: 'list', data: [stripeInvoicePaymentPaidEvent({ invoiceId: body.data.object.id, paymentIntent: 'pi_incl' }).data.object], has_more: false };
+    expect((await stripeAdapter.verifyAndParse(signed(JSON.stringify(body)), ctx())).paymentRefs).toEqual({ externalId: 'in_1Pgc6tB7WZ01zgkWu9fdqL6I', refs: ['pi_incl'] });
   });
 
   it('charge.refunded with several refunds takes the newest live one and its own amount', async () => {
@@ -160,6 +198,14 @@ describe('stripe: mapping the fixture events', () => {
   it('a correctly signed body that is not JSON is a PayloadError, not a signature error', async () => {
     await expect(stripeAdapter.verifyAndParse(signed('not json'), ctx())).rejects.toBeInstanceOf(PayloadError);
     await expect(stripeAdapter.verifyAndParse(signed('{"id":"x"}'), ctx())).rejects.toThrow(/not a Stripe event/);
+  });
+
+  it('a PayloadError names the event it came from when the body got that far (for the failed log row)', async () => {
+    const body = fixtureJson('stripe/invoice.payment_succeeded.json');
+    body.data.object.currency = 'not-a-currency';
+    const err = await stripeAdapter.verifyAndParse(signed(JSON.stringify(body)), ctx()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PayloadError);
+    expect(err).toMatchObject({ eventId: 'evt_1FixtureInvPaySucceeded01', eventType: 'invoice.payment_succeeded' });
   });
 });
 

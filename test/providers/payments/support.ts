@@ -40,3 +40,42 @@ export async function expectSignatureError(p: Promise<unknown>, reason: Signatur
 }
 
 export const unix = (d: Date) => Math.floor(d.getTime() / 1000);
+
+/**
+ * A Stripe invoice_payment.paid event (API 2025-03-31.basil and later) around an InvoicePayment
+ * with exactly the fields of stripe-node 23's `InvoicePayment` type (no fixture of this object
+ * exists in stripe/openapi's fixtures3.json): the only current event that says which
+ * PaymentIntent paid which invoice. The envelope is the fixtures' (fixtures/stripe/README.md).
+ */
+export function stripeInvoicePaymentPaidEvent(over: { invoiceId: string; paymentIntent?: string | null; charge?: string | null; amount?: number; currency?: string; eventId?: string; status?: string }) {
+  const created = 1234567890;
+  const payment = over.paymentIntent
+    ? { type: 'payment_intent', payment_intent: over.paymentIntent }
+    : { type: 'charge', charge: over.charge ?? null };
+  return {
+    id: over.eventId ?? `evt_test_inpay_${Math.random().toString(36).slice(2, 12)}`,
+    object: 'event',
+    api_version: '2026-07-29.dahlia',
+    created,
+    data: {
+      object: {
+        id: `inpay_${Math.random().toString(36).slice(2, 12)}`,
+        object: 'invoice_payment',
+        amount_paid: over.amount ?? 1000,
+        amount_requested: over.amount ?? 1000,
+        created,
+        currency: over.currency ?? 'usd',
+        invoice: over.invoiceId,
+        is_default: true,
+        livemode: false,
+        payment,
+        status: over.status ?? 'paid',
+        status_transitions: { canceled_at: null, paid_at: created },
+      },
+    },
+    livemode: false,
+    pending_webhooks: 1,
+    request: { id: null, idempotency_key: null },
+    type: 'invoice_payment.paid',
+  };
+}

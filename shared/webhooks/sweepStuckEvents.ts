@@ -1,0 +1,103 @@
+import { db } from '../db';
+import { logger } from '../logger';
+import { getQueue, QUEUES } from '../queues';
+import { producerRedis, redisReady } from '../redis';
+import { jobIdFor, PROCESS_JOB } from './ingest';
+import { markEventFailed } from './processStoredEvent';
+
+export interface SweepOptions {
+  /** Only this tenant (tests, on-demand runs); all tenants otherwise. */
+  tenantId?: string;
+  /** A row pending longer than this gets its job checked and, if the job is gone or dead, re-run. Default 15 min. */
+  staleAfterMinutes?: number;
+  /** A row pending longer than this is given up: failed, with the reason. Default 24 h. */
+  maxAgeHours?: number;
+  /** Rows per run; the schedule comes back for the rest. Default 500. */
+  limit?: number;
+  now?: Date;
+}
+
+export interface SweepResult {
+  /** Job missing from Redis (lost, or removed): added again under its business key. */
+  requeued: number;
+  /** Job failed or completed in BullMQ while the row stayed pending: moved back to waiting. */
+  retried: number;
+  /** Job waiting, delayed (backoff) or active: left alone. */
+  inFlight: number;
+  /** Pending past maxAgeHours: marked failed. */
+  failed: number;
+}
+
+export const SWEEP_DEFAULTS = { staleAfterMinutes: 15, maxAgeHours: 24, limit: 500 } as const;
+
+/**
+ * Maintenance for the webhook log: a row can stay pending for ever when its job never finishes
+ * its failure path — Redis lost the job, or BullMQ failed it for exceeding maxStalledCount (the
+ * worker died three times mid-job), which happens outside processWebhookEvent. Every few minutes:
+ *
+ * - rows pending longer than staleAfterMinutes: the job `webhook-<rowId>` is looked up. Missing →
+ *   added again; failed or completed → retried with its attempts reset. Re-adding is safe because
+ *   the job id is the business key and the job skips a row that is no longer pending; but BullMQ
+ *   ignores an add whose id still exists, and it keeps failed jobs 14 days, so a failed job has to
+ *   be retried, not re-added. Waiting, delayed (a refund's RetryLater backoff) and active jobs are
+ *   left alone.
+ * - rows pending longer than maxAgeHours: failed with the reason (the status predicate in
+ *   markEventFailed keeps a job that finishes at the same moment from being overwritten).
+ *
+ * Idempotent: a second run finds the re-run jobs waiting or the rows finished. It reads across
+ * tenants, like the other maintenance jobs; every write is by row id and tenant.
+ */
+export async function sweepStuckWebhookEvents(opts: SweepOptions = {}): Promise<SweepResult> {
+  const now = opts.now ?? new Date();
+  const staleAfterMs = (opts.staleAfterMinutes ?? SWEEP_DEFAULTS.staleAfterMinutes) * 60_000;
+  const maxAgeMs = (opts.maxAgeHours ?? SWEEP_DEFAULTS.maxAgeHours) * 3600_000;
+  const limit = opts.limit ?? SWEEP_DEFAULTS.limit;
+  const result: SweepResult = { requeued: 0, retried: 0, inFlight: 0, failed: 0 };
+  const pending = () => db()('webhookEvents').where({ status: 'pending' }).modify((q) => (opts.tenantId ? q.where({ tenantId: opts.tenantId }) : q));
+
+  const expired: { id: string; tenantId: string }[] = await pending()
+    .where('receivedAt', '<', new Date(now.getTime() - maxAgeMs))
+    .orderBy('receivedAt')
+    .limit(limit)
+    .select('id', 'tenantId');
+  const hours = Math.round(maxAgeMs / 360_000) / 10;
+  for (const row of expired) {
+    await markEventFailed(row.id, row.tenantId, `not processed within ${hours} h (job lost or kept failing); given up by the maintenance sweep`);
+    result.failed++;
+  }
+
+  const stale: { id: string; tenantId: string }[] = await pending()
+    .where('receivedAt', '<', new Date(now.getTime() - staleAfterMs))
+    .orderBy('receivedAt')
+    .limit(limit)
+    .select('id', 'tenantId');
+  if (!stale.length) return result;
+  // BullMQ's calls wait for a connection indefinitely: without Redis, leave the rows for the next run.
+  if (!(await redisReady(producerRedis()))) {
+    logger.warn({ rows: stale.length }, 'webhook sweep: Redis not ready, stale rows left for the next run');
+    return result;
+  }
+  const queue = getQueue(QUEUES.webhooks);
+  for (const row of stale) {
+    const jobId = jobIdFor(row.id);
+    try {
+      const job = await queue.getJob(jobId);
+      const state = job ? await job.getState() : 'unknown';
+      if (!job || state === 'unknown') {
+        await queue.add(PROCESS_JOB, { eventRowId: row.id, tenantId: row.tenantId }, { jobId });
+        result.requeued++;
+      } else if (state === 'failed' || state === 'completed') {
+        // Fresh attempts: processWebhookEvent treats the last attempt as final.
+        await job.retry(state, { resetAttemptsMade: true, resetAttemptsStarted: true });
+        result.retried++;
+      } else {
+        result.inFlight++;
+      }
+    } catch (err) {
+      // Another sweep or a worker moved the job meanwhile; the next run looks again.
+      logger.warn({ jobId, err: (err as Error).message }, 'webhook sweep: could not re-run a stale job');
+    }
+  }
+  if (result.requeued || result.retried || result.failed) logger.info(result, 'webhook sweep: stuck events handled');
+  return result;
+}
