@@ -1,4 +1,6 @@
-import { routeRegistry, type RegisteredRoute } from './routing';
+import type Router from '@koa/router';
+import { routeRegistry, type RegisteredRoute, type ResponseSpec } from './routing';
+import { METRICS_PATH } from './middleware/metrics';
 import { errorEnvelope } from './schemas/common';
 
 /**
@@ -48,16 +50,32 @@ function parameters(route: RegisteredRoute, fixed: Record<string, string> = {}) 
   return out;
 }
 
+/** OpenAPI 3.1 describes a binary body (a PDF) by its media type alone; text bodies are strings. */
+const isBinary = (type: string) => !/json|xml|csv|^text\//.test(type);
+
+function mediaObject(type: string, schema: object | undefined): object {
+  if (schema) return { schema: stripAjvOnly(schema) };
+  return isBinary(type) ? {} : { schema: { type: 'string' } };
+}
+
+/** The content map of one response: every media type the route may answer with for that status. */
+function responseContent(code: number, r: ResponseSpec): Record<string, object> | undefined {
+  if (code === 204 || code === 304) return undefined;
+  if (r.content) return Object.fromEntries(Object.entries(r.content).map(([type, m]) => [type, mediaObject(type, m.schema)]));
+  const schema = r.schema ?? (code >= 400 ? errorEnvelope : undefined);
+  if (!schema && !r.contentType) return undefined;
+  const type = r.contentType ?? 'application/json';
+  return { [type]: mediaObject(type, schema) };
+}
+
 function operation(route: RegisteredRoute, variant?: NonNullable<RegisteredRoute['docVariants']>[number]) {
   const responses: Record<string, object> = {};
   for (const [status, r] of Object.entries(route.responses)) {
     const code = Number(status);
-    const isError = code >= 400;
-    const contentType = r.contentType ?? 'application/json';
-    const schema = r.schema ?? (isError ? errorEnvelope : undefined);
+    const content = responseContent(code, r);
     responses[status] = {
       description: r.description,
-      ...(code === 204 || code === 304 || (!schema && !r.contentType) ? {} : { content: { [contentType]: { schema: schema ? stripAjvOnly(schema) : {} } } }),
+      ...(content ? { content } : {}),
       ...(code === 429 || code === 503 ? { headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'Seconds to wait' } } } : {}),
     };
   }
@@ -96,8 +114,33 @@ function operation(route: RegisteredRoute, variant?: NonNullable<RegisteredRoute
 
 const fill = (path: string, params: Record<string, string>) => path.replace(/:([A-Za-z_]+)/g, (m, n: string) => params[n] ?? m);
 
+const errorJson = (description: string) => ({ description, content: { 'application/json': { schema: errorEnvelope } } });
+
+/**
+ * GET /metrics is middleware (api/middleware/metrics.ts), not a declared route: it sits before
+ * the routers so scrapes skip CORS, compression and rate limits. It is in the document because
+ * it is served on the API port; its guard is the operators' METRICS_TOKEN, not a tenant role.
+ */
+const metricsOperation = {
+  tags: ['Operations'],
+  summary: 'Prometheus metrics of this API process (operators)',
+  description:
+    'Operators only, no tenant role opens it: send `Authorization: Bearer <METRICS_TOKEN>` (METRICS_TOKEN is required in production). ' +
+    'In development, without METRICS_TOKEN, only loopback clients may scrape. Metric names: docs/operations.md.',
+  operationId: 'getMetrics',
+  'x-roles': [],
+  security: [{ metricsToken: [] }],
+  parameters: [],
+  responses: {
+    200: { description: 'Prometheus text exposition format 0.0.4', content: { 'text/plain': { schema: { type: 'string' } } } },
+    401: errorJson('Missing or wrong METRICS_TOKEN (UNAUTHORIZED)'),
+    404: errorJson('No METRICS_TOKEN configured and the client is not on loopback (NOT_FOUND)'),
+    default: errorJson('Unexpected error (INTERNAL_ERROR)'),
+  },
+};
+
 export function buildOpenApi(serverUrls: string[] = []): Record<string, unknown> {
-  const paths: Record<string, Record<string, unknown>> = {};
+  const paths: Record<string, Record<string, unknown>> = { [METRICS_PATH]: { get: metricsOperation } };
   for (const route of routeRegistry) {
     if (route.undocumented) continue;
     const variants = route.docVariants?.length ? route.docVariants : [undefined];
@@ -120,7 +163,10 @@ export function buildOpenApi(serverUrls: string[] = []): Record<string, unknown>
     },
     servers: serverUrls.map((url) => ({ url })),
     components: {
-      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+        metricsToken: { type: 'http', scheme: 'bearer', description: "The deployment's METRICS_TOKEN (operators and scrapers), not a user token" },
+      },
       schemas: { Error: errorEnvelope },
     },
     security: [{ bearerAuth: [] }],
@@ -128,5 +174,43 @@ export function buildOpenApi(serverUrls: string[] = []): Record<string, unknown>
   };
 }
 
-/** Every mounted route (method + path) — used by the test that no route goes undocumented. */
-export const documentedRoutes = () => routeRegistry.filter((r) => !r.undocumented).map((r) => `${r.method.toUpperCase()} ${r.fullPath}`);
+export interface MountedRoute {
+  method: string;
+  /** Koa path with :params. */
+  path: string;
+}
+
+/**
+ * Routes served outside the routers that belong in the document. /admin/queues is not one: it is
+ * Bull Board's own UI and internal JSON API (versioned by the package, behind operator Basic
+ * auth), documented in docs/operations.md instead of promised to API clients.
+ */
+export const MIDDLEWARE_ROUTES: MountedRoute[] = [{ method: 'GET', path: METRICS_PATH }];
+
+/** What the routers really serve (HEAD comes with every GET and is not an operation of its own). */
+export function mountedRoutes(routers: Router[]): MountedRoute[] {
+  return routers.flatMap((router) =>
+    router.stack.flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD').map((method) => ({ method, path: String(layer.path) }))),
+  );
+}
+
+/**
+ * The mounted routes without an operation in `doc`, matched exactly on method and path
+ * (`:id` ↔ `{id}`): a route is never covered by a longer path that starts like it. A route
+ * declared with docVariants needs every variant; only `undocumented: true` leaves one out.
+ */
+export function missingOperations(
+  doc: { paths: Record<string, Record<string, unknown> | undefined> },
+  mounted: MountedRoute[],
+  registry: RegisteredRoute[] = routeRegistry,
+): string[] {
+  const missing: string[] = [];
+  for (const { method, path } of mounted) {
+    const m = method.toLowerCase();
+    const declared = registry.find((r) => r.method === m && r.fullPath === path);
+    if (declared?.undocumented) continue;
+    const expected = declared?.docVariants?.length ? declared.docVariants.map((v) => toOpenApiPath(fill(path, v.params))) : [toOpenApiPath(path)];
+    for (const p of expected) if (!doc.paths[p]?.[m]) missing.push(`${method.toUpperCase()} ${p}`);
+  }
+  return missing;
+}

@@ -13,12 +13,21 @@ import type { Config } from '../shared/config';
  */
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
-export interface ResponseSpec {
-  description: string;
+/** One representation of a response. A non-JSON body (pdf, xml, csv) may leave out the schema. */
+export interface MediaSpec {
   schema?: object;
-  /** Defaults to application/json. */
-  contentType?: string;
 }
+
+/**
+ * A documented response. Most answer JSON only: `schema` (and `contentType` for a single other
+ * media type, e.g. text/html). A route that serves several representations of the same status
+ * (json, pdf or xml by ?format or Accept) declares them all in `content`, so clients see every
+ * media type they may receive; the two forms do not mix.
+ */
+export type ResponseSpec = { description: string } & (
+  | { schema?: object; /** Defaults to application/json. */ contentType?: string; content?: never }
+  | { content: Record<string, MediaSpec>; schema?: never; contentType?: never }
+);
 
 export interface RouteSpec<B = any, Q = any, P = any> {
   method: Method;

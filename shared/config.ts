@@ -44,9 +44,12 @@ export interface Config {
   /** BullMQ job lock: a job whose worker died is retried after this long (stalled-job check). */
   workerLockDurationMs: number;
   bullBoard: { user: string | null; password: string | null };
+  /** Bearer token for /metrics (API and workers); required in production. */
   metricsToken: string | null;
   /** Workers expose /metrics on this port when set (0 = off). */
   workerMetricsPort: number;
+  /** Interface the worker's /metrics binds to; loopback unless a scraper elsewhere needs it. */
+  workerMetricsHost: string;
   smtp: { url: string | null; from: string };
   ai: { baseUrl: string | null; apiKey: string | null; model: string; timeoutMs: number };
   mollieApiBaseUrl: string;
@@ -117,6 +120,9 @@ export function loadConfig(env: Env = process.env): Config {
   if (/^[0-9a-fA-F]{64}$/.test(rawKey)) encryptionKey = Buffer.from(rawKey, 'hex');
   else if (rawKey) encryptionKey = Buffer.from(rawKey, 'base64');
   if (encryptionKey.length !== 32) problems.push('ENCRYPTION_KEY must be 32 bytes, as 64 hex characters or base64');
+  // Without a token /metrics falls back to loopback-only, which a reverse proxy on the same host
+  // turns into public: production must not rely on it.
+  if (isProd && (env.METRICS_TOKEN ?? '').length < 16) problems.push('METRICS_TOKEN must be set to at least 16 characters in production');
 
   const databaseUrl = url('DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/accounting', ['postgres:', 'postgresql:'])!;
   const redisUrl = url('REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:'])!;
@@ -165,8 +171,9 @@ export function loadConfig(env: Env = process.env): Config {
     workerConcurrency: concurrency,
     workerLockDurationMs: int('WORKER_LOCK_DURATION_MS', 30_000, 1000, 600_000),
     bullBoard: { user: env.BULL_BOARD_USER ?? null, password: env.BULL_BOARD_PASSWORD ?? null },
-    metricsToken: env.METRICS_TOKEN ?? null,
+    metricsToken: env.METRICS_TOKEN || null,
     workerMetricsPort: int('WORKER_METRICS_PORT', 0, 0, 65535),
+    workerMetricsHost: env.WORKER_METRICS_HOST || '127.0.0.1',
     smtp: { url: smtpUrl, from: env.SMTP_FROM ?? 'Buchhaltung <no-reply@localhost>' },
     ai: {
       baseUrl: aiBaseUrl,

@@ -1,9 +1,12 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import client from 'prom-client';
 import { ALL_QUEUES, getQueue } from './queues';
+import { safeEqual } from './crypto/secretBox';
 
 /**
  * Prometheus metrics. Each process (API, every worker) keeps its own registry and exposes it:
- * the API at GET /metrics, workers on WORKER_METRICS_PORT. Queue depths are read from Redis at
+ * the API at GET /metrics, workers on WORKER_METRICS_HOST:WORKER_METRICS_PORT. Queue depths are read from Redis at
  * scrape time, so any process reports the same fleet-wide numbers.
  */
 export const registry = new client.Registry();
@@ -56,3 +59,52 @@ new client.Gauge({
     );
   },
 });
+
+/** Whether an Authorization header carries the METRICS_TOKEN bearer token (constant-time compare). */
+export function hasMetricsToken(authorization: string | undefined, token: string): boolean {
+  const m = /^Bearer\s+(\S+)$/i.exec(authorization ?? '');
+  return m !== null && safeEqual(m[1], token);
+}
+
+/** The socket address, never X-Forwarded-For: a forwarded header is whatever the client wrote. */
+export const isLoopback = (remoteAddress: string | undefined) => ['127.0.0.1', '::1', '::ffff:127.0.0.1'].includes(remoteAddress ?? '');
+
+const errorBody = (status: number, code: string, message: string) => JSON.stringify({ error: { message, code, status } });
+
+/**
+ * A worker process's GET /metrics on its own port. Guarded like the API's: with METRICS_TOKEN the
+ * bearer token is required; without it (development only, production requires the token) only
+ * loopback clients are answered. The host defaults to 127.0.0.1, so a worker never offers its
+ * metrics to every interface unless WORKER_METRICS_HOST says so.
+ */
+export async function startMetricsServer(opts: { port: number; host: string; token: string | null }): Promise<http.Server & { url: string }> {
+  const server = http.createServer(async (req, res) => {
+    const json = (status: number, body: string, headers: Record<string, string> = {}) =>
+      void res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers }).end(body);
+    const path = (req.url ?? '').split('?')[0];
+    if (path !== '/metrics' || req.method !== 'GET') return json(404, errorBody(404, 'NOT_FOUND', 'Route not found'));
+    if (opts.token) {
+      if (!hasMetricsToken(req.headers.authorization, opts.token)) {
+        return json(401, errorBody(401, 'UNAUTHORIZED', 'Metrics need the METRICS_TOKEN bearer token'), { 'www-authenticate': 'Bearer realm="metrics"' });
+      }
+    } else if (!isLoopback(req.socket.remoteAddress)) {
+      return json(404, errorBody(404, 'NOT_FOUND', 'Route not found'));
+    }
+    try {
+      const body = await registry.metrics();
+      res.writeHead(200, { 'content-type': registry.contentType }).end(body);
+    } catch {
+      json(500, errorBody(500, 'INTERNAL_ERROR', 'Metrics could not be collected'));
+    }
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { address, port } = server.address() as AddressInfo;
+  const host = address.includes(':') ? `[${address}]` : address;
+  return Object.assign(server, { url: `http://${host}:${port}` });
+}

@@ -3,26 +3,25 @@ import { pathToFileURL } from 'node:url';
 import { config } from '../shared/config';
 import { startWorkers } from './worker';
 import { logger } from '../shared/logger';
-import { registry } from '../shared/metrics';
+import { startMetricsServer } from '../shared/metrics';
 import { runEntryPoint, stopGracefullyOnSignals } from '../shared/lifecycle';
 
 /** Worker process entry: `npm run worker` (Procfile: worker). Run as many as the load needs. */
 async function main() {
+  // Each worker process exposes its own metrics (job durations); scrape every instance. Loopback
+  // by default and METRICS_TOKEN-guarded like the API's, so a port opened by mistake leaks nothing.
+  // Bound before the workers start: a port that cannot be bound stops the process before it takes jobs.
+  let metricsServer: http.Server | null = null;
   const running = await runEntryPoint(async () => {
-    config();
+    const cfg = config();
+    if (cfg.workerMetricsPort) {
+      const server = await startMetricsServer({ port: cfg.workerMetricsPort, host: cfg.workerMetricsHost, token: cfg.metricsToken });
+      metricsServer = server;
+      logger.info({ url: `${server.url}/metrics`, auth: cfg.metricsToken ? 'METRICS_TOKEN' : 'loopback clients only' }, 'worker metrics listening');
+    }
     return startWorkers();
   });
   logger.info({ queues: running.workers.map((w) => w.name) }, 'workers started');
-  // Each worker process exposes its own metrics (job durations); scrape every instance.
-  let metricsServer: http.Server | null = null;
-  if (config().workerMetricsPort) {
-    metricsServer = http
-      .createServer(async (req, res) => {
-        if (req.url !== '/metrics') return void res.writeHead(404).end();
-        res.writeHead(200, { 'content-type': registry.contentType }).end(await registry.metrics());
-      })
-      .listen(config().workerMetricsPort);
-  }
   stopGracefullyOnSignals({
     message: 'workers shutting down: finishing active jobs',
     // Past this deadline the process exits; unfinished jobs' locks expire and another worker retries them.

@@ -1,6 +1,5 @@
 import type { Middleware } from 'koa';
-import { httpDuration, registry } from '../../shared/metrics';
-import { safeEqual } from '../../shared/crypto/secretBox';
+import { hasMetricsToken, httpDuration, isLoopback, registry } from '../../shared/metrics';
 import type { Config } from '../../shared/config';
 import { notFound, unauthorized } from '../../shared/errors';
 
@@ -15,20 +14,24 @@ export const measureRequests: Middleware = async (ctx, next) => {
   }
 };
 
+export const METRICS_PATH = '/metrics';
+
 /**
- * GET /metrics. With METRICS_TOKEN set it needs `Authorization: Bearer <METRICS_TOKEN>`;
- * without it only loopback clients (a sidecar or an SSH tunnel) may scrape.
+ * GET /metrics. With METRICS_TOKEN set it needs `Authorization: Bearer <METRICS_TOKEN>`; without
+ * it only loopback clients (a sidecar or an SSH tunnel) may scrape. That fallback is for
+ * development: behind a reverse proxy on the same host every request comes from loopback, so
+ * production refuses to start without METRICS_TOKEN (shared/config.ts).
  */
 export function metricsEndpoint(cfg: Config): Middleware {
   return async (ctx, next) => {
-    if (ctx.path !== '/metrics' || ctx.method !== 'GET') return next();
+    if (ctx.path !== METRICS_PATH || ctx.method !== 'GET') return next();
     if (cfg.metricsToken) {
-      const m = /^Bearer\s+(\S+)$/i.exec(ctx.get('Authorization'));
-      if (!m || !safeEqual(m[1], cfg.metricsToken)) throw unauthorized('Metrics need the METRICS_TOKEN bearer token');
-    } else {
-      const ip = ctx.req.socket.remoteAddress ?? '';
-      if (!['127.0.0.1', '::1', '::ffff:127.0.0.1'].includes(ip)) throw notFound('Route');
+      if (!hasMetricsToken(ctx.get('Authorization'), cfg.metricsToken)) throw unauthorized('Metrics need the METRICS_TOKEN bearer token');
+    } else if (!isLoopback(ctx.req.socket.remoteAddress)) {
+      throw notFound('Route');
     }
+    // Not a router route, so name it for measureRequests instead of counting scrapes as unmatched.
+    (ctx as unknown as { _matchedRoute?: string })._matchedRoute = METRICS_PATH;
     ctx.type = registry.contentType;
     ctx.body = await registry.metrics();
   };

@@ -152,7 +152,7 @@ describe.skipIf(!hasChromium)('operator pages in a browser (Swagger UI, Bull Boa
     }
   });
 
-  it('signed in, Bull Board lists every queue and shows the failed job with its reason', { timeout: 90_000 }, async () => {
+  it('signed in, Bull Board lists every queue, shows the failed job with its reason and retries it', { timeout: 90_000 }, async () => {
     const ctx = await newContext({ httpCredentials: OPERATOR });
     try {
       const page = await ctx.newPage();
@@ -174,6 +174,21 @@ describe.skipIf(!hasChromium)('operator pages in a browser (Swagger UI, Bull Boa
       await page.getByRole('button', { name: /retry all/i }).first().waitFor();
       await page.getByRole('button', { name: /clean all/i }).first().waitFor();
       expectPng(await screenshot(page, 'bull-board-failed-job.png'));
+
+      // Retry it. The worker stops first: it would fail the job again at once, and "waiting"
+      // is then the one state that proves the click reached BullMQ.
+      await workers.close();
+      // The job card's actions are icon-only buttons without an accessible name; the retry one
+      // carries the refresh icon ("Retry all" above the list has it too, with its label).
+      await page.locator('button:has(svg.lucide-refresh-cw)').filter({ hasNotText: /retry all/i }).first().click();
+      // Bull Board asks before a job action; the question names the action we meant.
+      const dialog = page.getByRole('dialog').or(page.getByRole('alertdialog')).first();
+      await expect(dialog.textContent()).resolves.toMatch(/retry this job/i);
+      await dialog.getByRole('button', { name: 'Confirm', exact: true }).click();
+      await expect
+        .poll(() => failedJob.getState(), { timeout: TIMEOUT, message: 'the retried job leaves the failed state' })
+        .toBe('waiting');
+      expect(await getQueue(QUEUES.maintenance).getFailedCount()).toBe(0);
     } finally {
       await ctx.close();
     }

@@ -30,7 +30,9 @@ function serve(kind: DocumentKind) {
 }
 
 const documentResponses = (kind: DocumentKind, description: string) => ({
-  200: { description, contentType: CONTENT_TYPES[kind].split(';')[0] },
+  // The media type without its charset: the same value the handler sets, so the two cannot drift.
+  200: { description, content: { [CONTENT_TYPES[kind].split(';')[0]]: {} } },
+  304: { description: 'Not modified: If-None-Match carried the current ETag' },
   400: { description: kind === 'pdf' ? 'Invalid id' : 'The invoice is a draft or not exportable (INVALID_INPUT)' },
   404: { description: 'Invoice not found' },
   503: { description: 'Rendering takes longer than RENDER_WAIT_MS; retry after Retry-After seconds' },
