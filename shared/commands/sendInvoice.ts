@@ -6,6 +6,7 @@ import { enqueueAfterCommit } from '../outbox';
 import { QUEUES } from '../queues';
 import { assertTransition } from '../domain/invoiceStates';
 import { addDays, DEFAULT_PAYMENT_TERM_DAYS, todayVienna, yearOf } from '../domain/dates';
+import { now } from '../clock';
 import { customerSnapshot, sellerFromTenant } from '../queries/invoices';
 import type { CommandContext } from './types';
 import { activeCustomer, loadTenant, lockInvoice, nextInvoiceNumber } from './invoiceShared';
@@ -42,7 +43,8 @@ export async function sendInvoice(
     if (!row.customerId) throw invalidInput('Invoice has no customer', [{ field: 'customerId', message: 'is required to send' }]);
     const customer = await activeCustomer(trx, tenantId, row.customerId);
     const tenant = await loadTenant(trx, tenantId);
-    const issueDate = todayVienna();
+    // The business day in Vienna at the (injectable) clock: 00:30 Vienna on 1 April is April.
+    const issueDate = todayVienna(now());
     const paymentTermDays = row.paymentTermDays ?? customer.paymentTermDays ?? DEFAULT_PAYMENT_TERM_DAYS;
     number = await nextInvoiceNumber(trx, tenantId, row.type, yearOf(issueDate), Number(issueDate.slice(5, 7)));
     recipientEmail = customer.email ?? null;

@@ -21,7 +21,7 @@ export type InvoiceNumberType = 'rechnung' | 'angebot' | 'gutschrift';
 export interface DatevSettings {
   consultantNumber?: string;
   clientNumber?: string;
-  chart?: 'SKR03' | 'SKR04';
+  chart?: 'SKR03' | 'SKR04' | 'EKR';
 }
 
 /** Shape of tenants.settings. Other features read these keys. */

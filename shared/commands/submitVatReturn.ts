@@ -3,7 +3,8 @@ import { audit } from '../audit';
 import { AppError, invalidInput } from '../errors';
 import { enqueueAfterCommit } from '../outbox';
 import { QUEUES } from '../queues';
-import { parseTaxPeriod, type TaxPeriod } from '../domain/tax/period';
+import { overlappingPeriodLabels, parseTaxPeriod, type TaxPeriod } from '../domain/tax/period';
+import { lockKey } from '../webhooks/locks';
 import { assertU30Tenant, loadReportTenant, requireTaxNumber, u30Report, u30XmlFor } from '../queries/reports/vatReturn';
 import type { CommandContext } from './types';
 
@@ -15,9 +16,17 @@ import type { CommandContext } from './types';
  * stored as payload), insert the report_submissions row and queue the `tax-portal` job after
  * commit (job id u30-<submissionId>). The job carries ids only; it decrypts the credentials itself.
  *
- * A period is filed live at most once unless the request says resubmission: true (a corrected
- * return). The partial unique index report_submissions_live_unique enforces that in PostgreSQL,
- * so two concurrent requests cannot both pass; the violation becomes 409 DUPLICATE here.
+ * Live filing rules (docs/reports.md, "Live once per month"), checked under a per-tenant advisory
+ * lock so concurrent requests are serialized (check and insert happen in the same transaction that
+ * holds the lock; the next request's check runs after this one committed):
+ * - a live submission is refused (409 DUPLICATE, naming the earlier submission) when any of its
+ *   months is covered by a live submission that is queued, submitted or accepted — a month and
+ *   its quarter overlap — unless it says resubmission: true (a corrected return);
+ * - even a resubmission is refused while an overlapping live submission is still in flight
+ *   (queued or submitted, including one whose outcome is unknown and awaits an admin's
+ *   resolution): at most one live upload per month at a time.
+ * The partial unique index report_submissions_live_unique stays as the last guard for the same
+ * label; its violation also becomes 409 DUPLICATE.
  */
 export const SUBMIT_U30_JOB = 'submit-u30';
 export const submitJobId = (submissionId: string) => `u30-${submissionId}`;
@@ -53,6 +62,11 @@ export async function submitVatReturn({ trx, actor }: CommandContext, input: Sub
   // so the portal's protocol can be matched to this row.
   const xml = u30XmlFor(tenant, report, { customerInfo: `Submission ${submissionId.slice(0, 8)}` });
 
+  if (input.mode === 'live') {
+    // After the report is computed (the slow part), so the lock is held only for check + insert.
+    await lockKey(trx, submissionLockKey(tenant.id));
+    await assertNoLiveConflict(trx, tenant.id, period, resubmission);
+  }
   await trx('reportSubmissions')
     .insert({
       id: submissionId,
@@ -71,7 +85,7 @@ export async function submitVatReturn({ trx, actor }: CommandContext, input: Sub
         throw new AppError(
           'DUPLICATE',
           409,
-          `The U30 for ${period.label} has already been submitted live (or is being submitted); send resubmission: true to file a corrected return`,
+          `The U30 for ${period.label} was already submitted live (or is being submitted); send resubmission: true to file a corrected return once it is accepted`,
           [{ field: 'resubmission', message: 'must be true to file this period live again' }],
         );
       }
@@ -86,4 +100,42 @@ export async function submitVatReturn({ trx, actor }: CommandContext, input: Sub
   const data: SubmitU30JobData = { tenantId: tenant.id, submissionId };
   await enqueueAfterCommit(trx, { queue: QUEUES.taxPortal, name: SUBMIT_U30_JOB, jobId: submitJobId(submissionId), data: { ...data } });
   return { submissionId, status: 'queued', period };
+}
+
+export const submissionLockKey = (tenantId: string) => `report-submission:${tenantId}`;
+
+const IN_FLIGHT = ['queued', 'submitted'];
+
+/** 409 DUPLICATE when an overlapping live submission blocks this one (rules above). */
+async function assertNoLiveConflict(trx: CommandContext['trx'], tenantId: string, period: TaxPeriod, resubmission: boolean): Promise<void> {
+  const blocking = resubmission ? IN_FLIGHT : [...IN_FLIGHT, 'accepted'];
+  const earlier = await trx('reportSubmissions')
+    .where({ tenantId, kind: 'u30', mode: 'live', year: period.year })
+    .whereIn('period', overlappingPeriodLabels(period))
+    .whereIn('status', blocking)
+    // In-flight ones first: they are what the caller has to wait for or resolve.
+    .orderByRaw("case when status = 'accepted' then 1 else 0 end, created_at")
+    .first('id', 'period', 'status', 'outcomeUnknown');
+  if (!earlier) return;
+  const subject =
+    earlier.period === period.label ? `The U30 for ${period.label} was already submitted live:` : `The U30 for ${period.label} overlaps ${earlier.period}:`;
+  const ref = `live submission ${earlier.id} for ${earlier.period}`;
+  let message: string;
+  if (earlier.status === 'accepted') {
+    message = `${subject} ${ref} was accepted by FinanzOnline; send resubmission: true to file a corrected return`;
+  } else if (earlier.outcomeUnknown) {
+    message =
+      `${subject} the upload outcome of ${ref} is unknown; check the FinanzOnline DataBox and record what happened with ` +
+      `POST /api/reports/ust/submissions/${earlier.id}/resolve before filing again`;
+  } else {
+    message = `${subject} ${ref} is still in flight (${earlier.status}); wait until it is accepted or rejected before filing again`;
+  }
+  throw new AppError(
+    'DUPLICATE',
+    409,
+    message,
+    [{ field: earlier.status === 'accepted' ? 'resubmission' : 'period', message: `conflicts with ${ref} (${earlier.status})` }],
+    undefined,
+    { conflictingSubmission: { id: earlier.id, period: earlier.period, status: earlier.status, outcomeUnknown: earlier.outcomeUnknown } },
+  );
 }

@@ -5,12 +5,13 @@ import { invalidInput } from '../../../shared/errors';
 import { parseTaxPeriod, type TaxPeriod } from '../../../shared/domain/tax/period';
 import { datevCsvStream } from '../../../shared/formats/datev/extfBuchungsstapel';
 import { assertU30Tenant, elsterXml, loadReportTenant, requireTaxNumber, u30Report, u30XmlFor, vatReturnReport } from '../../../shared/queries/reports/vatReturn';
-import { assertDatevRatesMapped, datevBookings, datevFileName, datevMeta } from '../../../shared/queries/reports/datev';
+import { assertDatevExportable, datevBookings, datevFileName, datevMeta } from '../../../shared/queries/reports/datev';
 import { bwaReport } from '../../../shared/queries/reports/bwa';
 import { loadSubmission } from '../../../shared/queries/reports/submissions';
 import { obtainReportPdf, reportFingerprint } from '../../../shared/commands/reports/reportPdf';
 import { submitVatReturn } from '../../../shared/commands/submitVatReturn';
-import { bwaQuery, bwaView, periodQuery, submissionAccepted, submissionView, submitBody, vatReturnView } from './schemas';
+import { resolveSubmission, type ResolveSubmissionInput } from '../../../shared/commands/reports/resolveSubmission';
+import { bwaQuery, bwaView, periodQuery, resolveBody, submissionAccepted, submissionView, submitBody, vatReturnView } from './schemas';
 
 /**
  * Tax and management reports (docs/reports.md): U30 VAT return (json, pdf, FinanzOnline xml) and
@@ -36,7 +37,11 @@ const periodOf = (q: PeriodQuery): TaxPeriod => parseTaxPeriod({ year: q.year, m
 const errors = {
   400: { description: 'Invalid period or format; tax number missing; report not available for the tenant country (INVALID_INPUT)' },
   403: { description: 'Role too low' },
-  422: { description: 'The books cannot be expressed in this report (e.g. unsupported tax rate, negative Kennzahl in the XML)' },
+  422: {
+    description:
+      'The books cannot be expressed in this report (error.reason: e.g. UNSUPPORTED_TAX_RATE, NEGATIVE_KENNZAHL in the XML, FOREIGN_CURRENCY naming ' +
+      'the non-EUR documents, ACCOUNT_LENGTH for DATEV)',
+  },
 };
 
 add({
@@ -49,7 +54,10 @@ add({
     'German tenants get their UStVA Kennzahlen as json; the xml for them is /api/reports/elster.',
   query: periodQuery(['json', 'pdf', 'xml']),
   responses: {
-    200: { description: 'JSON report; application/pdf; or application/xml (ISO-8859-1, bases only, XSD per period)', schema: vatReturnView },
+    200: {
+      description: 'By ?format or Accept: the JSON report; the U30 form as application/pdf; or the FinanzOnline upload file as application/xml (ISO-8859-1, bases only, XSD per period)',
+      content: { 'application/json': { schema: vatReturnView }, 'application/pdf': {}, 'application/xml': {} },
+    },
     ...errors,
     503: { description: 'The PDF takes longer than RENDER_WAIT_MS; retry after Retry-After seconds' },
   },
@@ -87,13 +95,15 @@ add({
   auth: 'admin',
   summary: 'Submit the U30 of a month or quarter to FinanzOnline (test or live); runs as a background job',
   description:
-    'Needs tax portal credentials in the settings (400 otherwise). A period is filed live once; again only with resubmission: true (409 DUPLICATE otherwise). ' +
-    'Follow the submission with GET /api/reports/ust/submissions/{id}.',
+    'Needs tax portal credentials in the settings (400 otherwise). A month is filed live once: a live submission whose months overlap a live ' +
+    'submission that is queued, submitted or accepted (a month and its quarter overlap) is 409 DUPLICATE naming it; resubmission: true files a ' +
+    'corrected return, but never while an overlapping live submission is still in flight or has an unresolved unknown outcome. ' +
+    'Test mode uploads with FinanzOnline\'s test flag (checked, never filed) and never blocks. Follow the submission with GET /api/reports/ust/submissions/{id}.',
   body: submitBody,
   responses: {
     202: { description: 'Queued', schema: submissionAccepted },
     ...errors,
-    409: { description: 'The period was already submitted live (DUPLICATE); send resubmission: true' },
+    409: { description: 'An overlapping live submission exists (DUPLICATE; error.conflictingSubmission names it): accepted → send resubmission: true; in flight → wait; outcome unknown → resolve it first' },
   },
   handler: async (ctx) => {
     const body = ctx.input.body as { year: number; month?: number; quarter?: number; mode: 'test' | 'live'; resubmission?: boolean };
@@ -110,9 +120,35 @@ add({
   path: '/ust/submissions/:id',
   auth: 'viewer',
   summary: 'State of a U30 submission: queued | submitted | accepted | rejected, with the portal answer',
+  description:
+    'outcomeUnknown: true means a live upload was interrupted after it left and the job has stopped: status stays submitted until an admin ' +
+    'checks the FinanzOnline DataBox and resolves it with POST /api/reports/ust/submissions/{id}/resolve.',
   responses: { 200: { description: 'Submission', schema: submissionView }, 404: { description: 'No such submission for this tenant' } },
   handler: async (ctx) => {
     ctx.body = await loadSubmission(db(), ctx.state.actor.tenantId, (ctx.input.params as { id: string }).id);
+  },
+});
+
+add<ResolveSubmissionInput, unknown, { id: string }>({
+  method: 'post',
+  path: '/ust/submissions/:id/resolve',
+  auth: 'admin',
+  summary: 'Record the outcome of a live submission whose upload outcome is unknown (after checking the FinanzOnline DataBox)',
+  description:
+    'accepted: the return arrived (the period counts as filed); rejected: it did not arrive (the period can be filed again). ' +
+    'Only for live submissions with outcomeUnknown: true; nothing is sent to the portal.',
+  body: resolveBody,
+  responses: {
+    200: { description: 'The resolved submission', schema: submissionView },
+    400: { description: 'The submission has no unknown outcome to resolve, or invalid body (INVALID_INPUT)' },
+    403: { description: 'Role too low (admin only)' },
+    404: { description: 'No such submission for this tenant' },
+  },
+  handler: async (ctx) => {
+    const actor = ctx.state.actor;
+    const { id } = ctx.input.params;
+    await runInTransaction((trx) => resolveSubmission({ trx, actor }, id, ctx.input.body));
+    ctx.body = await loadSubmission(db(), actor.tenantId, id);
   },
 });
 
@@ -123,13 +159,15 @@ add({
   summary: 'DATEV EXTF Buchungsstapel (CSV, Windows-1252) for a month or quarter, streamed',
   description:
     'One booking per invoice and tax rate (sales by issueDate, incoming by invoiceDate) and one per payment (by date). ' +
-    'Chart from settings.datev.chart (default SKR03 for DE, EKR for AT); Berater-/Mandantennummer from settings.datev (defaults 1001 / 1).',
+    'Chart from settings.datev.chart (default SKR03 for DE, EKR for AT); Berater-/Mandantennummer from settings.datev (defaults 1001 / 1). ' +
+    'Expense accounts as in the general ledger (the posted journal line, else connector setting, supplier default, chart default). ' +
+    '422 before any byte when a tax rate has no account in the chart, a document is not in EUR, or an expense account is not 4 digits.',
   query: periodQuery(['csv']),
-  responses: { 200: { description: 'EXTF_Buchungsstapel_<yyyy-mm>.csv', contentType: 'text/csv' }, ...errors },
+  responses: { 200: { description: 'EXTF_Buchungsstapel_<yyyy-mm>.csv (Windows-1252)', content: { 'text/csv': {} } }, ...errors },
   handler: async (ctx) => {
     const period = periodOf(ctx.input.query as PeriodQuery);
     const tenant = await loadReportTenant(db(), ctx.state.actor.tenantId);
-    await assertDatevRatesMapped(db(), tenant, period);
+    await assertDatevExportable(db(), tenant, period);
     const stream = datevCsvStream(datevMeta(tenant, period), datevBookings(tenant, period));
     ctx.set('Content-Type', 'text/csv; charset=windows-1252');
     ctx.set('Content-Disposition', `attachment; filename="${datevFileName(period)}"`);
@@ -144,7 +182,7 @@ add({
   auth: 'viewer',
   summary: 'ELSTER UStVA XML (Anmeldungssteuern, ISO-8859-15) for a month or quarter; German tenants',
   query: periodQuery(['xml']),
-  responses: { 200: { description: 'UStVA XML for "XML-Daten hochladen" in Mein ELSTER', contentType: 'application/xml' }, ...errors },
+  responses: { 200: { description: 'UStVA XML for "XML-Daten hochladen" in Mein ELSTER (ISO-8859-15)', content: { 'application/xml': {} } }, ...errors },
   handler: async (ctx) => {
     const period = periodOf(ctx.input.query as PeriodQuery);
     const tenant = await loadReportTenant(db(), ctx.state.actor.tenantId);
@@ -162,7 +200,10 @@ add({
   summary: 'Management report (BWA) by month and cumulated, with the prior year and the change in percent; json or pdf',
   query: bwaQuery,
   responses: {
-    200: { description: 'JSON report or application/pdf (table and bar chart per month)', schema: bwaView },
+    200: {
+      description: 'By ?format or Accept: the JSON report, or application/pdf (table and bar chart per month)',
+      content: { 'application/json': { schema: bwaView }, 'application/pdf': {} },
+    },
     ...errors,
     503: { description: 'The PDF takes longer than RENDER_WAIT_MS; retry after Retry-After seconds' },
   },

@@ -34,7 +34,10 @@ export const submitBody = {
     month,
     quarter,
     mode: { type: 'string', enum: ['test', 'live'], description: 'test: FinanzOnline checks the file without filing it; live: files the return' },
-    resubmission: { type: 'boolean', description: 'File a period again in live mode (a corrected return); without it a second live submission is 409' },
+    resubmission: {
+      type: 'boolean',
+      description: 'File months again in live mode (a corrected return); without it a live submission overlapping an accepted or in-flight one is 409',
+    },
   },
 } as const;
 
@@ -70,6 +73,16 @@ export const vatReturnView = {
   },
 } as const;
 
+export const resolveBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['outcome'],
+  properties: {
+    outcome: { type: 'string', enum: ['accepted', 'rejected'], description: 'What the FinanzOnline DataBox shows: accepted = the return arrived; rejected = it did not' },
+    note: { type: 'string', maxLength: 1000, description: 'Why (e.g. the protocol number from the DataBox)' },
+  },
+} as const;
+
 export const submissionAccepted = {
   type: 'object',
   properties: { submissionId: uuid, status: { type: 'string', enum: ['queued'] } },
@@ -85,6 +98,15 @@ export const submissionView = {
     mode: { type: 'string', enum: ['test', 'live'] },
     resubmission: { type: 'boolean' },
     status: { type: 'string', enum: ['queued', 'submitted', 'accepted', 'rejected'] },
+    outcomeUnknown: {
+      type: 'boolean',
+      description: 'true: a live upload was interrupted after it left and the job stopped; status stays submitted until an admin resolves it',
+    },
+    resolution: {
+      type: ['object', 'null'],
+      description: 'Set when an admin resolved an unknown outcome by hand',
+      properties: { outcome: { type: 'string', enum: ['accepted', 'rejected'] }, by: { type: ['string', 'null'] }, at: timestamp, note: { type: ['string', 'null'] } },
+    },
     portalResponse: { type: ['object', 'null'], description: "The portal's answer: { rc, msg, … }" },
     error: { type: ['string', 'null'] },
     attempts: { type: 'integer' },
@@ -103,7 +125,19 @@ const block = {
     revenue: line,
     costOfGoods: line,
     grossProfit: line,
-    expenses: { type: 'array', items: { type: 'object', properties: { group: { type: 'string' }, account: { type: ['string', 'null'] }, ...line.properties } } },
+    expenses: {
+      type: 'array',
+      description: 'One line per expense account, as in the general ledger and the DATEV export',
+      items: {
+        type: 'object',
+        properties: {
+          group: { type: 'string', description: '"<account> <name>", e.g. "7600 Büromaterial"' },
+          account: { type: 'string' },
+          name: { type: ['string', 'null'] },
+          ...line.properties,
+        },
+      },
+    },
     totalExpenses: line,
     result: line,
   },

@@ -42,13 +42,32 @@ const numberFormats = {
   properties: { rechnung: numberFormat, angebot: numberFormat, gutschrift: numberFormat },
 } as const;
 
+/**
+ * DATEV header numbers in the ranges the EXTF writer accepts (shared/formats/datev/
+ * extfBuchungsstapel.ts: Beraternummer 1001–9999999, Mandantennummer 1–99999), so a value saved
+ * here never makes the export fail at download. No leading zeros: DATEV numbers are integers.
+ */
 const datev = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    consultantNumber: { type: 'string', pattern: '^\\d{4,7}$', description: 'Beraternummer' },
-    clientNumber: { type: 'string', pattern: '^\\d{1,5}$', description: 'Mandantennummer' },
-    chart: { type: 'string', enum: ['SKR03', 'SKR04'] },
+    consultantNumber: {
+      type: 'string',
+      pattern: '^(?:100[1-9]|10[1-9]\\d|1[1-9]\\d{2}|[2-9]\\d{3}|[1-9]\\d{4,6})$',
+      description: 'Beraternummer, 1001–9999999',
+      errorMessage: 'must be a DATEV Beraternummer from 1001 to 9999999 (digits, no leading zero)',
+    },
+    clientNumber: {
+      type: 'string',
+      pattern: '^[1-9]\\d{0,4}$',
+      description: 'Mandantennummer, 1–99999',
+      errorMessage: 'must be a DATEV Mandantennummer from 1 to 99999 (digits, no leading zero)',
+    },
+    chart: {
+      type: 'string',
+      enum: ['SKR03', 'SKR04', 'EKR'],
+      description: 'Chart of accounts for the DATEV export and the BWA: SKR03/SKR04 (Germany), EKR (Austria); default SKR03 for DE, EKR otherwise',
+    },
   },
 } as const;
 

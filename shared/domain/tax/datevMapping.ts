@@ -1,5 +1,7 @@
 import { D, dec, normalizeRate } from './amounts';
 import { taxReportError } from './errors';
+// Pure data (no I/O): the ledger's seeded charts, so the default expense account is defined once.
+import { CHARTS } from '../../ledger/charts';
 
 /**
  * Which accounts and BU-Schlüssel (tax key) a DATEV booking row gets. Pure table lookups; the
@@ -20,7 +22,9 @@ import { taxReportError } from './errors';
  *   DATEV complain or double-count). EKR has no automatic accounts in our setup: the revenue rows
  *   carry the DATEV-Austria (SKR07) keys 3 (20 %), 2 (10 %), 4 (13 %).
  * - Expenses: a non-automatic expense account with the input-tax key: SKR03/04 9 (19 %), 8 (7 %);
- *   EKR 9 (20 %), 8 (10 %), 6 (13 %).
+ *   EKR 9 (20 %), 8 (10 %), 6 (13 %). The default expense account of EKR and SKR03 is the general
+ *   ledger's (shared/ledger/charts.ts defaultExpense), so an unposted invoice lands on the account a
+ *   posting would use; SKR04 has no ledger chart and keeps 6300.
  */
 export type DatevChart = 'SKR03' | 'SKR04' | 'EKR';
 
@@ -91,7 +95,7 @@ export const DATEV_CHARTS: Record<DatevChart, ChartTable> = {
     revenue: { '19': '8400', '7': '8300' },
     revenueKey: {},
     zeroRevenue: { reverseChargeEu: '8336', intraCommunitySupply: '8125', export: '8120', thirdCountryService: '8338', taxFree: '8100' },
-    expense: '4900',
+    expense: CHARTS.SKR03.defaultExpense,
     inputTaxKey: { '19': '9', '7': '8' },
   },
   SKR04: {
@@ -113,7 +117,7 @@ export const DATEV_CHARTS: Record<DatevChart, ChartTable> = {
     revenue: { '20': '4000', '13': '4013', '10': '4010' },
     revenueKey: { '20': '3', '13': '4', '10': '2' },
     zeroRevenue: { reverseChargeEu: '4120', intraCommunitySupply: '4100', export: '4110', thirdCountryService: '4130', taxFree: '4190' },
-    expense: '7800',
+    expense: CHARTS.EKR.defaultExpense,
     inputTaxKey: { '20': '9', '13': '6', '10': '8' },
   },
 };

@@ -11,10 +11,13 @@ export type TaxReportReason =
   | 'INVALID_TAX_NUMBER'
   | 'INVALID_AMOUNT'
   | 'INVALID_BOOKING'
-  | 'PERIOD_NOT_SUPPORTED';
+  | 'PERIOD_NOT_SUPPORTED'
+  | 'FOREIGN_CURRENCY'
+  | 'ACCOUNT_LENGTH';
 
-export function taxReportError(reason: TaxReportReason, message: string, details?: ErrorDetail[]): AppError {
-  return new AppError('UNPROCESSABLE', 422, message, details, undefined, { reason });
+/** extra: further fields for the error envelope (e.g. the documents that block the report). */
+export function taxReportError(reason: TaxReportReason, message: string, details?: ErrorDetail[], extra?: Record<string, unknown>): AppError {
+  return new AppError('UNPROCESSABLE', 422, message, details, undefined, { ...extra, reason });
 }
 
 /** The reason of an error made by taxReportError, for tests and callers that branch on it. */

@@ -103,6 +103,19 @@ export function elsterZeitraum(period: TaxPeriod): string {
   return period.kind === 'month' ? pad2(period.month) : String(40 + period.quarter);
 }
 
+/**
+ * Labels of every period that shares at least one month with this one: a month and its quarter,
+ * a quarter and its three months. A taxpayer files monthly or quarterly, so a live 2026-03 and a
+ * live 2026-Q1 would declare March twice.
+ */
+export function overlappingPeriodLabels(period: TaxPeriod): string[] {
+  if (period.kind === 'month') return [period.label, `${period.year}-Q${Math.ceil(period.month / 3)}`];
+  const { from, to } = periodMonths(period);
+  const months: string[] = [];
+  for (let m = from; m <= to; m++) months.push(`${period.year}-${pad2(m)}`);
+  return [period.label, ...months];
+}
+
 /** Whether an ISO calendar date "YYYY-MM-DD" falls inside the period (inclusive). */
 export function periodContains(period: TaxPeriod, date: string): boolean {
   return date >= period.start && date <= period.end;

@@ -107,7 +107,7 @@ function yearTable(doc: PDFKit.PDFDocument, report: BwaReport, block: BwaBlock, 
   line('Umsatzerlöse (netto)', block.revenue, true);
   line('Material- / Wareneinsatz', block.costOfGoods);
   line('Rohertrag', block.grossProfit, true);
-  for (const e of block.expenses) line(e.account ? `Aufwand Konto ${e.account}` : e.group, e);
+  for (const e of block.expenses) line(`Konto ${e.group}`, e);
   rule(doc, y - 3, x, x + w);
   line('Gesamtaufwand', block.totalExpenses, true);
   line('Ergebnis', block.result, true);

@@ -3,20 +3,25 @@ import { D, type Dec, money } from '../../domain/tax/amounts';
 import { FINALIZED_STATUSES, INPUT_TAX_EXCLUDED_STATUSES } from './vatAggregates';
 import { datevChartOf } from './datev';
 import type { ReportTenant } from './vatReturn';
+import { assertEurDocuments } from './currency';
+import { expenseAccountSql } from './expenseAccount';
+import { CHARTS, type ChartName } from '../../ledger/charts';
 
 /**
  * BWA (betriebswirtschaftliche Auswertung), a short management report per month and cumulated,
  * with the prior year side by side. Net amounts (VAT is not revenue or expense):
  * - revenue: net sales, the same selection as the VAT return (finalized rechnung − gutschrift by
  *   issueDate);
- * - expenses: incoming invoices (not entwurf/storniert) by invoiceDate, grouped by the supplier's
- *   default expense account, or "Sonstiger Aufwand" when the supplier has none;
+ * - expenses: incoming invoices (not entwurf/storniert) by invoiceDate, grouped by the expense
+ *   account the general ledger uses (expenseAccount.ts: the posted journal line, else connector
+ *   setting, supplier default, chart default — the same as the DATEV export), labelled
+ *   "<number> <name>" with the name from the tenant's ledger accounts or the seeded chart;
  * - cost of goods: the expense groups whose account is a material / goods account of the tenant's
  *   chart (SKR03 3000–3999, SKR04 and EKR 5000–5999); gross profit = revenue − cost of goods;
  * - result = revenue − all expenses.
- * Two GROUP BY queries over both years; nothing is loaded per invoice.
+ * Two GROUP BY queries over both years; nothing is loaded per invoice. A non-EUR document in
+ * either year is 422 FOREIGN_CURRENCY (currency.ts), never summed as euros.
  */
-export const OTHER_EXPENSES = 'Sonstiger Aufwand';
 
 export interface BwaLine {
   current: string;
@@ -30,7 +35,8 @@ export interface BwaBlock {
   revenue: BwaLine;
   costOfGoods: BwaLine;
   grossProfit: BwaLine;
-  expenses: Array<{ group: string; account: string | null } & BwaLine>;
+  /** group = "<account> <name>" (name when known); account = the account number. */
+  expenses: Array<{ group: string; account: string; name: string | null } & BwaLine>;
   totalExpenses: BwaLine;
   result: BwaLine;
 }
@@ -66,6 +72,9 @@ export async function bwaReport(db: Knex, tenant: ReportTenant, year: number): P
   const priorYear = year - 1;
   const from = `${priorYear}-01-01`;
   const to = `${year}-12-31`;
+  await assertEurDocuments(db, tenant.id, { from, to }, `The BWA ${year} (with ${priorYear} for comparison)`);
+  const chart = datevChartOf(tenant);
+  const x = expenseAccountSql(chart);
   const [sales, expenses] = await Promise.all([
     db.raw(
       `select extract(year from issue_date)::int as "y", extract(month from issue_date)::int as "m",
@@ -78,10 +87,9 @@ export async function bwaReport(db: Knex, tenant: ReportTenant, year: number): P
     ),
     db.raw(
       `select extract(year from i.invoice_date)::int as "y", extract(month from i.invoice_date)::int as "m",
-              nullif(btrim(s.default_expense_account), '') as "account",
+              ${x.account} as "account",
               sum(i.total_net)::text as "net"
-         from invoices i
-         left join suppliers s on s.id = i.supplier_id
+         from invoices i ${x.joins}
         where i.tenant_id = ? and i.type = 'eingangsrechnung' and i.status <> all(?::text[])
           and i.deleted_at is null and i.invoice_date between ? and ?
         group by 1, 2, 3`,
@@ -92,37 +100,33 @@ export async function bwaReport(db: Knex, tenant: ReportTenant, year: number): P
   // figures[yearIndex 0 = current, 1 = prior][month 1..12]
   const empty = (): Figures => ({ revenue: new D(0), expenses: new Map() });
   const figures = [Array.from({ length: 13 }, empty), Array.from({ length: 13 }, empty)];
-  const groups = new Map<string, string | null>();
   for (const r of sales.rows as Array<{ y: number; m: number; net: string }>) {
     const f = figures[r.y === year ? 0 : 1][r.m];
     f.revenue = f.revenue.plus(r.net);
   }
-  for (const r of expenses.rows as Array<{ y: number; m: number; account: string | null; net: string }>) {
-    const group = r.account ?? OTHER_EXPENSES;
-    groups.set(group, r.account);
+  const accounts = new Set<string>();
+  for (const r of expenses.rows as Array<{ y: number; m: number; account: string; net: string }>) {
+    accounts.add(r.account);
     const f = figures[r.y === year ? 0 : 1][r.m];
-    f.expenses.set(group, (f.expenses.get(group) ?? new D(0)).plus(r.net));
+    f.expenses.set(r.account, (f.expenses.get(r.account) ?? new D(0)).plus(r.net));
   }
-  const chart = datevChartOf(tenant);
+  const names = await accountNames(db, tenant.id, chart, [...accounts]);
   const [lo, hi] = COST_OF_GOODS[chart] ?? COST_OF_GOODS.EKR;
-  const isCostOfGoods = (account: string | null) => account !== null && /^\d+$/.test(account) && Number(account.slice(0, 4)) >= lo && Number(account.slice(0, 4)) <= hi;
-  const order = [...groups.keys()].sort((a, b) => {
-    const an = groups.get(a) === null ? 1 : 0;
-    const bn = groups.get(b) === null ? 1 : 0;
-    return an - bn || a.localeCompare(b, 'de', { numeric: true });
-  });
+  const isCostOfGoods = (account: string) => /^\d+$/.test(account) && Number(account.slice(0, 4)) >= lo && Number(account.slice(0, 4)) <= hi;
+  const order = [...accounts].sort((a, b) => a.localeCompare(b, 'de', { numeric: true }));
+  const groupOf = (account: string) => (names.get(account) ? `${account} ${names.get(account)}` : account);
 
   const block = (cur: Figures, pri: Figures): BwaBlock => {
     const zero = new D(0);
     const exp = (f: Figures, g: string) => f.expenses.get(g) ?? zero;
     const sum = (f: Figures, pick: (g: string) => boolean) => order.filter(pick).reduce((s, g) => s.plus(exp(f, g)), zero);
-    const cogs = (f: Figures) => sum(f, (g) => isCostOfGoods(groups.get(g) ?? null));
+    const cogs = (f: Figures) => sum(f, isCostOfGoods);
     const total = (f: Figures) => sum(f, () => true);
     return {
       revenue: line(cur.revenue, pri.revenue),
       costOfGoods: line(cogs(cur), cogs(pri)),
       grossProfit: line(cur.revenue.minus(cogs(cur)), pri.revenue.minus(cogs(pri))),
-      expenses: order.map((g) => ({ group: g, account: groups.get(g) ?? null, ...line(exp(cur, g), exp(pri, g)) })),
+      expenses: order.map((a) => ({ group: groupOf(a), account: a, name: names.get(a) ?? null, ...line(exp(cur, a), exp(pri, a)) })),
       totalExpenses: line(total(cur), total(pri)),
       result: line(cur.revenue.minus(total(cur)), pri.revenue.minus(total(pri))),
     };
@@ -142,4 +146,19 @@ export async function bwaReport(db: Knex, tenant: ReportTenant, year: number): P
     months.push({ month: m, ...block(figures[0][m], figures[1][m]), cumulative: block(cumCur, cumPri) });
   }
   return { year, priorYear, currency: 'EUR', chart, months, total: block(cumCur, cumPri) };
+}
+
+/**
+ * Account names for the BWA lines: the tenant's own ledger accounts (an accountant may have added
+ * or renamed some), else the seeded chart's name for that number. One query for a handful of rows.
+ */
+async function accountNames(db: Knex, tenantId: string, chart: string, numbers: string[]): Promise<Map<string, string>> {
+  const names = new Map<string, string>();
+  const seeded = chart in CHARTS ? CHARTS[chart as ChartName].accounts : [];
+  for (const a of seeded) if (numbers.includes(a.number)) names.set(a.number, a.name);
+  if (numbers.length) {
+    const rows = await db('ledgerAccounts').where({ tenantId, chart }).whereIn('number', numbers).select('number', 'name');
+    for (const r of rows as Array<{ number: string; name: string }>) names.set(r.number, r.name);
+  }
+  return names;
 }

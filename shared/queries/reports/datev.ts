@@ -5,8 +5,10 @@ import { normalizeRate } from '../../domain/tax/amounts';
 import type { TaxPeriod } from '../../domain/tax/period';
 import { DATEV_CHARTS, datevPosting, datevSkrCode, type DatevChart, type DatevBookingSource } from '../../domain/tax/datevMapping';
 import type { DatevBooking, DatevHeaderMeta } from '../../formats/datev/extfBuchungsstapel';
-import { EU_VAT_PREFIXES, FINALIZED_STATUSES, INPUT_TAX_EXCLUDED_STATUSES, REVERSE_CHARGE_SQL, vatPrefixOf } from './vatAggregates';
+import { EU_VAT_PREFIXES, EXPORT_SQL, exportBindings, FINALIZED_STATUSES, INPUT_TAX_EXCLUDED_STATUSES, REVERSE_CHARGE_SQL, vatPrefixOf } from './vatAggregates';
 import type { ReportTenant } from './vatReturn';
+import { assertEurDocuments } from './currency';
+import { expenseAccountSql } from './expenseAccount';
 
 /**
  * DATEV Buchungsstapel rows for one tenant and period, read through server-side cursors
@@ -22,6 +24,13 @@ import type { ReportTenant } from './vatReturn';
  */
 export const DEFAULT_DATEV_CONSULTANT = 1001;
 export const DEFAULT_DATEV_CLIENT = 1;
+/**
+ * Sachkontenlänge of the batch. Every account we write is a 4-digit Sachkonto (the charts'
+ * collective, revenue, bank and default expense accounts); DATEV reads each account number with
+ * this length, so a 5-digit expense account from a supplier or connector setting would be read as
+ * a personal account (or rejected) — assertDatevExportable refuses such a batch up front.
+ */
+export const DATEV_ACCOUNT_LENGTH = 4;
 const FETCH_SIZE = 2000;
 
 export function datevChartOf(tenant: Pick<ReportTenant, 'country' | 'settings'>): DatevChart {
@@ -42,7 +51,7 @@ export function datevMeta(tenant: ReportTenant, period: TaxPeriod, createdAt = n
     consultantNumber: settingNumber(tenant.settings?.datev?.consultantNumber, DEFAULT_DATEV_CONSULTANT),
     clientNumber: settingNumber(tenant.settings?.datev?.clientNumber, DEFAULT_DATEV_CLIENT),
     fiscalYearStart: `${period.year}-01-01`,
-    accountLength: 4,
+    accountLength: DATEV_ACCOUNT_LENGTH,
     periodFrom: period.start,
     periodTo: period.end,
     label: `Buchungsstapel ${period.label}`,
@@ -56,9 +65,18 @@ export const datevFileName = (period: TaxPeriod) =>
   `EXTF_Buchungsstapel_${period.kind === 'month' ? period.label : `${period.year}-Q${period.quarter}`}.csv`;
 
 /**
- * Checked before the first byte is sent: every tax rate in the period must be mapped in the
- * chart, otherwise the download would break off in the middle with a 200 already on the wire.
+ * Everything that could make the export fail or be wrong, checked before the first byte is sent
+ * (a failure in the middle of the stream would break off a download that already answered 200):
+ * every tax rate is mapped in the chart, every document is in EUR, every expense account has the
+ * batch's account length. 422 naming what to fix.
  */
+export async function assertDatevExportable(db: Knex, tenant: ReportTenant, period: TaxPeriod): Promise<void> {
+  await assertDatevRatesMapped(db, tenant, period);
+  await assertEurDocuments(db, tenant.id, { from: period.start, to: period.end }, `The DATEV export for ${period.label}`, { payments: true });
+  await assertDatevExpenseAccounts(db, tenant, period);
+}
+
+/** Every tax rate in the period must be mapped in the chart. */
 export async function assertDatevRatesMapped(db: Knex, tenant: ReportTenant, period: TaxPeriod): Promise<void> {
   const chart = datevChartOf(tenant);
   const { rows } = await db.raw(
@@ -78,7 +96,42 @@ export async function assertDatevRatesMapped(db: Knex, tenant: ReportTenant, per
   }
 }
 
-const ACCOUNT_RE = /^[1-9]\d{0,8}$/;
+const SOURCE_LABEL: Record<string, string> = {
+  journal: 'the general ledger posting',
+  connector: "the connector's expenseAccount setting",
+  supplier: "the supplier's defaultExpenseAccount",
+  default: "the chart's default",
+};
+
+/**
+ * The expense accounts of the period's incoming invoices (expenseAccount.ts: the ledger's choice)
+ * must be Sachkonten of exactly DATEV_ACCOUNT_LENGTH digits without a leading zero. One GROUP BY
+ * over the period; 422 ACCOUNT_LENGTH naming each bad account, where it comes from and an example.
+ */
+export async function assertDatevExpenseAccounts(db: Knex, tenant: ReportTenant, period: TaxPeriod): Promise<void> {
+  const x = expenseAccountSql(datevChartOf(tenant));
+  const { rows } = await db.raw(
+    `select ${x.account} as "account", ${x.source} as "source", count(*)::int as "invoices",
+            min(coalesce(i.invoice_number, i.id::text)) as "example", min(s.name) as "supplier"
+       from invoices i ${x.joins}
+      where i.tenant_id = ? and i.type = 'eingangsrechnung' and i.status <> all(?::text[])
+        and i.deleted_at is null and i.invoice_date between ? and ?
+      group by 1, 2`,
+    [tenant.id, [...INPUT_TAX_EXCLUDED_STATUSES], period.start, period.end],
+  );
+  const valid = new RegExp(`^[1-9]\\d{${DATEV_ACCOUNT_LENGTH - 1}}$`);
+  const bad = (rows as Array<{ account: string; source: string; invoices: number; example: string; supplier: string | null }>).filter((r) => !valid.test(r.account));
+  if (!bad.length) return;
+  const describe = (r: (typeof bad)[number]) =>
+    `${JSON.stringify(r.account)} from ${SOURCE_LABEL[r.source] ?? r.source}${r.supplier ? ` (${r.supplier})` : ''}, ${r.invoices} invoice(s), e.g. ${r.example}`;
+  throw taxReportError(
+    'ACCOUNT_LENGTH',
+    `The DATEV export writes ${DATEV_ACCOUNT_LENGTH}-digit accounts (Sachkontenlänge ${DATEV_ACCOUNT_LENGTH}), but these expense accounts do not fit: ` +
+      `${bad.map(describe).join('; ')}. Use ${DATEV_ACCOUNT_LENGTH}-digit accounts of the chart in the supplier or connector settings`,
+    bad.map((r) => ({ field: 'expenseAccount', message: describe(r) })),
+    { accounts: bad.map((r) => ({ account: r.account, source: r.source, invoices: r.invoices })) },
+  );
+}
 
 async function* cursor(trx: Knex.Transaction, name: string, sql: string, bindings: unknown[]): AsyncGenerator<Record<string, any>> {
   await trx.raw(`declare ${name} no scroll cursor for ${sql}`, bindings as Knex.RawBinding[]);
@@ -117,17 +170,17 @@ export async function* datevBookings(tenant: ReportTenant, period: TaxPeriod, kn
       `select i.type, i.number, i.issue_date as "date", i.service_date as "serviceDate",
               coalesce(i.customer_snapshot->>'company', i.customer_snapshot->>'name') as "partner",
               tb->>'taxRate' as "taxRate", ((tb->>'net')::numeric + (tb->>'tax')::numeric)::text as "gross",
-              (${REVERSE_CHARGE_SQL}) as "reverseCharge"
+              coalesce(${REVERSE_CHARGE_SQL}, false) as "reverseCharge", (${EXPORT_SQL}) as "export"
          from invoices i cross join lateral jsonb_array_elements(i.tax_breakdown) tb
         where i.tenant_id = ? and i.type in ('rechnung', 'gutschrift') and i.status = any(?::text[])
           and i.deleted_at is null and i.issue_date between ? and ?
         order by i.issue_date, i.id`,
-      [EU_VAT_PREFIXES, vatPrefixOf(tenant.country), tenant.id, [...FINALIZED_STATUSES], period.start, period.end],
+      [EU_VAT_PREFIXES, vatPrefixOf(tenant.country), ...exportBindings(tenant.country), tenant.id, [...FINALIZED_STATUSES], period.start, period.end],
     );
     for await (const r of sales) {
       const gross = r.type === 'gutschrift' ? negate(r.gross) : r.gross;
       const b = emit(
-        { kind: 'salesInvoice', taxRate: r.taxRate, gross, zeroRateKind: r.reverseCharge ? 'reverseChargeEu' : 'taxFree' },
+        { kind: 'salesInvoice', taxRate: r.taxRate, gross, zeroRateKind: r.reverseCharge ? 'reverseChargeEu' : r.export ? 'export' : 'taxFree' },
         r.date,
         r.number,
         r.partner,
@@ -136,14 +189,14 @@ export async function* datevBookings(tenant: ReportTenant, period: TaxPeriod, kn
       if (b) yield b;
     }
 
+    const x = expenseAccountSql(chart);
     const incoming = cursor(
       trx,
       'datev_incoming',
       `select i.invoice_number as "number", i.invoice_date as "date", s.name as "partner",
-              nullif(btrim(s.default_expense_account), '') as "expenseAccount",
+              ${x.account} as "expenseAccount",
               tb->>'taxRate' as "taxRate", ((tb->>'net')::numeric + (tb->>'tax')::numeric)::text as "gross"
-         from invoices i
-         left join suppliers s on s.id = i.supplier_id
+         from invoices i ${x.joins}
          cross join lateral jsonb_array_elements(i.tax_breakdown) tb
         where i.tenant_id = ? and i.type = 'eingangsrechnung' and i.status <> all(?::text[])
           and i.deleted_at is null and i.invoice_date between ? and ?
@@ -151,8 +204,8 @@ export async function* datevBookings(tenant: ReportTenant, period: TaxPeriod, kn
       [tenant.id, [...INPUT_TAX_EXCLUDED_STATUSES], period.start, period.end],
     );
     for await (const r of incoming) {
-      const expenseAccount = r.expenseAccount && ACCOUNT_RE.test(r.expenseAccount) ? r.expenseAccount : undefined;
-      const b = emit({ kind: 'incomingInvoice', taxRate: r.taxRate, gross: r.gross, expenseAccount }, r.date, r.number, r.partner);
+      // The account the ledger uses (assertDatevExportable checked its form before streaming).
+      const b = emit({ kind: 'incomingInvoice', taxRate: r.taxRate, gross: r.gross, expenseAccount: r.expenseAccount }, r.date, r.number, r.partner);
       if (b) yield b;
     }
 

@@ -10,6 +10,13 @@ export interface SubmissionView {
   mode: 'test' | 'live';
   resubmission: boolean;
   status: 'queued' | 'submitted' | 'accepted' | 'rejected';
+  /**
+   * true while a live upload's outcome is unknown and the job has stopped trying (status stays
+   * submitted): an admin checks the FinanzOnline DataBox and resolves it to accepted or rejected.
+   */
+  outcomeUnknown: boolean;
+  /** Set when an admin resolved an unknown outcome by hand. */
+  resolution: { outcome: 'accepted' | 'rejected'; by: string | null; at: string; note: string | null } | null;
   portalResponse: Record<string, unknown> | null;
   error: string | null;
   attempts: number;
@@ -22,7 +29,19 @@ const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : String(v));
 export async function loadSubmission(db: Knex, tenantId: string, id: string): Promise<SubmissionView> {
   const r = await db('reportSubmissions')
     .where({ tenantId, id })
-    .first('id', 'kind', 'year', 'period', 'mode', 'resubmission', 'status', 'portalResponse', 'error', 'attempts', 'createdAt', 'updatedAt');
+    .first(
+      'id', 'kind', 'year', 'period', 'mode', 'resubmission', 'status', 'outcomeUnknown', 'resolvedBy', 'resolvedAt', 'resolutionNote',
+      'portalResponse', 'error', 'attempts', 'createdAt', 'updatedAt',
+    );
   if (!r) throw notFound('Submission');
-  return { ...r, portalResponse: r.portalResponse ?? null, error: r.error ?? null, createdAt: iso(r.createdAt), updatedAt: iso(r.updatedAt) };
+  const { resolvedBy, resolvedAt, resolutionNote, ...rest } = r;
+  return {
+    ...rest,
+    outcomeUnknown: r.outcomeUnknown === true,
+    resolution: resolvedAt ? { outcome: r.status, by: resolvedBy ?? null, at: iso(resolvedAt), note: resolutionNote ?? null } : null,
+    portalResponse: r.portalResponse ?? null,
+    error: r.error ?? null,
+    createdAt: iso(r.createdAt),
+    updatedAt: iso(r.updatedAt),
+  };
 }

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { TaxPeriod } from '../../domain/tax/period';
 import type { VatAggregates } from '../../domain/tax/u30';
 import { D, money } from '../../domain/tax/amounts';
+import { EU_COUNTRIES } from '../../domain/vatId';
 
 /**
  * The SQL side of the VAT returns (U30, UStVA) and of the BWA: GROUP BY in PostgreSQL over one
@@ -11,6 +12,10 @@ import { D, money } from '../../domain/tax/amounts';
  *   a cancelled invoice still counts, its credit note reverses it), by issueDate, per item tax rate.
  * - Reverse charge (AT KZ 021, DE Kz 21): the 0 % part sold to a customer whose VAT ID (from the
  *   customer snapshot taken at finalization) belongs to another EU member state.
+ * - Exports (AT KZ 011, DE Kz 43): the 0 % part, not reverse charge, sold to a customer whose
+ *   snapshot country is outside the EU. The service has no goods/services flag: a 0 % service to
+ *   a third-country customer lands here too (docs/reports.md explains the limit). Without a
+ *   country the 0 % turnover stays unclassified, and the XML writers refuse it.
  * - Input tax: incoming invoices (eingangsrechnung) that are not entwurf or storniert, by
  *   invoiceDate; the invoice's own total tax (tax per rate on the summed net, as the supplier billed).
  * Dates are calendar dates ('YYYY-MM-DD', Europe/Vienna), inclusive.
@@ -32,10 +37,21 @@ export const REVERSE_CHARGE_SQL =
   "upper(left(regexp_replace(coalesce(i.customer_snapshot->>'vatId', ''), '[^A-Za-z0-9]', '', 'g'), 2)) = any(?::text[]) " +
   "and upper(left(regexp_replace(coalesce(i.customer_snapshot->>'vatId', ''), '[^A-Za-z0-9]', '', 'g'), 2)) <> ?";
 
+/**
+ * SQL: a 0 % sale that is an export — the customer snapshot's country is a country code outside
+ * the EU, and the sale is not reverse charge (bindings: EU country codes[], then REVERSE_CHARGE_SQL's).
+ */
+export const EXPORT_SQL =
+  "upper(coalesce(i.customer_snapshot->>'country', '')) ~ '^[A-Z]{2}$' and upper(i.customer_snapshot->>'country') <> all(?::text[]) " +
+  `and not coalesce(${REVERSE_CHARGE_SQL}, false)`;
+
+export const exportBindings = (country: string) => [[...EU_COUNTRIES], EU_VAT_PREFIXES, vatPrefixOf(country)];
+
 export interface SalesRateRow {
   taxRate: string;
   net: string;
   reverseChargeNet: string;
+  exportNet: string;
 }
 
 export async function salesByRate(db: Knex, tenantId: string, country: string, from: string, to: string): Promise<SalesRateRow[]> {
@@ -43,7 +59,9 @@ export async function salesByRate(db: Knex, tenantId: string, country: string, f
     `select ii.tax_rate::text as "taxRate",
             sum(case when i.type = 'gutschrift' then -ii.net_amount else ii.net_amount end)::text as "net",
             coalesce(sum(case when ii.tax_rate = 0 and ${REVERSE_CHARGE_SQL}
-                              then (case when i.type = 'gutschrift' then -ii.net_amount else ii.net_amount end) end), 0)::text as "reverseChargeNet"
+                              then (case when i.type = 'gutschrift' then -ii.net_amount else ii.net_amount end) end), 0)::text as "reverseChargeNet",
+            coalesce(sum(case when ii.tax_rate = 0 and ${EXPORT_SQL}
+                              then (case when i.type = 'gutschrift' then -ii.net_amount else ii.net_amount end) end), 0)::text as "exportNet"
        from invoices i
        join invoice_items ii on ii.invoice_id = i.id
       where i.tenant_id = ?
@@ -53,7 +71,7 @@ export async function salesByRate(db: Knex, tenantId: string, country: string, f
         and i.issue_date between ? and ?
       group by ii.tax_rate
       order by ii.tax_rate desc`,
-    [EU_VAT_PREFIXES, vatPrefixOf(country), tenantId, [...FINALIZED_STATUSES], from, to],
+    [EU_VAT_PREFIXES, vatPrefixOf(country), ...exportBindings(country), tenantId, [...FINALIZED_STATUSES], from, to],
   );
   return rows as SalesRateRow[];
 }
@@ -79,9 +97,11 @@ export async function loadVatAggregates(db: Knex, tenant: { id: string; country:
     inputTax(db, tenant.id, period.start, period.end),
   ]);
   const rc = sales.reduce((s, r) => s.plus(r.reverseChargeNet), new D(0));
+  const exports = sales.reduce((s, r) => s.plus(r.exportNet), new D(0));
   return {
     salesByRate: sales.map((r) => ({ taxRate: r.taxRate, net: r.net })),
     reverseChargeEuNet: money(rc),
+    exportNet: money(exports),
     inputTax: tax,
   };
 }

@@ -6,6 +6,7 @@ import { computeUstvaDe, type UstvaKennzahlen } from '../../domain/tax/ustvaDe';
 import { buildU30Xml } from '../../formats/u30/u30Xml';
 import { buildElsterUstvaXml } from '../../formats/elster/ustvaXml';
 import { loadVatAggregates } from './vatAggregates';
+import { assertEurDocuments } from './currency';
 
 /**
  * VAT return reports built from the SQL aggregates and the pure tax modules:
@@ -84,10 +85,16 @@ export function requireTaxNumber(tenant: ReportTenant, what: string): string {
   return n;
 }
 
+/** The period's aggregates, after making sure every document in them is in EUR (422 otherwise). */
+async function eurAggregates(db: Knex, tenant: ReportTenant, period: TaxPeriod, what: string) {
+  await assertEurDocuments(db, tenant.id, { from: period.start, to: period.end }, what);
+  return loadVatAggregates(db, tenant, period);
+}
+
 /** JSON VAT return: U30 for AT tenants, UStVA figures for DE tenants. */
 export async function vatReturnReport(db: Knex, tenant: ReportTenant, period: TaxPeriod): Promise<VatReturnReport> {
   if (tenant.country !== 'DE') assertU30Tenant(tenant);
-  const agg = await loadVatAggregates(db, tenant, period);
+  const agg = await eurAggregates(db, tenant, period, `The ${tenant.country === 'DE' ? 'UStVA' : 'U30'} for ${period.label}`);
   if (tenant.country === 'DE') {
     const r = computeUstvaDe(agg);
     return {
@@ -148,7 +155,7 @@ export function splitAddress(address: string | null): { street: string; postalCo
 export async function elsterXml(db: Knex, tenant: ReportTenant, period: TaxPeriod, opts: { createdAt?: Date } = {}): Promise<Buffer> {
   assertUstvaTenant(tenant);
   const steuernummer = requireTaxNumber(tenant, 'The ELSTER UStVA');
-  const agg = await loadVatAggregates(db, tenant, period);
+  const agg = await eurAggregates(db, tenant, period, `The ELSTER UStVA for ${period.label}`);
   const r = computeUstvaDe(agg);
   const addr = splitAddress(tenant.address);
   if (!addr.street || !addr.postalCode || !addr.city) {

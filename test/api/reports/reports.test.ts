@@ -229,7 +229,7 @@ describe('GET /api/reports/datev', () => {
     expect(rows.every((r) => r.length === 125)).toBe(true);
     // gross per rate: R1 1200.00 (20), 109.99 (10: 99.99 + 10.00), 282.50 (13); R2 1500.00 (0 %, RC → 4120);
     // R5 480.00 and its credit note 480.00 H; G1 120.00 H; R6 330.00 (10); E1 600.00 → 7600 (supplier account);
-    // E2 220.00 (10, key 8) and 113.00 (13, key 6) → 7800 (default); payments R1 500, R2 1500, E1 600.
+    // E2 220.00 (10, key 8) and 113.00 (13, key 6) → 7890 (the ledger's EKR default); payments R1 500, R2 1500, E1 600.
     expect(rows.map(bookingKey).sort()).toEqual(
       [
         '1200,00|S|2000|4000|3',
@@ -241,8 +241,8 @@ describe('GET /api/reports/datev', () => {
         '120,00|H|2000|4000|3',
         '330,00|S|2000|4010|2',
         '600,00|H|3300|7600|9',
-        '220,00|H|3300|7800|8',
-        '113,00|H|3300|7800|6',
+        '220,00|H|3300|7890|8',
+        '113,00|H|3300|7890|6',
         '500,00|S|2800|2000|',
         '1500,00|S|2800|2000|',
         '600,00|H|2800|3300|',
@@ -294,10 +294,18 @@ describe('GET /api/reports/bwa', () => {
     // Revenue March: R1 1349.99 + R2 1500.00 + R5 400.00 − 400.00 − G1 100.00 + R6 300.00 = 3049.99; 2025: 800.00
     // change 2249.99 = 281.24875 % → 281.2
     expect(march.revenue).toEqual({ current: '3049.99', prior: '800.00', change: '2249.99', changePercent: '281.2' });
-    // Expenses March: 7600 (E1) 500.00 vs 100.00 → +400.0 %; Sonstiger Aufwand (E2) 300.00 vs 0 → null
+    // Expenses March: 7600 (E1, supplier account) 500.00 vs 100.00 → +400.0 %; 7890, the ledger's EKR default (E2) 300.00 vs 0 → null
     expect(march.expenses).toEqual([
-      { group: '7600', account: '7600', current: '500.00', prior: '100.00', change: '400.00', changePercent: '400.0' },
-      { group: 'Sonstiger Aufwand', account: null, current: '300.00', prior: '0.00', change: '300.00', changePercent: null },
+      { group: '7600 Büromaterial', account: '7600', name: 'Büromaterial', current: '500.00', prior: '100.00', change: '400.00', changePercent: '400.0' },
+      {
+        group: '7890 Übriger betrieblicher Aufwand',
+        account: '7890',
+        name: 'Übriger betrieblicher Aufwand',
+        current: '300.00',
+        prior: '0.00',
+        change: '300.00',
+        changePercent: null,
+      },
     ]);
     expect(march.totalExpenses).toMatchObject({ current: '800.00', prior: '100.00' });
     expect(march.grossProfit).toMatchObject({ current: '3049.99', prior: '800.00' });
@@ -325,7 +333,7 @@ describe('GET /api/reports/bwa', () => {
     expect(text).toContain('Betriebswirtschaftliche Auswertung 2026');
     expect(text).toContain('3.049,99');
     expect(text).toContain('4.625,99');
-    expect(text).toContain('Sonstiger Aufwand');
+    expect(text).toContain('7890 Übriger betrieblicher Aufwand');
   });
 });
 

@@ -125,30 +125,38 @@ describe('POST /api/reports/ust/submit', () => {
     expect(await db()('reportSubmissions').where({ tenantId: team.tenant.id })).toHaveLength(0);
   });
 
-  it('live: a period is filed once; again only with resubmission: true (partial unique index)', async () => {
+  it('live: a month is filed once; again only with resubmission: true once the first is done; overlapping periods count', async () => {
     const { admin } = await tenantWithCredentials();
     const before = fake.uploads.length;
     const first = await admin.post('/api/reports/ust/submit', { year: 2026, month: 3, mode: 'live' });
     expect(first.status).toBe(202);
+    const firstId = first.body.submissionId;
     const dup = await admin.post('/api/reports/ust/submit', { year: 2026, month: 3, mode: 'live' });
     expect(dup.status).toBe(409);
     expect(dup.body.error.code).toBe('DUPLICATE');
-    expect(dup.body.error.message).toMatch(/resubmission: true/);
+    // The answer names the submission that blocks (in flight or already accepted, depending on the worker's speed).
+    expect(dup.body.error.message).toContain(firstId);
+    expect(dup.body.error.conflictingSubmission).toMatchObject({ id: firstId, period: '2026-03' });
     // Test mode never counts as filed.
     expect((await admin.post('/api/reports/ust/submit', { year: 2026, month: 3, mode: 'test' })).status).toBe(202);
+    expect((await settled(admin, firstId)).status).toBe('accepted');
+
+    const accepted = await admin.post('/api/reports/ust/submit', { year: 2026, month: 3, mode: 'live' });
+    expect(accepted.status).toBe(409);
+    expect(accepted.body.error.message).toMatch(/accepted by FinanzOnline; send resubmission: true/);
+    // A quarter containing the filed month overlaps it: refused, naming the March submission.
+    const quarter = await admin.post('/api/reports/ust/submit', { year: 2026, quarter: 1, mode: 'live' });
+    expect(quarter.status).toBe(409);
+    expect(quarter.body.error.message).toContain(`overlaps 2026-03: live submission ${firstId}`);
+    expect(quarter.body.error.conflictingSubmission).toMatchObject({ id: firstId, period: '2026-03', status: 'accepted' });
+
     const again = await admin.post('/api/reports/ust/submit', { year: 2026, month: 3, mode: 'live', resubmission: true });
     expect(again.status).toBe(202);
-    expect((await settled(admin, first.body.submissionId)).status).toBe('accepted');
     expect((await settled(admin, again.body.submissionId)).status).toBe('accepted');
-    // After acceptance it is still a duplicate.
+    // After acceptance a plain live submission is still a duplicate.
     expect((await admin.post('/api/reports/ust/submit', { year: 2026, month: 3, mode: 'live' })).status).toBe(409);
     const live = fake.uploads.slice(before).filter((u) => u.uebermittlung === 'P');
     expect(live).toHaveLength(2);
-
-    // Concurrent requests for another period: the database lets exactly one through.
-    const racing = await Promise.all([1, 2, 3].map(() => admin.post('/api/reports/ust/submit', { year: 2026, quarter: 1, mode: 'live' })));
-    expect(racing.map((r) => r.status).sort()).toEqual([202, 409, 409]);
-    await settled(admin, racing.find((r) => r.status === 202)!.body.submissionId);
   });
 
   it('a retry of a job whose upload was accepted does not upload again', async () => {
@@ -175,8 +183,34 @@ describe('POST /api/reports/ust/submit', () => {
     expect(result).toMatchObject({ status: 'submitted', outcomeUnknown: true });
     expect(fake.uploads.length).toBe(before);
     const view = (await admin.get(`/api/reports/ust/submissions/${row.id}`)).body;
-    expect(view.status).toBe('submitted');
+    expect(view).toMatchObject({ status: 'submitted', outcomeUnknown: true, resolution: null });
     expect(view.error).toMatch(/DataBox/);
+    expect(view.error).toContain(`/api/reports/ust/submissions/${row.id}/resolve`);
+
+    // Unresolved, it blocks the month — also for a resubmission — and says how to resolve it.
+    for (const body of [{ year: 2026, month: 2, mode: 'live' }, { year: 2026, quarter: 1, mode: 'live', resubmission: true }]) {
+      const blocked = await admin.post('/api/reports/ust/submit', body);
+      expect(blocked.status, JSON.stringify(body)).toBe(409);
+      expect(blocked.body.error.message).toContain(`POST /api/reports/ust/submissions/${row.id}/resolve`);
+    }
+    // Only admins resolve; an outcome must be given.
+    expect((await client(server.url, { token: team.manager.token }).post(`/api/reports/ust/submissions/${row.id}/resolve`, { outcome: 'rejected' })).status).toBe(403);
+    expect((await admin.post(`/api/reports/ust/submissions/${row.id}/resolve`, { outcome: 'maybe' })).status).toBe(400);
+
+    // The DataBox shows nothing arrived: rejected, and the month can be filed again (no resubmission flag needed).
+    const resolved = await admin.post(`/api/reports/ust/submissions/${row.id}/resolve`, { outcome: 'rejected', note: 'DataBox: no protocol' });
+    expect(resolved.status).toBe(200);
+    expect(resolved.body).toMatchObject({ status: 'rejected', outcomeUnknown: false, resolution: { outcome: 'rejected', by: team.admin.id, note: 'DataBox: no protocol' } });
+    expect((await admin.post(`/api/reports/ust/submissions/${row.id}/resolve`, { outcome: 'accepted' })).status).toBe(400);
+    const refile = await admin.post('/api/reports/ust/submit', { year: 2026, month: 2, mode: 'live' });
+    expect(refile.status).toBe(202);
+    expect((await settled(admin, refile.body.submissionId)).status).toBe('accepted');
+    expect(fake.uploads.length).toBe(before + 1);
+    // A job retry of the resolved row does nothing.
+    expect(await submitU30Job({ id: `u30-${row.id}`, data: { tenantId: team.tenant.id, submissionId: row.id }, attemptsMade: 2, opts: { attempts: 10 } } as never)).toMatchObject({
+      status: 'rejected',
+      alreadyDone: true,
+    });
   });
 });
 

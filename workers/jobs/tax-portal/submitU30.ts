@@ -20,12 +20,19 @@ import type { SubmitU30JobData } from '../../../shared/commands/submitVatReturn'
  * Idempotency: a job that finds accepted/rejected returns at once; a retry that finds a live
  * submission still `submitted` does not upload again, because the first upload may have been
  * filed (crash window: between the portal taking the file and us writing `accepted`, e.g. the
- * worker dies or the connection drops after the request was sent). Such a submission keeps
- * status submitted with an error asking to check the FinanzOnline DataBox; if the return did not
- * arrive, a new live submission with resubmission: true files it. Test uploads file nothing, so
- * a test submission is simply uploaded again.
+ * worker dies or the connection drops after the request was sent). FinanzOnline has no
+ * idempotency key, so neither accepted (we have no rc 0) nor rejected (it may be filed, and a
+ * rejected row would let a plain re-filing through) is true. Such a submission keeps status
+ * submitted and gets outcome_unknown = true, the job's final answer: an admin checks the DataBox
+ * and resolves it to accepted or rejected (POST /api/reports/ust/submissions/:id/resolve), which
+ * also unblocks the period (submitVatReturn refuses to file over an unresolved one). Test uploads
+ * file nothing, so a test submission is simply uploaded again.
  */
 type Row = { id: string; tenantId: string; mode: 'test' | 'live'; status: string; payload: Buffer | null };
+
+export const outcomeUnknownMessage = (submissionId: string) =>
+  'Upload outcome unknown (interrupted after the file was sent): check the FinanzOnline DataBox, then record what happened with ' +
+  `POST /api/reports/ust/submissions/${submissionId}/resolve { "outcome": "accepted" | "rejected" }; after "rejected" the period can be filed again`;
 
 /** Upload failures where the portal answered, so the file was certainly not taken. */
 const NOT_TAKEN = new Set(['HTTP_ERROR', 'MAINTENANCE', 'TECHNICAL_ERROR', 'SESSION_INVALID', 'SOAP_FAULT']);
@@ -46,8 +53,7 @@ export async function submitU30Job(job: Job<SubmitU30JobData>) {
   };
 
   if (row.status === 'submitted' && row.mode === 'live') {
-    const message = 'Upload outcome unknown (interrupted after the file was sent): check the FinanzOnline DataBox; if the return did not arrive, submit again with resubmission: true';
-    await update({ error: message });
+    await update({ error: outcomeUnknownMessage(submissionId), outcomeUnknown: true });
     log.warn('live U30 upload outcome unknown; not uploading again');
     return { status: 'submitted', outcomeUnknown: true };
   }
@@ -71,14 +77,29 @@ export async function submitU30Job(job: Job<SubmitU30JobData>) {
       // Not the portal's answer (a bug, the database): retry; a live upload already sent stays
       // 'submitted' and the retry will not send it again.
       if (phase === 'login') await update({ status: 'queued', error: 'Internal error; retrying' }).catch(() => undefined);
+      else if (lastAttempt) {
+        // No retry will come to settle the row, so give it its final state now: a live upload
+        // that may have left is outcome unknown; one that never left (still queued) and any test
+        // upload are rejected.
+        const now = db().fn.now();
+        if (row.mode === 'live') await table().where({ status: 'submitted' }).update({ error: outcomeUnknownMessage(submissionId), outcomeUnknown: true, updatedAt: now }).catch(() => undefined);
+        await table()
+          .whereIn('status', row.mode === 'live' ? ['queued'] : ['queued', 'submitted'])
+          .update({ status: 'rejected', error: 'Internal error; gave up', updatedAt: now })
+          .catch(() => undefined);
+      }
       throw err;
     }
     const answer = { rc: err.rc ?? null, msg: err.portalMessage ?? null, code: err.code ?? null, httpStatus: err.httpStatus ?? null };
     if (!err.transient) throw await reject(`FinanzOnline refused the ${phase}: ${err.message}`, answer);
     const ambiguous = phase === 'upload' && !NOT_TAKEN.has(err.code ?? '');
     if (ambiguous && row.mode === 'live') {
+      if (lastAttempt) {
+        await update({ error: `${err.message}; ${outcomeUnknownMessage(submissionId)}`, outcomeUnknown: true });
+        throw new UnrecoverableError(err.message);
+      }
+      // The retry finds the row submitted and settles it as outcome unknown without uploading.
       await update({ error: `${err.message}; upload outcome unknown, retrying` });
-      if (lastAttempt) throw new UnrecoverableError(err.message);
       throw err;
     }
     if (lastAttempt) throw await reject(`Gave up after ${job.attemptsMade + 1} attempts: ${err.message}`, answer);

@@ -1,0 +1,56 @@
+import { DATEV_CHARTS, type DatevChart } from '../../domain/tax/datevMapping';
+import { INVOICE_SOURCE } from '../../ledger/posting';
+
+/**
+ * The expense account of an incoming invoice in the DATEV export and the BWA: the account the
+ * general ledger uses (docs/ledger.md), so the advisor's import, the BWA and the ledger agree.
+ *
+ * 1. The invoice was posted (journal entry with source 'invoice' and this invoice's id): the
+ *    entry's expense line — whatever rule chose it at posting time (connector setting, supplier,
+ *    the supplier's history, chart default) and for refunds the reversed original's account.
+ *    Only when the ledger keeps the same chart as the export (ledger_accounts.chart): an SKR03
+ *    ledger account means nothing in an SKR04 export.
+ * 2. Not posted: the ledger's rule for a new posting, as far as it is a rule: the connector's
+ *    expenseAccount (invoices that came from that connector), then the supplier's default
+ *    expense account, then the chart's default (DATEV_CHARTS[chart].expense, which for EKR and
+ *    SKR03 is the ledger's own CHARTS[...].defaultExpense — one source of truth).
+ *    The ledger's "most used on the supplier's earlier postings" guess is not replayed for
+ *    unposted invoices: it depends on the order postings happen in; once the invoice is posted,
+ *    step 1 reads what the guess chose.
+ *
+ * The SQL expects the incoming invoice as alias `i`. Chart name and default account are our own
+ * constants, never user input; they are checked before being inlined.
+ */
+export interface ExpenseAccountSql {
+  /** LEFT JOINs to append after `from invoices i`. */
+  joins: string;
+  /** The account number (text). */
+  account: string;
+  /** Where it came from: journal | connector | supplier | default. */
+  source: string;
+}
+
+export function expenseAccountSql(chart: DatevChart): ExpenseAccountSql {
+  const fallback = DATEV_CHARTS[chart].expense;
+  if (!/^[A-Z0-9]+$/.test(chart) || !/^\d+$/.test(fallback)) throw new Error(`unexpected chart ${chart} / account ${fallback}`);
+  const joins = `
+    left join suppliers s on s.id = i.supplier_id and s.tenant_id = i.tenant_id
+    left join connector_installations ci on ci.tenant_id = i.tenant_id and ci.provider = i.source and ci.active
+    left join lateral (
+      select a.number
+        from journal_entries je
+        join journal_lines jl on jl.entry_id = je.id and jl.tenant_id = je.tenant_id
+        join ledger_accounts a on a.id = jl.account_id and a.tenant_id = je.tenant_id
+       where je.tenant_id = i.tenant_id and je.source_type = '${INVOICE_SOURCE}' and je.source_id = i.id
+         and a.kind = 'expense' and a.chart = '${chart}'
+       order by jl.debit desc, jl.credit desc
+       limit 1
+    ) posted on true`;
+  const connector = "nullif(btrim(ci.settings->>'expenseAccount'), '')";
+  const supplier = 'nullif(btrim(s.default_expense_account), \'\')';
+  return {
+    joins,
+    account: `coalesce(posted.number, ${connector}, ${supplier}, '${fallback}')`,
+    source: `case when posted.number is not null then 'journal' when ${connector} is not null then 'connector' when ${supplier} is not null then 'supplier' else 'default' end`,
+  };
+}
