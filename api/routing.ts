@@ -37,6 +37,11 @@ export interface RouteSpec<B = any, Q = any, P = any> {
   /** Lowest role allowed; 'public' needs no token (login, webhooks). */
   auth: Role | 'public';
   body?: object;
+  /**
+   * The handler reads the raw bytes itself (signature checks over the exact body), so the body is
+   * not validated here. Other POST/PUT/PATCH routes without a `body` schema take no body at all.
+   */
+  rawBody?: true;
   query?: object;
   params?: object;
   responses: Record<number, ResponseSpec>;
@@ -71,6 +76,14 @@ export const routeRegistry: RegisteredRoute[] = [];
 
 const uuidSchema = { type: 'string', format: 'uuid' };
 
+/**
+ * The body of an action that takes none (cancel, convert, logout, …): empty or {}. Anything else
+ * is a client sending fields it believes matter, and silently ignoring them is how a typo in a
+ * field name goes unnoticed (decisions.md: unknown properties are 400 INVALID_INPUT).
+ */
+const NO_BODY = { type: 'object', additionalProperties: false, properties: {} };
+const TAKES_BODY = new Set(['post', 'put', 'patch']);
+
 /** Path params named id or *Id must be UUIDs: a malformed id is a 400, never a database error. */
 function defaultParamsSchema(path: string): object | undefined {
   const names = [...path.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1]);
@@ -84,6 +97,7 @@ export function createRouter(prefix: string, tag: string) {
   const router = new Router({ prefix });
   const add = <B = any, Q = any, P = any>(spec: RouteSpec<B, Q, P>) => {
     const params = spec.params ?? defaultParamsSchema(spec.path);
+    const body = spec.body ?? (TAKES_BODY.has(spec.method) && !spec.rawBody ? NO_BODY : undefined);
     const fullPath = prefix + (spec.path === '/' ? '' : spec.path);
     routeRegistry.push({ ...(spec as RouteSpec), params, fullPath, tag });
     const chain: Middleware[] = [];
@@ -94,7 +108,7 @@ export function createRouter(prefix: string, tag: string) {
       c.input = {
         params: params ? validate(params, { ...ctx.params }, { what: 'Path' }) : {},
         query: spec.query ? validate(spec.query, { ...ctx.query }, { query: true, what: 'Query' }) : {},
-        body: spec.body ? validate(spec.body, bodyOf(ctx), { what: 'Body' }) : undefined,
+        body: body ? validate(body, bodyOf(ctx), { what: 'Body' }) : undefined,
       } as AppContext['input'];
       await next();
     });

@@ -57,6 +57,17 @@ describe('error envelope', () => {
     expect(res.body.error.message).toMatch(/JSON/);
   });
 
+  it('an action that takes no body refuses fields instead of ignoring them (400 with details); none or {} is fine', async () => {
+    const { admin } = await createTeam();
+    const auth = { token: admin.token };
+    const refused = await http.post('/api/maintenance/purge-customers', { force: true }, auth);
+    expect(refused.status).toBe(400);
+    expectEnvelope(refused.body, 400, 'INVALID_INPUT');
+    expect(refused.body.error.details).toEqual([expect.objectContaining({ field: 'force' })]);
+    expect((await http.post('/api/maintenance/purge-customers', {}, auth)).status).toBe(202);
+    expect((await http.request('POST', '/api/maintenance/purge-customers', auth)).status).toBe(202);
+  });
+
   it('body over the limit → 413 in the envelope', async () => {
     const { admin } = await createTeam();
     const res = await http.post('/api/maintenance/purge-customers', { pad: 'x'.repeat(5000) }, { token: admin.token });

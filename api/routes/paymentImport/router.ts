@@ -15,6 +15,7 @@ add<unknown, unknown, { provider: string; token: string }>({
   method: 'post',
   path: '/:provider/:token',
   auth: 'public',
+  rawBody: true,
   summary: 'Receive a payment-provider webhook',
   description:
     'Body: the provider payload, byte for byte (stripe/paypal/bank JSON, mollie `id=tr_…`). Checks in order: HTTPS (403), ' +

@@ -232,12 +232,15 @@ describe('refresh, rotation, reuse detection, logout', () => {
     expect(rows.every((r: { revokedAt: Date | null }) => r.revokedAt !== null)).toBe(true);
   });
 
-  it('missing, unknown or malformed cookie, and a body-only token → 401', async () => {
+  it('missing, unknown or malformed cookie → 401; a token in the body is refused (400: refresh takes no body)', async () => {
     expectError(await http.post('/api/auth/refresh'), 401, 'UNAUTHORIZED');
     expectError(await http.post('/api/auth/refresh', undefined, { headers: cookieHeader('x'.repeat(43)) }), 401, 'UNAUTHORIZED');
     expectError(await http.post('/api/auth/refresh', undefined, { headers: { cookie: 'refreshToken=<script>' } }), 401, 'UNAUTHORIZED');
     const { cookie } = await login();
-    expectError(await http.post('/api/auth/refresh', { refreshToken: cookie }), 401, 'UNAUTHORIZED');
+    const bodyOnly = await http.post('/api/auth/refresh', { refreshToken: cookie });
+    expectError(bodyOnly, 400, 'INVALID_INPUT');
+    expect(bodyOnly.body.error.details).toEqual([expect.objectContaining({ field: 'refreshToken' })]);
+    expect(bodyOnly.body.token).toBeUndefined();
   });
 
   it('expired after 7 days → 401 (clock moved forward)', async () => {
