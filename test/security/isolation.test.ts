@@ -43,6 +43,7 @@ function validBody(route: { method: string; fullPath: string }): unknown {
     'PUT /api/invoices/:id': { type: 'rechnung', customerId: bCustomerId, items: [{ description: 'x', quantity: 1, unitPrice: '1.00', taxRate: '20' }] },
     'POST /api/invoices/:id/send': {},
     'POST /api/invoices/:id/payments': { amount: '1.00', date: '2026-01-01', method: 'bank_transfer' },
+    'POST /api/reports/ust/submissions/:id/resolve': { outcome: 'accepted' },
   };
   if (key in bodies) return bodies[key];
   return undefined;
