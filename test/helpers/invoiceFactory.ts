@@ -41,6 +41,16 @@ export async function createCustomer(tenant: TenantRef, overrides: Partial<Custo
   );
 }
 
+/** A business customer with everything an e-invoice needs (address with postcode, VAT ID) and umlauts. */
+export const createEInvoiceCustomer = (tenant: TenantRef) =>
+  createCustomer(tenant, {
+    name: 'Jürgen Größl',
+    company: 'Größl & Söhne KG',
+    email: 'buchhaltung@groessl.example',
+    address: 'Landstraße 12\n4020 Linz',
+    vatId: 'ATU87654321',
+  });
+
 export async function createSupplier(tenant: TenantRef, overrides: Partial<SupplierInput> = {}, user?: UserRef): Promise<SupplierView> {
   return runInTransaction((trx) => createSupplierCmd({ trx, actor: actorFor(tenant, user) }, { name: `Lieferant ${randomUUID().slice(0, 6)}`, ...overrides }));
 }

@@ -2,13 +2,12 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestServer } from '../helpers/server';
 import { client } from '../helpers/http';
 import { createTeam } from '../helpers/factories';
-import { createCustomer, createDraftInvoice } from '../helpers/invoiceFactory';
+import { createCustomer, createDraftInvoice, createEInvoiceCustomer, createSentInvoice } from '../helpers/invoiceFactory';
 import { startFakeSmtp, type FakeSmtp } from '../helpers/fakeSmtp';
 import { startWorkers, type RunningWorkers } from '../../workers/worker';
 import { reloadConfig } from '../../shared/config';
 import { db } from '../../shared/db';
 import { sendInvoiceEmailJob } from '../../workers/jobs/email/sendInvoiceEmail';
-import { createSentInvoice } from '../helpers/invoiceFactory';
 import { runInTransaction } from '../../shared/outbox';
 import { updateInvoice } from '../../shared/commands/updateInvoice';
 import { pdfText } from '../helpers/pdf';
@@ -124,13 +123,7 @@ async function draftFor() {
 /** A draft that can become a valid e-invoice: customer with address and VAT ID. */
 async function draftForEInvoice(tenantOverrides: Record<string, unknown> = {}) {
   const team = await createTeam(tenantOverrides);
-  const customer = await createCustomer(team.tenant, {
-    name: 'Jürgen Größl',
-    company: 'Größl & Söhne KG',
-    email: 'buchhaltung@groessl.example',
-    address: 'Landstraße 12\n4020 Linz',
-    vatId: 'ATU87654321',
-  });
+  const customer = await createEInvoiceCustomer(team.tenant);
   const draft = await createDraftInvoice(team.tenant, team.admin, { customerId: customer.id });
   return { ...team, customer, draft };
 }

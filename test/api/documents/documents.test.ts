@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer } from '../../helpers/server';
 import { client } from '../../helpers/http';
 import { createTeam } from '../../helpers/factories';
-import { createCustomer, createDraftInvoice, createSentInvoice } from '../../helpers/invoiceFactory';
+import { createDraftInvoice, createEInvoiceCustomer, createSentInvoice } from '../../helpers/invoiceFactory';
 import { startWorkers, type RunningWorkers } from '../../../workers/worker';
 import { pdfAttachments, pdfText } from '../../helpers/pdf';
 import { validateXml } from '../../helpers/xmllint';
@@ -28,13 +28,7 @@ afterAll(async () => {
 
 async function seller() {
   const team = await createTeam({ country: 'AT', name: 'Alpen Software GmbH', address: 'Mariahilfer Straße 1\n1060 Wien' });
-  const customer = await createCustomer(team.tenant, {
-    name: 'Jürgen Größl',
-    company: 'Größl & Söhne KG',
-    email: 'buchhaltung@groessl.example',
-    address: 'Landstraße 12\n4020 Linz',
-    vatId: 'ATU87654321',
-  });
+  const customer = await createEInvoiceCustomer(team.tenant);
   return { ...team, customer };
 }
 
