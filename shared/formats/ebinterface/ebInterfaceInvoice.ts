@@ -10,7 +10,11 @@
  * - rechnung → DocumentType "Invoice", gutschrift → "CreditMemo" with positive amounts (a
  *   CreditMemo with a positive PayableAmount is a credit in favour of the recipient) and
  *   PaymentMethod NoPayment, as e-rechnung.gv.at asks for effective credit notes.
- * - A recipient without a VAT id gets "00000000", which ebInterface defines for "no UID".
+ * - VAT ids: a party without a UID gets "00000000", which ebInterface defines for "no UID", but
+ *   only where § 11 UStG lets the invoice go without one (see checkVatIds); otherwise the export
+ *   is refused with a rule id (EBI-UID-*, EBI-AE).
+ * - Delivery: our invoices store one service date (no period), so Delivery always carries Date:
+ *   serviceDate, else the issue date.
  * - Reverse charge: TaxCategoryCode "AE", 0 %, with the legal wording as tax comment and in the
  *   invoice comment.
  */
@@ -36,6 +40,25 @@ export const GENERATING_SYSTEM = 'accounting-service';
 /** ebInterface's value for "party has no VAT identification number". */
 export const NO_VAT_ID = '00000000';
 
+/**
+ * § 11 Abs. 1 Z 3 lit. j UStG: above this gross total (EUR) an invoice from an Austrian business
+ * to another business must show the recipient's UID.
+ */
+export const RECIPIENT_UID_THRESHOLD_EUR = new Decimal('10000');
+/** § 11 Abs. 6 UStG: up to this gross amount a small-amount invoice needs no seller UID. */
+export const SMALL_INVOICE_LIMIT_EUR = new Decimal('400');
+
+/**
+ * Placeholders users type when a party has no UID ("00000000", e-rechnung.gv.at's "ATU00000000").
+ * They are not a VAT id: a rule that needs a UID must not be satisfied by one.
+ */
+const VAT_ID_PLACEHOLDER_RE = /^(ATU)?0{8}$/;
+
+/** The party's VAT id, or null when it has none or only a placeholder. */
+function realVatId(vatId: string | null): string | null {
+  return vatId && !VAT_ID_PLACEHOLDER_RE.test(vatId) ? vatId : null;
+}
+
 const BIC_RE = /^[0-9A-Za-z]{8}([0-9A-Za-z]{3})?$/;
 
 function formatDateDe(isoDate: string): string {
@@ -47,11 +70,10 @@ function formatDateDe(isoDate: string): string {
 // Email*, AdditionalInformation*
 function address(p: EInvoiceParty, role: string): XmlElement {
   const { postcode, city, country, lines } = p.address;
-  if (!postcode || !city) {
-    throw new EInvoiceExportError(
-      `The ${role} address needs a postcode and town for ebInterface ("PLZ Ort" on its own line or after a comma)`,
-    );
-  }
+  // checkModel reports this as EBI-ADDRESS first; the guard keeps buildEbInterfaceDocument safe
+  // when it is called with a model that was not checked.
+  const missing = missingAddressParts(p);
+  if (missing.length > 0 || !postcode || !city) throw new EInvoiceExportError(addressMessage(role, missing));
   const [street, ...extra] = lines;
   return el(
     'Address',
@@ -84,9 +106,83 @@ interface Violation {
   message: string;
 }
 
-function checkModel(m: EInvoiceModel): Violation[] {
+type Fail = (rule: string, message: string) => void;
+
+/** Facts the rules need that the shared model does not carry. */
+export interface EbInterfaceCheckContext {
+  /**
+   * The customer is a business (it has a company name). We store no business/consumer flag, so a
+   * company name is the signal; a consumer never has a UID and must not be refused for lacking one.
+   */
+  buyerIsBusiness: boolean;
+}
+
+/**
+ * Street, postcode and town. ebInterface's AddressType requires Town and ZIP; the street is
+ * optional in the XSD, but § 11 Abs. 1 Z 3 lit. a/b UStG asks for the "Anschrift" of both parties,
+ * and a town without street is not one.
+ */
+function missingAddressParts(p: EInvoiceParty): string[] {
+  const missing: string[] = [];
+  if (!p.address.lines[0]) missing.push('street');
+  if (!p.address.postcode) missing.push('postcode');
+  if (!p.address.city) missing.push('town');
+  return missing;
+}
+
+function addressMessage(role: string, missing: string[]): string {
+  return `The ${role} address needs a street, postcode and town for ebInterface (missing: ${missing.join(', ')}); `
+    + 'write the street on one line and "PLZ Ort" on its own line or after a comma.';
+}
+
+function checkAddresses(m: EInvoiceModel, fail: Fail): void {
+  for (const [p, role] of [[m.seller, 'seller'], [m.buyer, 'customer']] as const) {
+    const missing = missingAddressParts(p);
+    if (missing.length > 0) fail('EBI-ADDRESS', addressMessage(role, missing));
+  }
+}
+
+/**
+ * Which UIDs the invoice must show (ebInterface itself only says "00000000" means "none"):
+ * - EBI-UID-BILLER: VAT charged on any line of an invoice over EUR 400 gross → the seller's UID
+ *   (§ 11 Abs. 1 Z 3 lit. i UStG). Up to EUR 400 a Kleinbetragsrechnung needs no UID (§ 11 Abs. 6
+ *   UStG; DE § 33 UStDV: EUR 250, a German seller charging VAT has a UID or Steuernummer anyway),
+ *   so refusing it would refuse a lawful invoice. A non-EUR total fails closed, as below.
+ * - EBI-UID-RECIPIENT: gross total over EUR 10,000 from a seller established in Austria to an
+ *   Austrian business → the recipient's UID (§ 11 Abs. 1 Z 3 lit. j UStG). A total in another
+ *   currency cannot be compared without an exchange rate, so it needs the UID too (fail closed).
+ * - EBI-AE: reverse charge → both UIDs (§ 11 Abs. 1a UStG, § 14a Abs. 1 UStG DE, Art. 226 Z 3
+ *   and 4 Directive 2006/112/EC).
+ * Everything else (consumers, non-VAT sellers such as Kleinunternehmer, small B2B invoices) may
+ * carry the "00000000" placeholder.
+ */
+function checkVatIds(m: EInvoiceModel, ctx: EbInterfaceCheckContext, fail: Fail): void {
+  const sellerVat = realVatId(m.seller.vatId);
+  const buyerVat = realVatId(m.buyer.vatId);
+
+  const gross = m.totals.gross.abs();
+  const smallInvoice = m.currency === 'EUR' && gross.lessThanOrEqualTo(SMALL_INVOICE_LIMIT_EUR);
+  if (!sellerVat && !smallInvoice && m.lines.some((l) => l.taxRate.greaterThan(0))) {
+    fail('EBI-UID-BILLER', 'The invoice charges VAT, so it must show the seller\'s VAT id (UID, § 11 Abs. 1 Z 3 lit. i UStG); add the VAT id in the settings.');
+  }
+
+  const overThreshold = m.currency === 'EUR' ? gross.greaterThan(RECIPIENT_UID_THRESHOLD_EUR) : true;
+  if (!buyerVat && overThreshold && ctx.buyerIsBusiness && m.seller.address.country === 'AT' && m.buyer.address.country === 'AT') {
+    const amount = m.currency === 'EUR'
+      ? `The gross total ${formatAmount(gross)} EUR exceeds EUR 10,000`
+      : `The gross total is in ${m.currency} and cannot be compared with the EUR 10,000 limit without an exchange rate`;
+    fail('EBI-UID-RECIPIENT', `${amount} and the customer is an Austrian business: the invoice must show the customer's VAT id (UID, § 11 Abs. 1 Z 3 lit. j UStG).`);
+  }
+
+  if (m.lines.some((l) => l.category === 'AE')) {
+    if (!sellerVat) fail('EBI-AE', 'Reverse charge requires the seller\'s VAT id (§ 11 Abs. 1a UStG, Art. 226 Directive 2006/112/EC).');
+    if (!buyerVat) fail('EBI-AE', 'Reverse charge requires the recipient\'s VAT id.');
+  }
+}
+
+function checkModel(m: EInvoiceModel, ctx: EbInterfaceCheckContext): Violation[] {
   const out: Violation[] = [];
-  const fail = (rule: string, message: string) => out.push({ rule, message: `[${rule}] ${message}` });
+  const fail: Fail = (rule, message) => out.push({ rule, message: `[${rule}] ${message}` });
   const sum = (ds: Decimal[]) => ds.reduce((a, b) => a.plus(b), new Decimal(0));
 
   for (const l of m.lines) {
@@ -127,7 +223,8 @@ function checkModel(m: EInvoiceModel): Violation[] {
   if (!taxSum.equals(m.totals.tax)) fail('EBI-TOTAL', `Tax total ${formatAmount(m.totals.tax)} ≠ sum of tax amounts ${formatAmount(taxSum)}.`);
   if (!m.totals.net.plus(m.totals.tax).equals(m.totals.gross)) fail('EBI-TOTAL', `Gross total ${formatAmount(m.totals.gross)} ≠ net + tax.`);
   if (!m.totals.gross.minus(m.totals.paid).equals(m.totals.due)) fail('EBI-TOTAL', `Payable amount ${formatAmount(m.totals.due)} ≠ gross total - prepaid amount.`);
-  if (m.lines.some((l) => l.category === 'AE') && !m.buyer.vatId) fail('EBI-AE', 'Reverse charge requires the recipient\'s VAT id.');
+  checkVatIds(m, ctx, fail);
+  checkAddresses(m, fail);
   return out;
 }
 
@@ -194,18 +291,19 @@ export function buildEbInterfaceDocument(m: EInvoiceModel, sellerCountry: string
         el('DocumentType', 'Invoice'),
         el('Comment', `Gutschrift zu Rechnung ${m.relatedInvoiceNumber}`))
       : null,
-    // DeliveryType: DeliveryID, (Date | Period), Address, Contact, Description
+    // DeliveryType: DeliveryID, (Date | Period), Address, Contact, Description. § 11 UStG needs
+    // the delivery date or period; we store no period, and the model falls back to the issue date.
     el('Delivery', el('Date', m.deliveryDate)),
     // BillerType (AbstractPartyType): VATIdentificationNumber, FurtherIdentification*, OrderReference,
     // Address, Contact, InvoiceRecipientsBillerID, Extension
     el('Biller',
-      el('VATIdentificationNumber', m.seller.vatId ?? NO_VAT_ID),
+      el('VATIdentificationNumber', realVatId(m.seller.vatId) ?? NO_VAT_ID),
       address(m.seller, 'seller'),
       contact(m.seller)),
     // InvoiceRecipientType: VATIdentificationNumber, FurtherIdentification*, OrderReference, Address,
     // Contact, BillersInvoiceRecipientID, AccountingArea, SubOrganizationID, Extension
     el('InvoiceRecipient',
-      el('VATIdentificationNumber', m.buyer.vatId ?? NO_VAT_ID),
+      el('VATIdentificationNumber', realVatId(m.buyer.vatId) ?? NO_VAT_ID),
       address(m.buyer, 'customer'),
       contact(m.buyer)),
     // DetailsType: HeaderDescription, ItemList+, FooterDescription, BelowTheLineItem*
@@ -257,12 +355,12 @@ export function buildEbInterfaceDocument(m: EInvoiceModel, sellerCountry: string
 
 /**
  * Renders a finalized sales invoice (rechnung) or credit note (gutschrift) as ebInterface 6.1.
- * Throws EInvoiceExportError for documents that cannot be exported and for documents whose
- * amounts do not reconcile.
+ * Throws EInvoiceExportError for documents that cannot be exported, for documents whose
+ * amounts do not reconcile and for missing VAT ids or incomplete addresses (rule ids EBI-*).
  */
 export function buildEbInterfaceXml(input: DocumentInput): string {
   const model = toEInvoiceModel(input);
-  const violations = checkModel(model);
+  const violations = checkModel(model, { buyerIsBusiness: !!input.invoice.customer?.company?.trim() });
   if (violations.length > 0) {
     throw new EInvoiceExportError(
       `Invoice ${model.number} cannot be exported as ebInterface: ${violations.map((v) => v.message).join(' ')}`,

@@ -44,6 +44,14 @@ function exportError(fn: () => unknown): EInvoiceExportError {
 
 const special = 'Wartung & Support <Premium> für "Müller & Söhne" – O\'Brien; Äöü ß € 😀\n2. Zeile ]]> &amp;';
 
+const zeroRated = [{ description: 'Beratung (Kleinunternehmer)', quantity: '2', unitPrice: '100.00', taxRate: '0', unit: 'Std' }];
+// 8333.33 + 20 % (1666.67) = 10000.00 gross, exactly the § 11 limit; one cent more is above it.
+const atLimit = [{ description: 'Projektpauschale', quantity: '1', unitPrice: '8333.33', taxRate: '20' }];
+const overLimit = [{ description: 'Projektpauschale', quantity: '1', unitPrice: '8333.34', taxRate: '20' }];
+const customerATNoUid = { ...customerAT, vatId: null };
+
+const rules = (fn: () => unknown) => exportError(fn).violations.map((v) => v.rule);
+
 const reverseCharge = makeDocument(sellerAT, customerDE, {
   itemSpecs: [{ description: 'Implementierung', quantity: '40', unitPrice: '110.00', taxRate: '0', unit: 'Std' }],
 });
@@ -66,7 +74,9 @@ const scenarios: Array<[string, DocumentInput]> = [
       notes: 'Danke & <b>Tschüss</b>',
     }),
   ],
-  ['seller without IBAN and VAT id', makeDocument({ ...sellerAT, iban: null, bic: null, vatId: null }, customerAT)],
+  // A seller without UID may only export when it charges no VAT (e.g. a Kleinunternehmer).
+  ['seller without IBAN and VAT id, no VAT charged', makeDocument({ ...sellerAT, iban: null, bic: null, vatId: null }, customerAT, { itemSpecs: zeroRated })],
+  ['no service date', makeDocument(sellerAT, customerAT, { serviceDate: null })],
 ];
 
 describe('buildEbInterfaceXml', () => {
@@ -167,7 +177,104 @@ describe('buildEbInterfaceXml', () => {
 
   it('refuses an address without postcode and town', () => {
     const e = exportError(() => buildEbInterfaceXml(makeDocument(sellerAT, { ...customerAT, address: 'Hauptplatz 1' })));
-    expect(e.message).toMatch(/customer address needs a postcode and town/);
+    expect(e.violations.map((v) => v.rule)).toEqual(['EBI-ADDRESS']);
+    expect(e.message).toMatch(/customer address needs a street, postcode and town for ebInterface \(missing: postcode, town\)/);
+  });
+
+  it('refuses an address without street (§ 11 UStG: full address), for the seller and the customer', () => {
+    const seller = exportError(() => buildEbInterfaceXml(makeDocument({ ...sellerAT, address: '1060 Wien' }, customerAT)));
+    expect(seller.violations).toEqual([{ rule: 'EBI-ADDRESS', message: expect.stringMatching(/seller address .*\(missing: street\)/) }]);
+    const e = exportError(() => buildEbInterfaceXml(makeDocument({ ...sellerAT, address: null }, { ...customerAT, address: 'A-8010 Graz' })));
+    expect(e.violations.map((v) => v.message)).toEqual([
+      expect.stringMatching(/seller address .*\(missing: street, postcode, town\)/),
+      expect.stringMatching(/customer address .*\(missing: street\)/),
+    ]);
+  });
+
+  describe('VAT ids (UID) beyond the XSD', () => {
+    it('EBI-UID-BILLER: a seller without UID cannot charge VAT; a stored placeholder is no UID', () => {
+      for (const vatId of [null, '', 'ATU00000000', '00000000']) {
+        const e = exportError(() => buildEbInterfaceXml(makeDocument({ ...sellerAT, vatId }, customerAT, { itemSpecs: mixedItemsAT })));
+        expect(e.violations.map((v) => v.rule)).toEqual(['EBI-UID-BILLER']);
+        expect(e.message).toMatch(/charges VAT, so it must show the seller's VAT id \(UID, § 11 Abs\. 1 Z 3 lit\. i UStG\)/);
+      }
+      // Also when only one line of several carries VAT (530.00 gross: above the EUR 400 small-invoice relief).
+      const mixed = [...zeroRated, { description: 'Buchpaket', quantity: '1', unitPrice: '300.00', taxRate: '10' }];
+      expect(rules(() => buildEbInterfaceXml(makeDocument({ ...sellerAT, vatId: null }, customerPrivate, { itemSpecs: mixed })))).toEqual(['EBI-UID-BILLER']);
+    });
+
+    it('EBI-UID-BILLER: a small-amount invoice up to EUR 400 gross needs no seller UID (§ 11 Abs. 6 UStG)', () => {
+      const small = (net: string) => makeDocument({ ...sellerAT, vatId: null }, customerPrivate, { itemSpecs: [{ description: 'Beratung', quantity: '1', unitPrice: net, taxRate: '20' }] });
+      const xml = buildEbInterfaceXml(small('333.33')); // 400.00 gross: still a Kleinbetragsrechnung
+      expectValid(xml);
+      expect(parse(xml).Biller.VATIdentificationNumber).toBe('00000000');
+      expect(rules(() => buildEbInterfaceXml(small('333.34')))).toEqual(['EBI-UID-BILLER']); // 400.01 gross
+    });
+
+    it('a seller without UID that charges no VAT gets 00000000 and validates', () => {
+      const xml = buildEbInterfaceXml(makeDocument({ ...sellerAT, vatId: null }, customerPrivate, { itemSpecs: zeroRated }));
+      expectValid(xml);
+      const inv = parse(xml);
+      expect(inv.Biller.VATIdentificationNumber).toBe('00000000');
+      expect(inv.InvoiceRecipient.VATIdentificationNumber).toBe('00000000');
+      expect(inv.Tax.TaxItem.TaxPercent).toEqual({ '#text': '0', '@_TaxCategoryCode': 'Z' });
+    });
+
+    it('EBI-UID-RECIPIENT: over EUR 10,000 gross to an Austrian business needs its UID (§ 11 Abs. 1 Z 3 lit. j UStG)', () => {
+      const over = makeDocument(sellerAT, customerATNoUid, { itemSpecs: overLimit });
+      expect(over.invoice.totalGross).toBe('10000.01');
+      const e = exportError(() => buildEbInterfaceXml(over));
+      expect(e.violations.map((v) => v.rule)).toEqual(['EBI-UID-RECIPIENT']);
+      expect(e.message).toMatch(/gross total 10000\.01 EUR exceeds EUR 10,000 and the customer is an Austrian business/);
+      // A placeholder typed into the customer's VAT id does not count either.
+      expect(rules(() => buildEbInterfaceXml(makeDocument(sellerAT, { ...customerAT, vatId: 'ATU 000 000 00' }, { itemSpecs: overLimit })))).toEqual(['EBI-UID-RECIPIENT']);
+      // Credit notes are invoices in the sense of § 11 too; the stored negative total counts by its amount.
+      const credit = negateAmounts(makeDocument(sellerAT, customerATNoUid, { type: 'gutschrift', number: 'GS-2026-00003', itemSpecs: overLimit }));
+      expect(rules(() => buildEbInterfaceXml(credit))).toEqual(['EBI-UID-RECIPIENT']);
+    });
+
+    it('EBI-UID-RECIPIENT: another currency cannot be compared with the EUR limit, so the UID is required', () => {
+      const chf = makeDocument(sellerAT, customerATNoUid, { currency: 'CHF' });
+      const e = exportError(() => buildEbInterfaceXml(chf));
+      expect(e.violations.map((v) => v.rule)).toEqual(['EBI-UID-RECIPIENT']);
+      expect(e.message).toMatch(/in CHF and cannot be compared with the EUR 10,000 limit/);
+    });
+
+    it('00000000 for the recipient where the law allows it, and the XML validates', () => {
+      const allowed: Array<[string, DocumentInput]> = [
+        ['exactly EUR 10,000 to a business', makeDocument(sellerAT, customerATNoUid, { itemSpecs: atLimit })],
+        ['over EUR 10,000 to a consumer', makeDocument(sellerAT, customerPrivate, { itemSpecs: overLimit })],
+        ['over EUR 10,000 from a seller not established in Austria', makeDocument(sellerDE, customerATNoUid, { itemSpecs: [{ description: 'Projekt', quantity: '1', unitPrice: '9000.00', taxRate: '19' }] })],
+        ['small invoice to a business', makeDocument(sellerAT, customerATNoUid)],
+      ];
+      for (const [name, input] of allowed) {
+        const xml = buildEbInterfaceXml(input);
+        expect(validateXml(xml, EBI_XSD), name).toEqual({ valid: true, errors: '' });
+        expect(parse(xml).InvoiceRecipient.VATIdentificationNumber, name).toBe('00000000');
+      }
+      expect(makeDocument(sellerAT, customerATNoUid, { itemSpecs: atLimit }).invoice.totalGross).toBe('10000.00');
+      // Over the limit with the customer's UID: written as stored (normalised).
+      const xml = buildEbInterfaceXml(makeDocument(sellerAT, { ...customerAT, vatId: 'ATU 876 543 21' }, { itemSpecs: overLimit }));
+      expectValid(xml);
+      expect(parse(xml).InvoiceRecipient.VATIdentificationNumber).toBe('ATU87654321');
+    });
+
+    it('EBI-AE: reverse charge needs both UIDs', () => {
+      const rcItems = [{ description: 'Implementierung', quantity: '1', unitPrice: '100.00', taxRate: '0' }];
+      const noSellerUid = exportError(() => buildEbInterfaceXml(makeDocument({ ...sellerAT, vatId: null }, customerDE, { itemSpecs: rcItems })));
+      expect(noSellerUid.violations).toEqual([{ rule: 'EBI-AE', message: expect.stringMatching(/Reverse charge requires the seller's VAT id/) }]);
+      // "ATU00000000" looks like an Austrian UID to the category logic (another EU state than DE),
+      // but it is the placeholder: no reverse charge without the recipient's real UID.
+      const placeholderBuyer = exportError(() => buildEbInterfaceXml(makeDocument(sellerDE, { ...customerAT, vatId: 'ATU00000000' }, { itemSpecs: rcItems })));
+      expect(placeholderBuyer.violations).toEqual([{ rule: 'EBI-AE', message: expect.stringMatching(/requires the recipient's VAT id/) }]);
+    });
+  });
+
+  it('Delivery/Date is the service date, else the issue date (we store no service period)', () => {
+    expect(parse(buildEbInterfaceXml(makeDocument(sellerAT, customerAT))).Delivery).toEqual({ Date: '2026-03-05' });
+    const noServiceDate = buildEbInterfaceXml(makeDocument(sellerAT, customerAT, { serviceDate: null }));
+    expectValid(noServiceDate);
+    expect(parse(noServiceDate).Delivery).toEqual({ Date: '2026-03-10' });
   });
 
   it('refuses amounts that do not reconcile', () => {
