@@ -16,6 +16,7 @@ export interface RunningWorkers {
 /** Queues whose CPU-heavy jobs run in sandboxed child processes (file → processor). */
 export const SANDBOXED: Partial<Record<QueueName, string>> = {
   documents: fileURLToPath(new URL('./sandbox/documents.ts', import.meta.url)),
+  email: fileURLToPath(new URL('./sandbox/email.ts', import.meta.url)),
   reports: fileURLToPath(new URL('./sandbox/reports.ts', import.meta.url)),
 };
 
