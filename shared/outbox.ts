@@ -30,13 +30,30 @@ export async function enqueueAfterCommit(trx: Knex.Transaction, job: OutboxJob):
   if (list) list.push({ ...job, id });
 }
 
+const commitHooksByTrx = new WeakMap<Knex.Transaction, (() => void)[]>();
+
+/**
+ * Run hook once trx has committed (never on rollback): in-process caches a command changed
+ * (the webhook token cache) are dropped only when the change is visible to the next reader.
+ * Under runInTransaction it runs before the caller gets the result; for any other transaction
+ * when its promise settles.
+ */
+export function onCommit(trx: Knex.Transaction, hook: () => void): void {
+  const hooks = commitHooksByTrx.get(trx);
+  if (hooks) hooks.push(hook);
+  else trx.executionPromise.then(hook, () => {});
+}
+
 /** Run fn in a transaction; send the jobs it wrote to the outbox once the transaction committed. */
 export async function runInTransaction<T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
   const jobs: (OutboxJob & { id: string })[] = [];
+  const hooks: (() => void)[] = [];
   const result = await db().transaction(async (trx) => {
     pendingByTrx.set(trx, jobs);
+    commitHooksByTrx.set(trx, hooks);
     return fn(trx);
   });
+  for (const hook of hooks) hook();
   if (jobs.length) {
     await sendCommitted(jobs).catch((err) =>
       logger.warn({ err: String(err) }, 'sending jobs after commit failed; the periodic relay will retry'),
@@ -61,7 +78,50 @@ async function sendCommitted(jobs: (OutboxJob & { id: string })[]): Promise<void
     ]);
     sent.push(job.id);
   }
-  await db()('outbox').whereIn('id', sent).whereNull('enqueuedAt').update({ enqueuedAt: db().fn.now(), attempts: db().raw('attempts + 1') });
+  await markEnqueued(sent);
+}
+
+/**
+ * For a caller that writes its outbox row in the same single statement as its data (atomic
+ * without a transaction; ingestDelivery): the row's columns. After that statement has committed,
+ * hand the job with the row's id to sendAfterCommit().
+ */
+export function outboxRow(job: OutboxJob): { prefix: string; queue: string; jobName: string; jobId: string; payload: string } {
+  return { prefix: config().redisPrefix, queue: job.queue, jobName: job.name, jobId: job.jobId, payload: JSON.stringify(job.data) };
+}
+
+/** runInTransaction's after-commit send, for rows written by outboxRow(); never throws. */
+export async function sendAfterCommit(jobs: (OutboxJob & { id: string })[]): Promise<void> {
+  if (!jobs.length) return;
+  await sendCommitted(jobs).catch((err) =>
+    logger.warn({ err: String(err) }, 'sending jobs after commit failed; the periodic relay will retry'),
+  );
+}
+
+/**
+ * Marks sent rows with one UPDATE per batch ("group commit"): while one UPDATE is in flight, the
+ * ids of other requests wait and go together in the next, so N concurrent deliveries cost about
+ * one statement instead of N. Callers still return only once their rows are marked. A failed or
+ * lost mark is harmless: the row stays pending, the relay adds the job again, and BullMQ ignores
+ * an add whose job id exists (or the job skips a row it already finished).
+ */
+let markQueue: string[] = [];
+let nextMark: Promise<void> | null = null;
+let lastMark: Promise<unknown> = Promise.resolve();
+function markEnqueued(ids: string[]): Promise<void> {
+  if (!ids.length) return Promise.resolve();
+  markQueue.push(...ids);
+  if (!nextMark) {
+    const mark = lastMark.then(async () => {
+      const batch = markQueue;
+      markQueue = [];
+      nextMark = null;
+      await db()('outbox').whereIn('id', batch).whereNull('enqueuedAt').update({ enqueuedAt: db().fn.now(), attempts: db().raw('attempts + 1') });
+    });
+    nextMark = mark;
+    lastMark = mark.catch(() => {});
+  }
+  return nextMark;
 }
 
 /**

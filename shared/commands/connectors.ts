@@ -7,6 +7,8 @@ import { getAdapter, isProviderSlug, type ProviderSecrets, type ProviderSlug } f
 import { seedChartOfAccounts } from '../ledger/accounts';
 import type { ConnectorSettings } from '../webhooks/pipeline';
 import type { CommandContext } from './types';
+import { onCommit } from '../outbox';
+import { invalidateInstallationCache } from '../webhooks/ingest';
 
 /**
  * Payment-provider connectors (decisions.md "Connectors and webhooks"). One active installation
@@ -90,6 +92,8 @@ export async function installConnector({ trx, actor }: CommandContext, slugRaw: 
       .returning('id');
     id = row.id;
   }
+  // The rotated token must be 404 at once on this process (other processes: within TOKEN_CACHE_MS).
+  onCommit(trx, invalidateInstallationCache);
   await audit(trx, actor, { action: current ? 'connector.reinstalled' : 'connector.installed', entityType: 'connector', entityId: id, data: { provider: slug } });
   return { webhookUrl: webhookUrlFor(slug, token), token };
 }
@@ -111,6 +115,7 @@ export async function uninstallConnector({ trx, actor }: CommandContext, slugRaw
   const slug = slugOrNotFound(slugRaw);
   const row = await activeInstallation(trx, actor.tenantId, slug, true);
   await trx('connectorInstallations').where({ tenantId: actor.tenantId, id: row.id }).update({ active: false, updatedAt: trx.fn.now() });
+  onCommit(trx, invalidateInstallationCache);
   await audit(trx, actor, { action: 'connector.uninstalled', entityType: 'connector', entityId: row.id, data: { provider: slug } });
 }
 

@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import { dec, fmtMoney } from '../domain/money';
 import type { ProviderSlug } from '../providers/payments/types';
-import { findAccount, tenantChart, type LedgerAccountRow } from './accounts';
+import { tenantChart, type LedgerAccountRow } from './accounts';
+import { CHARTS, type Chart, type ChartName } from './charts';
 
 /**
  * Posting incoming invoices to the general ledger (docs/ledger.md). Double entry is enforced by
@@ -44,47 +45,97 @@ export interface InvoiceToPost {
 
 /**
  * The expense account most used on the supplier's earlier posted incoming invoices (debit side,
- * reversals excluded); ties go to the most recent. null when the supplier has no history.
+ * reversals excluded); ties go to the most recent. As a query of one column, so that posting can
+ * ask it as a subquery of its context read.
  */
-export async function detectExpenseFromHistory(trx: Knex.Transaction, tenantId: string, supplierId: string): Promise<string | null> {
-  const row = await trx('journalEntries as je')
+function expenseHistoryQuery(trx: Knex.Transaction, tenantId: string, supplierId: string) {
+  return trx('journalEntries as je')
     .join('invoices as i', function () {
       this.on('i.id', '=', 'je.sourceId').andOn('i.tenantId', '=', 'je.tenantId');
     })
-    .join('journalLines as jl', 'jl.entryId', 'je.id')
+    // tenant_id in the join too: it lets the lines be found through (tenant_id, entry_id).
+    .join('journalLines as jl', function () {
+      this.on('jl.entryId', '=', 'je.id').andOn('jl.tenantId', '=', 'je.tenantId');
+    })
     .join('ledgerAccounts as a', 'a.id', 'jl.accountId')
     .where({ 'je.tenantId': tenantId, 'je.sourceType': INVOICE_SOURCE, 'i.supplierId': supplierId, 'a.kind': 'expense' })
     .whereNull('je.reversesEntryId')
     .where('jl.debit', '>', 0)
     .groupBy('a.number')
     .select('a.number')
-    .count({ uses: '*' })
-    .max({ lastUsed: 'je.createdAt' })
-    .orderBy([{ column: 'uses', order: 'desc' }, { column: 'lastUsed', order: 'desc' }])
-    .first();
-  return ((row as { number?: string } | undefined)?.number as string | undefined) ?? null;
+    .orderByRaw('count(*) desc, max(je.created_at) desc')
+    .limit(1);
 }
 
-async function accountOrFail(trx: Knex.Transaction, tenantId: string, number: string, what: string): Promise<LedgerAccountRow> {
-  // FOR SHARE: the account cannot be deleted or renumbered while the entry referencing it commits.
-  const acc = await trx('ledgerAccounts').where({ tenantId, number }).forShare().first();
-  if (!acc) throw new PostingError(`${what} ${number} does not exist in the tenant's chart of accounts`);
-  return acc;
+/** null when the supplier has no history. */
+export async function detectExpenseFromHistory(trx: Knex.Transaction, tenantId: string, supplierId: string): Promise<string | null> {
+  const row = await expenseHistoryQuery(trx, tenantId, supplierId).first();
+  return (row as { number?: string } | undefined)?.number ?? null;
 }
 
+/**
+ * What a posting decides its accounts from, in ONE read (it was up to four): the tenant's chart,
+ * the supplier's default expense account if that account exists, and — only when neither the
+ * settings nor that default decide (CASE evaluates the subquery lazily) — the supplier's history.
+ * A tenant without a ledger yet gets its chart seeded (tenantChart), as before.
+ */
+async function postingContext(
+  trx: Knex.Transaction,
+  tenantId: string,
+  supplierId: string,
+  settingsExpense: string | null | undefined,
+): Promise<{ chart: Chart; supplierDefault: string | null; history: string | null }> {
+  const { rows } = await trx.raw(
+    // Raw results are not camel-cased by the knex mappers: hence the quoted alias.
+    `select c.chart, c.supplier_default as "supplierDefault",
+            case when c.supplier_default is null and not ? then (?) end as history
+       from (select (select chart from ledger_accounts where tenant_id = ? limit 1) as chart,
+                    (select a.number from suppliers s join ledger_accounts a on a.tenant_id = s.tenant_id and a.number = s.default_expense_account
+                      where s.tenant_id = ? and s.id = ?) as supplier_default) c`,
+    [!!settingsExpense, expenseHistoryQuery(trx, tenantId, supplierId), tenantId, tenantId, supplierId],
+  );
+  const row = rows[0] as { chart: string | null; supplierDefault: string | null; history: string | null };
+  const chart = row.chart && row.chart in CHARTS ? CHARTS[row.chart as ChartName] : await tenantChart(trx, tenantId);
+  return { chart, supplierDefault: row.supplierDefault, history: row.history };
+}
+
+/**
+ * The posting's accounts in one statement, FOR SHARE: they cannot be deleted or renumbered while
+ * the entry referencing them commits. Missing ones fail in the order given, as one lookup each did.
+ */
+async function accountsOrFail(trx: Knex.Transaction, tenantId: string, wanted: Array<{ number: string; what: string }>): Promise<LedgerAccountRow[]> {
+  const rows: LedgerAccountRow[] = await trx('ledgerAccounts')
+    .where({ tenantId })
+    .whereIn('number', [...new Set(wanted.map((w) => w.number))])
+    .forShare();
+  return wanted.map((w) => {
+    const acc = rows.find((r) => r.number === w.number);
+    if (!acc) throw new PostingError(`${w.what} ${w.number} does not exist in the tenant's chart of accounts`);
+    return acc;
+  });
+}
+
+/** The entry and its lines in one statement; null (nothing written) when the invoice is posted already. */
 async function insertEntry(
   trx: Knex.Transaction,
   e: { tenantId: string; date: string; description: string; sourceId: string; reversesEntryId: string | null },
   lines: Array<{ accountId: string; debit: string; credit: string }>,
 ): Promise<string | null> {
-  const [row] = await trx('journalEntries')
-    .insert({ tenantId: e.tenantId, date: e.date, description: e.description.slice(0, 500), sourceType: INVOICE_SOURCE, sourceId: e.sourceId, reversesEntryId: e.reversesEntryId })
-    .onConflict(['tenantId', 'sourceType', 'sourceId'])
-    .ignore()
-    .returning('id');
-  if (!row) return null; // already posted: never twice
-  await trx('journalLines').insert(lines.map((l) => ({ tenantId: e.tenantId, entryId: row.id, ...l })));
-  return row.id as string;
+  const { rows } = await trx.raw(
+    `with e as (
+       insert into journal_entries (tenant_id, date, description, source_type, source_id, reverses_entry_id)
+       values (?, ?, ?, ?, ?, ?)
+       on conflict (tenant_id, source_type, source_id) do nothing
+       returning id
+     ), l as (
+       insert into journal_lines (tenant_id, entry_id, account_id, debit, credit)
+       select ?, e.id, x.account_id, x.debit, x.credit
+         from e cross join (values ${lines.map(() => '(cast(? as uuid), cast(? as numeric), cast(? as numeric))').join(', ')}) as x(account_id, debit, credit)
+     )
+     select id from e`,
+    [e.tenantId, e.date, e.description.slice(0, 500), INVOICE_SOURCE, e.sourceId, e.reversesEntryId, e.tenantId, ...lines.flatMap((l) => [l.accountId, l.debit, l.credit])],
+  );
+  return (rows[0]?.id as string | undefined) ?? null; // already posted: never twice
 }
 
 /**
@@ -98,22 +149,21 @@ export async function postIncomingInvoice(
   settings: PostingSettings,
   description: string,
 ): Promise<PostedEntry | null> {
-  const chart = await tenantChart(trx, invoice.tenantId);
   const amount = fmtMoney(dec(invoice.totalGross).abs());
+  const { chart, supplierDefault, history } = await postingContext(trx, invoice.tenantId, invoice.supplierId, settings.expenseAccount);
 
   let expenseNumber: string;
   let expenseSource: PostedEntry['expenseSource'];
-  const supplier = await trx('suppliers').where({ tenantId: invoice.tenantId, id: invoice.supplierId }).first('defaultExpenseAccount');
-  const supplierDefault = supplier?.defaultExpenseAccount ? await findAccount(trx, invoice.tenantId, supplier.defaultExpenseAccount) : undefined;
-  const history = settings.expenseAccount || supplierDefault ? null : await detectExpenseFromHistory(trx, invoice.tenantId, invoice.supplierId);
   if (settings.expenseAccount) [expenseNumber, expenseSource] = [settings.expenseAccount, 'settings'];
-  else if (supplierDefault) [expenseNumber, expenseSource] = [supplierDefault.number, 'supplier'];
+  else if (supplierDefault) [expenseNumber, expenseSource] = [supplierDefault, 'supplier'];
   else if (history) [expenseNumber, expenseSource] = [history, 'history'];
   else [expenseNumber, expenseSource] = [chart.defaultExpense, 'default'];
   const clearingNumber = settings.clearingAccount || chart.clearing[provider];
 
-  const expense = await accountOrFail(trx, invoice.tenantId, expenseNumber, 'Expense account');
-  const clearing = await accountOrFail(trx, invoice.tenantId, clearingNumber, 'Clearing account');
+  const [expense, clearing] = await accountsOrFail(trx, invoice.tenantId, [
+    { number: expenseNumber, what: 'Expense account' },
+    { number: clearingNumber, what: 'Clearing account' },
+  ]);
   const entryId = await insertEntry(
     trx,
     { tenantId: invoice.tenantId, date: invoice.invoiceDate, description, sourceId: invoice.id, reversesEntryId: null },
@@ -154,22 +204,21 @@ export async function postRefund(
     const debited = lines.find((l) => dec(l.debit).greaterThan(0));
     const credited = lines.find((l) => dec(l.credit).greaterThan(0));
     if (!debited || !credited) throw new PostingError(`Original entry ${original.id} has no debit or credit line`);
-    debitAccount = await accountOrFail(trx, refund.tenantId, credited.number, 'Clearing account');
-    creditAccount = await accountOrFail(trx, refund.tenantId, debited.number, 'Expense account');
+    [debitAccount, creditAccount] = await accountsOrFail(trx, refund.tenantId, [
+      { number: credited.number, what: 'Clearing account' },
+      { number: debited.number, what: 'Expense account' },
+    ]);
   } else {
-    const chart = await tenantChart(trx, refund.tenantId);
-    const supplier = await trx('suppliers').where({ tenantId: refund.tenantId, id: refund.supplierId }).first('defaultExpenseAccount');
-    let expenseNumber = settings.expenseAccount || null;
-    expenseSource = 'settings';
-    if (!expenseNumber && supplier?.defaultExpenseAccount && (await findAccount(trx, refund.tenantId, supplier.defaultExpenseAccount))) {
-      [expenseNumber, expenseSource] = [supplier.defaultExpenseAccount, 'supplier'];
-    }
-    if (!expenseNumber) {
-      const h = await detectExpenseFromHistory(trx, refund.tenantId, refund.supplierId);
-      [expenseNumber, expenseSource] = h ? [h, 'history'] : [chart.defaultExpense, 'default'];
-    }
-    debitAccount = await accountOrFail(trx, refund.tenantId, settings.clearingAccount || chart.clearing[provider], 'Clearing account');
-    creditAccount = await accountOrFail(trx, refund.tenantId, expenseNumber!, 'Expense account');
+    const { chart, supplierDefault, history } = await postingContext(trx, refund.tenantId, refund.supplierId, settings.expenseAccount);
+    let expenseNumber: string;
+    if (settings.expenseAccount) [expenseNumber, expenseSource] = [settings.expenseAccount, 'settings'];
+    else if (supplierDefault) [expenseNumber, expenseSource] = [supplierDefault, 'supplier'];
+    else if (history) [expenseNumber, expenseSource] = [history, 'history'];
+    else [expenseNumber, expenseSource] = [chart.defaultExpense, 'default'];
+    [debitAccount, creditAccount] = await accountsOrFail(trx, refund.tenantId, [
+      { number: settings.clearingAccount || chart.clearing[provider], what: 'Clearing account' },
+      { number: expenseNumber, what: 'Expense account' },
+    ]);
   }
   const entryId = await insertEntry(
     trx,

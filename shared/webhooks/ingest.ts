@@ -1,9 +1,10 @@
 import { recordWebhookOutcome } from '../metrics';
+import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { db } from '../db';
 import { AppError, notFound, serviceUnavailable } from '../errors';
 import { logger } from '../logger';
-import { enqueueAfterCommit, runInTransaction } from '../outbox';
+import { outboxRow, sendAfterCommit, type OutboxJob } from '../outbox';
 import { decryptJson, sha256Hex } from '../crypto/secretBox';
 import {
   getAdapter,
@@ -31,6 +32,49 @@ export async function findInstallationByToken(k: Knex | Knex.Transaction, provid
   return k('connectorInstallations').where({ tokenHash: sha256Hex(token), provider, active: true }).first();
 }
 
+/**
+ * Per-process cache of the token lookup (and the decrypted secrets), for TOKEN_CACHE_MS: a
+ * delivery otherwise pays one query and one AES-GCM decrypt before it verifies anything. Only
+ * found installations are cached, so a new install answers at once everywhere. Install (token
+ * rotation) and uninstall call invalidateInstallationCache() after their commit: the old URL is
+ * 404 at once on the process that served the change, and on other API processes within the TTL.
+ * A lookup that started before an invalidation is not stored (generation check), so a read that
+ * raced the rotation's commit cannot put the old token back for a whole TTL.
+ */
+export const TOKEN_CACHE_MS = 5_000;
+const TOKEN_CACHE_MAX = 10_000;
+interface CachedInstallation {
+  installation: InstallationRow;
+  /** Decrypted on first use (a decrypt error stays in the verification's error handling). */
+  secrets?: ProviderSecrets;
+  expires: number;
+}
+const tokenCache = new Map<string, CachedInstallation>();
+let tokenCacheGeneration = 0;
+
+export function invalidateInstallationCache(): void {
+  tokenCacheGeneration++;
+  tokenCache.clear();
+}
+
+async function cachedInstallation(provider: string, token: string): Promise<CachedInstallation | undefined> {
+  if (!isProviderSlug(provider) || !token) return undefined;
+  const key = `${provider}:${sha256Hex(token)}`;
+  const hit = tokenCache.get(key);
+  const now = Date.now();
+  if (hit && hit.expires > now) return hit;
+  if (hit) tokenCache.delete(key);
+  const generation = tokenCacheGeneration;
+  const installation = await findInstallationByToken(db(), provider, token);
+  if (!installation) return undefined;
+  const entry: CachedInstallation = { installation, expires: now + TOKEN_CACHE_MS };
+  if (generation === tokenCacheGeneration) {
+    if (tokenCache.size >= TOKEN_CACHE_MAX) tokenCache.clear();
+    tokenCache.set(key, entry);
+  }
+  return entry;
+}
+
 export interface IngestResult {
   eventRowId: string;
   /**
@@ -50,7 +94,7 @@ const invalidSignature = () => new AppError('INVALID_INPUT', 400, 'Webhook signa
  * size). Order (decisions.md): the token first — its installation holds the secret — so an
  * unknown token is 404 whatever the signature; then the adapter verifies (timing-safe, in the
  * adapter); then the verified event is stored durably with its job in the outbox, in one
- * transaction, and the provider gets 200. Processing happens in the worker.
+ * statement (storeVerifiedEvent), and the provider gets 200 only after it committed. Processing happens in the worker.
  *
  * Log rows: invalid_signature (400) and failed are written here; duplicate when the money
  * movement is already booked (fast path, 200); otherwise pending, finished by the job. An
@@ -65,19 +109,20 @@ export async function ingestDelivery(args: {
   headers: Record<string, string | string[] | undefined>;
   config: PaymentProviderConfig;
 }): Promise<IngestResult> {
-  let installation: InstallationRow | undefined;
+  let found: CachedInstallation | undefined;
   try {
-    installation = await findInstallationByToken(db(), args.provider, args.token);
+    found = await cachedInstallation(args.provider, args.token);
   } catch (err) {
     logger.error({ err: String(err) }, 'webhook: installation lookup failed');
     throw serviceUnavailable('The webhook could not be accepted right now; please redeliver', 5);
   }
-  if (!installation) throw notFound('Webhook endpoint');
+  if (!found) throw notFound('Webhook endpoint');
+  const { installation } = found;
   const provider = installation.provider;
 
   let event: NormalizedEvent;
   try {
-    const secrets = decryptJson<ProviderSecrets>(installation.secretsEnc);
+    const secrets = (found.secrets ??= decryptJson<ProviderSecrets>(installation.secretsEnc));
     event = await getAdapter(provider).verifyAndParse({ rawBody: args.rawBody, headers: args.headers }, { secrets, config: args.config });
   } catch (err) {
     if (err instanceof SignatureError) {
@@ -105,31 +150,7 @@ export async function ingestDelivery(args: {
 
   let stored: IngestResult;
   try {
-    // The outbox row commits with the event; runInTransaction sends the job right after commit
-    // when Redis is up, and the workers' periodic relay does it otherwise.
-    stored = await runInTransaction(async (trx) => {
-      const dup = await alreadyBooked(trx, installation.tenantId, event);
-      const [row] = await trx('webhookEvents')
-        .insert({
-          tenantId: installation.tenantId,
-          connectorId: installation.id,
-          provider,
-          event: event.eventType.slice(0, 200),
-          status: dup ? 'duplicate' : 'pending',
-          externalId: event.eventId.slice(0, 500),
-          moneyExternalId: event.externalId,
-          normalized: JSON.stringify(event),
-          invoiceId: dup?.invoiceId ?? null,
-          processedAt: dup ? trx.fn.now() : null,
-        })
-        .returning('id');
-      if (dup) {
-        recordWebhookOutcome(provider, 'duplicate');
-        return { eventRowId: row.id, status: 'duplicate' as const };
-      }
-      await enqueueAfterCommit(trx, { queue: 'webhooks', name: PROCESS_JOB, jobId: jobIdFor(row.id), data: { eventRowId: row.id, tenantId: installation.tenantId } });
-      return { eventRowId: row.id, status: 'pending' as const };
-    });
+    stored = await storeVerifiedEvent(installation, event);
   } catch (err) {
     logger.error({ err: String(err), provider }, 'webhook: could not store a verified event');
     throw serviceUnavailable('The webhook could not be stored; please redeliver', 5);
@@ -138,22 +159,75 @@ export async function ingestDelivery(args: {
 }
 
 /**
+ * The durable store, as ONE autocommitted statement (a data-modifying CTE): the duplicate fast
+ * path, the log row and — when pending — its outbox row commit together or not at all, exactly
+ * like the transaction it replaces (BEGIN, select, insert, insert, COMMIT: five round trips, now
+ * one). The row id is generated here so the job id and payload are known before the statement.
+ * After it has committed, the job is sent as runInTransaction would (Redis readiness checked,
+ * bounded; otherwise the workers' periodic relay sends it).
+ */
+async function storeVerifiedEvent(installation: InstallationRow, event: NormalizedEvent): Promise<IngestResult> {
+  const k = db();
+  const eventRowId = randomUUID();
+  const job: OutboxJob = { queue: 'webhooks', name: PROCESS_JOB, jobId: jobIdFor(eventRowId), data: { eventRowId, tenantId: installation.tenantId } };
+  const ob = outboxRow(job);
+  const dup = alreadyBookedSql(installation.tenantId, event);
+  const res = await k.raw(
+    `with ev as (
+       insert into webhook_events (id, tenant_id, connector_id, provider, event, status, external_id, money_external_id, normalized, invoice_id, processed_at)
+       select cast(? as uuid), ?, ?, ?, ?, case when d.dup then 'duplicate' else 'pending' end, ?, ?, cast(? as jsonb),
+              case when d.dup then d.invoice_id end, case when d.dup then now() end
+         from (select ${dup.dup} as dup, ${dup.invoiceId} as invoice_id) d
+       returning status
+     ), ob as (
+       insert into outbox (prefix, queue, job_name, job_id, payload)
+       select ?, ?, ?, ?, cast(? as jsonb) from ev where ev.status = 'pending'
+       returning id
+     )
+     select ev.status, (select id from ob) as "outboxId" from ev`,
+    [
+      eventRowId, installation.tenantId, installation.id, installation.provider, event.eventType.slice(0, 200),
+      event.eventId.slice(0, 500), event.externalId ?? null, JSON.stringify(event),
+      ...dup.bindings,
+      ob.prefix, ob.queue, ob.jobName, ob.jobId, ob.payload,
+    ],
+  );
+  // Raw results are not camel-cased by the knex mappers: hence the quoted alias.
+  const row = res.rows[0] as { status: 'pending' | 'duplicate'; outboxId: string | number | null };
+  if (row.status === 'duplicate') {
+    recordWebhookOutcome(installation.provider, 'duplicate');
+    return { eventRowId, status: 'duplicate' };
+  }
+  await sendAfterCommit([{ ...job, id: String(row.outboxId) }]);
+  return { eventRowId, status: 'pending' };
+}
+
+/**
  * Fast path, not the guarantee: every money movement of the event (Mollie's related ones too)
  * already has its invoice, or a non-booking event was processed before. Races past this check are
- * caught by the job under its lock and the unique index.
+ * caught by the job under its lock and the unique index. Returned as SQL expressions for the
+ * store's single statement (dup: boolean, invoiceId: the main movement's invoice).
  */
-async function alreadyBooked(trx: Knex.Transaction, tenantId: string, event: NormalizedEvent): Promise<{ invoiceId: string | null } | null> {
+function alreadyBookedSql(tenantId: string, event: NormalizedEvent): { dup: string; invoiceId: string; bindings: Knex.Value[] } {
+  const no = { dup: 'false', invoiceId: 'null::uuid', bindings: [] as Knex.Value[] };
   const movements = [...(event.related ?? []), event].filter((e) => e.kind === 'payment' || e.kind === 'refund');
   if (event.kind === 'payment' || event.kind === 'refund') {
     const ids = movements.map((e) => e.externalId).filter((x): x is string => !!x);
-    if (ids.length !== movements.length) return null;
-    const rows = await trx('invoices').where({ tenantId, source: event.provider }).whereIn('externalId', ids).select('id', 'externalId');
-    if (rows.length !== new Set(ids).size) return null;
-    return { invoiceId: rows.find((r) => r.externalId === event.externalId)?.id ?? null };
+    if (ids.length !== movements.length) return no;
+    const distinct = [...new Set(ids)];
+    return {
+      // One invoice per (tenant, source, external id): the unique index invoices_external_unique.
+      dup: '(select count(*) from invoices where tenant_id = ? and source = ? and external_id = any(?::text[])) = ?',
+      invoiceId: '(select id from invoices where tenant_id = ? and source = ? and external_id = ?)',
+      bindings: [tenantId, event.provider, distinct, distinct.length, tenantId, event.provider, event.externalId],
+    };
   }
-  if (movements.length) return null;
-  const earlier = await trx('webhookEvents').where({ tenantId, provider: event.provider, externalId: event.eventId, status: 'processed' }).first('id');
-  return earlier ? { invoiceId: null } : null;
+  if (movements.length) return no;
+  return {
+    dup: "exists (select 1 from webhook_events where tenant_id = ? and provider = ? and external_id = ? and status = 'processed')",
+    invoiceId: 'null::uuid',
+    bindings: [tenantId, event.provider, event.eventId],
+  };
 }
 
 async function logRejected(installation: InstallationRow, status: 'invalid_signature' | 'failed', error: string): Promise<void> {

@@ -7,7 +7,7 @@ import {
 } from '../commands/webhooks/createIncomingInvoiceFromEvent';
 import { postIncomingInvoice, postRefund, PostingError, type PostedEntry } from '../ledger/posting';
 import { eventLockKey, lockKey, moneyLockKey } from './locks';
-import { resolveSupplier, type SupplierResolution } from './resolveSupplier';
+import { createSupplierFor, findSupplier, type SupplierResolution } from './resolveSupplier';
 
 /**
  * The provider-agnostic part of the webhook pipeline (spec "Processing pipeline", steps 3–6), run
@@ -17,8 +17,8 @@ import { resolveSupplier, type SupplierResolution } from './resolveSupplier';
  * Exactly once: work on one money movement is serialized by an advisory lock on
  * (tenant, provider, externalId); under it an existing invoice means duplicate, before anything
  * (not even a supplier) is created. The unique index invoices_external_unique stays the final
- * guard: should it still refuse the insert, the savepoint with the supplier and the invoice is
- * rolled back and the event is a duplicate. Journal entries are unique per invoice.
+ * guard: should it still refuse the insert (ON CONFLICT DO NOTHING), the event is a duplicate, and
+ * an auto-created supplier is rolled back with its savepoint. Journal entries are unique per invoice.
  */
 export type StepName = 'signature' | 'tenant' | 'supplier' | 'invoice' | 'duplicate' | 'autoPost';
 
@@ -51,6 +51,8 @@ export interface PipelineInput {
   settings: ConnectorSettings;
   /** The webhook log row being processed (excluded from the event-id duplicate check); none for test-webhook. */
   eventRowId?: string | null;
+  /** The tenant's country and ledger currency when the caller read them already (the job does, with the row lock). */
+  tenant?: { country: string | null; currency: string | null };
 }
 
 export interface PipelineResult {
@@ -144,16 +146,25 @@ async function processMovement(trx: Knex.Transaction, input: PipelineInput, isMa
     originalNote = original.note;
     if (original.invoice?.supplierId && !original.invoice.deletedAt) originalSupplier = { supplierId: original.invoice.supplierId, name: original.invoice.name };
   }
+  const tenant = input.tenant ?? (await trx('tenants').where({ id: tenantId }).first('country', 'currency'));
   try {
-    // A savepoint: if the unique index still refuses the invoice, the supplier goes with it.
-    [supplier, invoice] = await trx.transaction(async (sp) => {
-      // A refund belongs to the payment's supplier, whatever the refund event names.
-      const s: SupplierResolution = originalSupplier
-        ? { ...originalSupplier, how: 'original' }
-        : await resolveSupplier(sp, tenantId, event.provider, event.counterparty ?? {}, settings.defaultSupplierId);
-      const inv = await createIncomingInvoiceFromEvent(sp, { tenantId, event, draft, supplierId: s.supplierId, relatedInvoiceId });
-      return [s, inv] as const;
-    });
+    // A refund belongs to the payment's supplier, whatever the refund event names.
+    const known: SupplierResolution | null = originalSupplier
+      ? { ...originalSupplier, how: 'original' }
+      : await findSupplier(trx, tenantId, event.provider, event.counterparty ?? {}, settings.defaultSupplierId);
+    if (known) {
+      // Nothing written yet, and a refused invoice insert (ON CONFLICT DO NOTHING) writes nothing
+      // and does not abort the transaction: no savepoint needed (two round trips saved).
+      supplier = known;
+      invoice = await createIncomingInvoiceFromEvent(trx, { tenantId, event, draft, supplierId: known.supplierId, relatedInvoiceId, country: tenant?.country });
+    } else {
+      // A savepoint: if the unique index still refuses the invoice, the created supplier goes with it.
+      [supplier, invoice] = await trx.transaction(async (sp) => {
+        const s = await createSupplierFor(sp, tenantId, event.provider, event.counterparty ?? {});
+        const inv = await createIncomingInvoiceFromEvent(sp, { tenantId, event, draft, supplierId: s.supplierId, relatedInvoiceId, country: tenant?.country });
+        return [s, inv] as const;
+      });
+    }
   } catch (err) {
     if (err instanceof DuplicateInvoiceError) {
       steps.length = 0;
@@ -177,7 +188,6 @@ async function processMovement(trx: Knex.Transaction, input: PipelineInput, isMa
 
   let entry: PostedEntry | null = null;
   let warning: string | null = null;
-  const tenant = await trx('tenants').where({ id: tenantId }).first('currency');
   const ledgerCurrency = tenant?.currency ?? 'EUR';
   if (!settings.autoPost) {
     step('autoPost', 'skipped', 'auto-post is off in the connector settings');
@@ -189,9 +199,9 @@ async function processMovement(trx: Knex.Transaction, input: PipelineInput, isMa
     const description = `${PROVIDER_LABEL[event.provider]} ${draft.externalId} – ${supplier.name}`;
     const toPost = { id: invoice.id, tenantId, supplierId: supplier.supplierId, invoiceDate: draft.invoiceDate, totalGross: invoice.totalGross, invoiceNumber: draft.externalId, relatedInvoiceId };
     try {
-      entry = await trx.transaction((sp) =>
-        event.kind === 'refund' ? postRefund(sp, toPost, event.provider, settings, description) : postIncomingInvoice(sp, toPost, event.provider, settings, description),
-      );
+      // No savepoint: posting throws PostingError only before it writes anything (see posting.ts),
+      // and any other error fails the whole job's transaction anyway.
+      entry = await (event.kind === 'refund' ? postRefund(trx, toPost, event.provider, settings, description) : postIncomingInvoice(trx, toPost, event.provider, settings, description));
     } catch (err) {
       if (!(err instanceof PostingError)) throw err;
       // The invoice stands; only the posting waits for the settings to be fixed.

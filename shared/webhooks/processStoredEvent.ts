@@ -21,14 +21,21 @@ export interface ProcessOutcome {
  */
 export async function processStoredEvent(eventRowId: string, tenantId: string): Promise<ProcessOutcome> {
   const outcome = await runInTransaction(async (trx): Promise<ProcessOutcome> => {
-    const row = await trx('webhookEvents').where({ id: eventRowId, tenantId }).forUpdate().first();
+    // One statement for the row lock, the connector's settings and the tenant's country and
+    // currency (three round trips before); only the log row is locked, as before.
+    const row = await trx('webhookEvents as we')
+      .join('tenants as t', 't.id', 'we.tenantId')
+      .leftJoin('connectorInstallations as ci', function () {
+        this.on('ci.id', '=', 'we.connectorId').andOn('ci.tenantId', '=', 'we.tenantId');
+      })
+      .where({ 'we.id': eventRowId, 'we.tenantId': tenantId })
+      .forUpdate('we')
+      .first('we.status', 'we.provider', 'we.normalized', 'ci.settings', 't.country as tenantCountry', 't.currency as tenantCurrency');
     if (!row) return { status: 'skipped', reason: 'missing' };
     if (row.status !== 'pending') return { status: 'skipped', reason: `already ${row.status}` };
-    const connector = row.connectorId
-      ? await trx('connectorInstallations').where({ id: row.connectorId, tenantId }).first('settings')
-      : undefined;
-    const settings = (connector?.settings ?? {}) as ConnectorSettings;
-    const result = await runPipeline(trx, { tenantId, event: row.normalized as NormalizedEvent, settings, eventRowId });
+    const settings = (row.settings ?? {}) as ConnectorSettings;
+    const tenant = { country: row.tenantCountry as string | null, currency: row.tenantCurrency as string | null };
+    const result = await runPipeline(trx, { tenantId, event: row.normalized as NormalizedEvent, settings, eventRowId, tenant });
     await trx('webhookEvents')
       .where({ id: eventRowId, tenantId })
       .update({ status: result.status, invoiceId: result.invoiceId, error: result.warning?.slice(0, 1000) ?? null, processedAt: trx.fn.now() });

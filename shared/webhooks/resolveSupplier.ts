@@ -43,13 +43,29 @@ export async function resolveSupplier(
   cp: Counterparty,
   defaultSupplierId: string | null | undefined,
 ): Promise<SupplierResolution> {
+  return (await findSupplier(trx, tenantId, provider, cp, defaultSupplierId)) ?? createSupplierFor(trx, tenantId, provider, cp);
+}
+
+/** The first half of resolveSupplier, which writes nothing: the default supplier, or a match. */
+export async function findSupplier(
+  trx: Knex.Transaction,
+  tenantId: string,
+  provider: ProviderSlug,
+  cp: Counterparty,
+  defaultSupplierId: string | null | undefined,
+): Promise<SupplierResolution | null> {
   if (defaultSupplierId) {
     const s = await active(trx, tenantId).where({ id: defaultSupplierId }).forShare().first('id', 'name');
     if (s) return { supplierId: s.id, name: s.name, how: 'default' };
   }
-  const found = await match(trx, tenantId, provider, cp);
-  if (found) return found;
+  return match(trx, tenantId, provider, cp);
+}
 
+/**
+ * The second half, after findSupplier found nothing: under the counterparty's advisory lock,
+ * match again, else create (or reuse the placeholder). Run it in a savepoint with the invoice.
+ */
+export async function createSupplierFor(trx: Knex.Transaction, tenantId: string, provider: ProviderSlug, cp: Counterparty): Promise<SupplierResolution> {
   const name = cp.name?.trim() || cp.email?.trim() || null;
   if (!cp.merchantId && !cp.email && !name) {
     const placeholder = `${PROVIDER_LABEL[provider]} (unbekannter Zahlungspartner)`;

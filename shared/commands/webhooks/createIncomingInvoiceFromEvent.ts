@@ -71,17 +71,26 @@ export function draftFromEvent(event: NormalizedEvent): IncomingInvoiceDraft {
  * negative invoice linked to the original (relatedInvoiceId) and has no payment record: payments
  * are positive by constraint, and the refunded money is the movement itself.
  *
- * Throws DuplicateInvoiceError when the unique index refuses the row; run it in a savepoint.
+ * Throws DuplicateInvoiceError when the unique index refuses the row (nothing written by this
+ * function then); a savepoint is needed only to undo what the caller wrote before.
  */
 export async function createIncomingInvoiceFromEvent(
   trx: Knex.Transaction,
-  args: { tenantId: string; event: NormalizedEvent; draft: IncomingInvoiceDraft; supplierId: string; relatedInvoiceId: string | null },
+  args: {
+    tenantId: string;
+    event: NormalizedEvent;
+    draft: IncomingInvoiceDraft;
+    supplierId: string;
+    relatedInvoiceId: string | null;
+    /** The tenant's country when the caller read it already (undefined: looked up here). */
+    country?: string | null;
+  },
 ): Promise<{ id: string; totalGross: string }> {
   const { tenantId, event, draft } = args;
-  const tenant = await trx('tenants').where({ id: tenantId }).first('country');
-  const prepared = prepareItems([{ description: draft.description, quantity: '1', unitPrice: draft.totalGross, taxRate: '0' }], tenant?.country ?? 'AT');
+  const country = args.country !== undefined ? args.country : (await trx('tenants').where({ id: tenantId }).first('country'))?.country;
+  const prepared = prepareItems([{ description: draft.description, quantity: '1', unitPrice: draft.totalGross, taxRate: '0' }], country ?? 'AT');
   const refund = event.kind === 'refund';
-  let row: { id: string };
+  let row: { id: string } | undefined;
   try {
     [row] = await trx('invoices')
       .insert({
@@ -101,12 +110,17 @@ export async function createIncomingInvoiceFromEvent(
         finalizedAt: trx.fn.now(),
         ...totalsColumns(prepared.totals),
       })
+      // Refused by the unique index without an error, so the caller's transaction stays usable
+      // and needs no savepoint when it wrote nothing before (the pipeline with a known supplier).
+      .onConflict(trx.raw('(tenant_id, source, external_id) where external_id is not null'))
+      .ignore()
       .returning('id');
   } catch (err) {
     const e = err as { code?: string; constraint?: string };
     if (e.code === '23505' && e.constraint === 'invoices_external_unique') throw new DuplicateInvoiceError(event.provider, draft.externalId);
     throw err;
   }
+  if (!row) throw new DuplicateInvoiceError(event.provider, draft.externalId);
   await writeItems(trx, tenantId, row.id, prepared);
   if (!refund) {
     await trx('payments').insert({ tenantId, invoiceId: row.id, amount: prepared.totals.totalGross, date: draft.invoiceDate, method: event.provider });

@@ -76,6 +76,11 @@ describe('stripe', () => {
     const [row] = await waitForLogRows(tenant.id, 'stripe', 1);
     expect(row).toMatchObject({ status: 'processed', event: 'invoice.payment_succeeded', externalId: event.id, moneyExternalId: event.data.object.id });
     expect(row.processedAt).not.toBeNull();
+    // Its job went through the outbox, and the after-commit send marked the row as sent (so the
+    // periodic relay does not add it again).
+    const outbox = await db()('outbox').where({ jobId: `webhook-${row.id}` });
+    expect(outbox).toHaveLength(1);
+    expect(outbox[0].enqueuedAt).not.toBeNull();
 
     const invoice = await db()('invoices').where({ tenantId: tenant.id, source: 'stripe' }).first();
     expect(invoice).toMatchObject({
@@ -277,6 +282,30 @@ describe('stripe', () => {
     const debits = (await entriesOf(tenant.id)).filter((l) => Number(l.debit) > 0).map((l) => l.number);
     expect(debits).toEqual(['7600', '7600']);
     expect(await db()('suppliers').where({ tenantId: tenant.id })).toHaveLength(1);
+  });
+
+  it("the supplier's default expense account beats its history; one that is not in the chart is ignored", async () => {
+    const { tenant, admin } = await createTeam();
+    const { path } = await install(env.server.url, admin.token, 'stripe', { webhookSecret: STRIPE_SECRET });
+    const [dflt] = await db()('suppliers').insert({ tenantId: tenant.id, name: 'Büro Shop', defaultExpenseAccount: '7600' }).returning('*');
+    await setAutoPost(admin.token, 'stripe', { defaultSupplierId: dflt.id });
+    const a = stripeDelivery(STRIPE_SECRET, stripePaymentEvent());
+    await deliver(env.server.url, path, a.body, a.headers);
+    await waitForLogRows(tenant.id, 'stripe', 1);
+    // A default that is not in the chart is skipped: the history (7600) decides.
+    await db()('suppliers').where({ id: dflt.id }).update({ defaultExpenseAccount: '9999' });
+    const b = stripeDelivery(STRIPE_SECRET, stripePaymentEvent());
+    await deliver(env.server.url, path, b.body, b.headers);
+    await waitForLogRows(tenant.id, 'stripe', 2);
+    // With neither, the chart's default (EKR 7890).
+    const [other] = await db()('suppliers').insert({ tenantId: tenant.id, name: 'Neu GmbH' }).returning('*');
+    await setAutoPost(admin.token, 'stripe', { defaultSupplierId: other.id });
+    const c = stripeDelivery(STRIPE_SECRET, stripePaymentEvent());
+    await deliver(env.server.url, path, c.body, c.headers);
+    const rows = await waitForLogRows(tenant.id, 'stripe', 3);
+    expect(rows.map((r) => r.status)).toEqual(['processed', 'processed', 'processed']);
+    const debits = (await entriesOf(tenant.id)).filter((l) => Number(l.debit) > 0).map((l) => l.number);
+    expect(debits).toEqual(['7600', '7600', '7890']);
   });
 });
 
