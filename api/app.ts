@@ -1,9 +1,10 @@
 import Koa from 'koa';
+import type Router from '@koa/router';
 import { koaBody } from 'koa-body';
 import cors from '@koa/cors';
 import compress from 'koa-compress';
 import { config as loadedConfig, type Config } from '../shared/config';
-import { producerRedis } from '../shared/redis';
+import { limiterRedis } from '../shared/redis';
 import { requestId } from './middleware/requestId';
 import { accessLog } from './middleware/accessLog';
 import { errorHandler } from './middleware/errorHandler';
@@ -18,11 +19,27 @@ import { etag } from './middleware/etag';
 /** Paths whose raw body must reach the handler untouched (signature checks over exact bytes). */
 export const RAW_BODY_PREFIXES = ['/api/payment-import/'];
 
+/**
+ * The route groups as one middleware that hands a request only to the groups whose prefix its
+ * path starts with, in their order. Same outcome as mounting every group (a route can only match
+ * under its group's prefix) without every group matching its routes against every request. Paths
+ * match case-insensitively, as @koa/router matches them.
+ */
+function routeGroups(groups: Router[]): Koa.Middleware {
+  const mounted = groups.map((r) => ({ prefix: (r.opts.prefix ?? '').toLowerCase(), routes: r.routes() as unknown as Koa.Middleware }));
+  return (ctx, next) => {
+    const path = ctx.path.toLowerCase();
+    const chain = mounted.filter((g) => path.startsWith(g.prefix));
+    const run = (i: number): Promise<unknown> => (i === chain.length ? next() : Promise.resolve(chain[i].routes(ctx, () => run(i + 1))));
+    return run(0);
+  };
+}
+
 export function createApp(cfg: Config = loadedConfig()): Koa {
   // Proxies append the address they saw to X-Forwarded-For; everything left of the entries our own
   // proxies added is whatever the client sent. Counting hops from the right keeps it unspoofable.
   const app = new Koa({ proxy: cfg.trustProxy, maxIpsCount: cfg.trustProxyHops });
-  const limiters = createLimiters(cfg, producerRedis());
+  const limiters = createLimiters(cfg, limiterRedis());
   Object.assign(app.context, { limiters, config: cfg });
 
   app.use(requestId);
@@ -67,7 +84,7 @@ export function createApp(cfg: Config = loadedConfig()): Koa {
     return jsonBody(ctx, next);
   });
 
-  for (const r of routers) app.use(r.routes());
+  app.use(routeGroups(routers));
 
   app.use(async () => {
     throw notFound('Route');

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { config, type Config } from '../shared/config';
 import { createApp } from './app';
-import { producerRedis, redisReady } from '../shared/redis';
+import { limiterRedis, producerRedis, redisReady } from '../shared/redis';
 import { runEntryPoint, stopGracefullyOnSignals } from '../shared/lifecycle';
 import { logger } from '../shared/logger';
 
@@ -17,7 +17,7 @@ export interface RunningServer {
 export async function startServer(cfg: Config = config(), port = cfg.port): Promise<RunningServer> {
   const app = createApp(cfg);
   // Give Redis a moment to connect before taking traffic (not fatal: /ready reports it).
-  await redisReady(producerRedis(), 2000);
+  await Promise.all([redisReady(producerRedis(), 2000), redisReady(limiterRedis(), 2000)]);
   const server = http.createServer(app.callback());
   // Bounded timeouts: a slow client cannot hold a connection forever.
   server.requestTimeout = 60_000;

@@ -37,6 +37,9 @@ export function toAppError(err: unknown, bodyLimitBytes: number): AppError {
     return new AppError('INVALID_INPUT', 415, 'Unsupported content type; send application/json');
   }
   if (status === 400 && e?.type) return new AppError('INVALID_INPUT', 400, 'Malformed request body');
+  // raw-body calls a body it cannot read any more (the client closed the connection while the
+  // request waited, e.g. for the rate limiter) a 500; nobody reads the answer, but it is not ours.
+  if (e?.type === 'stream.not.readable') return new AppError('INVALID_INPUT', 400, 'The request body could not be read: the connection was closed');
   const dbError = fromDatabaseError(err);
   if (dbError) return dbError;
   if (e?.name === 'NotFoundError') return new AppError('NOT_FOUND', 404, 'Resource not found');

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Middleware } from 'koa';
 
 /**
@@ -28,7 +28,7 @@ export const etag: Middleware = async (ctx, next) => {
   const json = JSON.stringify(body);
   ctx.body = json; // the JSON content type set by the object assignment stays
   // A handler that knows its version better (documents) may have set its own tag already.
-  const tag = ctx.response.get('ETag') || `W/"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`;
+  const tag = ctx.response.get('ETag') || `W/"${hash('sha256', json, 'base64url').slice(0, 27)}"`;
   ctx.set('ETag', tag);
   if (!ctx.response.get('Cache-Control')) ctx.set('Cache-Control', 'private, no-cache');
   if (ifNoneMatchHits(ctx.get('If-None-Match'), tag)) {

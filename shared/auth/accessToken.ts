@@ -42,7 +42,30 @@ export function signAccessToken(claims: AccessClaims, opts: { ttlSec?: number; s
   });
 }
 
+/**
+ * Tokens that verified, by secret and token text, with their expiry. Every API request verifies
+ * its token, mostly the same few per client; the HMAC, base64 and JSON work was a twentieth of the
+ * single-invoice read's CPU (docs/benchmarks.md). Only the exact bytes that verified are cached,
+ * and expiry is checked on every hit exactly as jsonwebtoken does (expired when now ≥ exp).
+ * Deactivation and role changes are not a token matter: authenticate() reads the user's state.
+ */
+const VERIFIED_MAX = 10_000;
+const verified = new Map<string, { actor: Actor; exp: number }>();
+
 export function verifyAccessToken(token: string, secret = config().jwtAccessSecret): Actor {
+  const cacheKey = `${secret}\u0000${token}`;
+  const hit = verified.get(cacheKey);
+  if (hit) {
+    if (Math.floor(Date.now() / 1000) >= hit.exp) {
+      verified.delete(cacheKey);
+      throw tokenExpired();
+    }
+    return { ...hit.actor };
+  }
+  return verifyUncached(token, secret);
+}
+
+function verifyUncached(token: string, secret: string): Actor {
   let payload: jwt.JwtPayload;
   try {
     payload = jwt.verify(token, keyFor(secret), { algorithms: [ALGORITHM], issuer: ISSUER, audience: AUDIENCE }) as jwt.JwtPayload;
@@ -55,5 +78,10 @@ export function verifyAccessToken(token: string, secret = config().jwtAccessSecr
       !['admin', 'manager', 'member', 'viewer'].includes(role)) {
     throw unauthorized('Invalid access token');
   }
-  return { userId: payload.sub, tenantId: payload.tid, role };
+  const actor: Actor = { userId: payload.sub, tenantId: payload.tid, role };
+  if (typeof payload.exp === 'number') {
+    if (verified.size >= VERIFIED_MAX) verified.clear();
+    verified.set(`${secret}\u0000${token}`, { actor, exp: payload.exp });
+  }
+  return { ...actor };
 }

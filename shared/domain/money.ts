@@ -32,14 +32,35 @@ export function dec(value: string | number | Dec): Dec {
 /** Round half-up to the cent. */
 export const roundMoney = (v: Dec): Dec => v.toDecimalPlaces(2, D.ROUND_HALF_UP);
 
+/**
+ * Fast paths for the text PostgreSQL sends for numeric columns ("1234.50", "2.0000", "20.00"):
+ * already canonical apart from trailing zeros, so no decimal.js object is needed. Reading an
+ * invoice formats ~40 such values; parsing them spent a tenth of the read path's CPU
+ * (docs/benchmarks.md). Anything else takes the decimal.js path; a property test checks both agree.
+ */
+const CANONICAL_CENTS_RE = /^-?(?:0|[1-9]\d*)\.\d\d$/;
+const CANONICAL_UNSIGNED_RE = /^(?:0|[1-9]\d*)(?:\.\d+)?$/;
+
+/** "20.00" → "20", "1.5000" → "1.5", "7" → "7": drops a fraction's trailing zeros (and its dot). */
+function withoutTrailingZeros(s: string): string {
+  if (!s.includes('.')) return s;
+  let end = s.length;
+  while (s.charCodeAt(end - 1) === 48 /* 0 */) end--;
+  if (s.charCodeAt(end - 1) === 46 /* . */) end--;
+  return s.slice(0, end);
+}
+
 /** Exactly two places, half-up: "1234.50", "-0.01", "0.00" (never "-0.00"). */
 export function fmtMoney(v: string | number | Dec): string {
+  if (typeof v === 'string' && CANONICAL_CENTS_RE.test(v)) return v === '-0.00' ? '0.00' : v;
   const s = roundMoney(dec(v)).toFixed(2);
   return s === '-0.00' ? '0.00' : s;
 }
 
 /** A quantity with at most four places and no trailing zeros: "2", "1.5", "0.3333". */
 export function fmtQuantity(v: string | number | Dec): string {
+  // At most four places: more would need rounding.
+  if (typeof v === 'string' && CANONICAL_UNSIGNED_RE.test(v) && !/\.\d{5}/.test(v)) return withoutTrailingZeros(v);
   return dec(v).toDecimalPlaces(4, D.ROUND_HALF_UP).toFixed();
 }
 
@@ -57,6 +78,7 @@ export function quantityNumber(v: string | number | Dec): number {
 
 /** Canonical tax rate: "20.00" → "20", "7.0" → "7", "5.50" → "5.5". */
 export function fmtRate(v: string | number | Dec): string {
+  if (typeof v === 'string' && CANONICAL_UNSIGNED_RE.test(v)) return withoutTrailingZeros(v);
   return dec(v).toFixed();
 }
 

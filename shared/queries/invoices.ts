@@ -211,7 +211,7 @@ export async function loadInvoiceView(db: Db, tenantId: string, id: string): Pro
       .join('tenants as t', 't.id', 'i.tenantId')
       .where({ 'i.tenantId': tenantId, 'i.id': id })
       .whereNull('i.deletedAt')
-      .first('i.*', 't.country as tenantCountry', db.raw(SINGLE_READ_RELATED));
+      .first(...VIEW_COLUMNS.map((c) => `i.${c}`), 't.country as tenantCountry', db.raw(SINGLE_READ_RELATED));
   // Outside a transaction the statement is prepared (planned once per connection) and its text
   // built once per process: only the bindings change.
   let row: Row | undefined;
@@ -232,6 +232,16 @@ export async function loadInvoiceView(db: Db, tenantId: string, id: string): Pro
     deliveries: deliveriesJson,
   }, { deliveries: true })[0];
 }
+
+/**
+ * The invoice columns assembleViews() reads. Not `i.*`: the seller snapshot, version, creator and
+ * lifecycle stamps are not part of the view, and every column costs parsing on each read.
+ */
+const VIEW_COLUMNS = [
+  'id', 'type', 'status', 'number', 'customerId', 'supplierId', 'customerSnapshot', 'currency', 'issueDate', 'serviceDate',
+  'dueDate', 'paymentTermDays', 'notes', 'footerText', 'customFields', 'detailsMarkdown', 'totalNet', 'totalTax', 'totalGross',
+  'amountPaid', 'taxBreakdown', 'relatedInvoiceId', 'invoiceNumber', 'invoiceDate', 'source', 'externalId', 'sentAt', 'createdAt', 'updatedAt',
+] as const;
 
 /** The single-read statement's text; its bindings are (tenantId, id, limit 1). */
 let singleReadSql: string | null = null;

@@ -3,6 +3,9 @@ import { startTestServer } from '../helpers/server';
 import { client, type TestClient } from '../helpers/http';
 import { createTeam } from '../helpers/factories';
 import { signAccessToken } from '../../shared/auth/accessToken';
+import { Readable } from 'node:stream';
+import getRawBody from 'raw-body';
+import { toAppError } from '../../api/middleware/errorHandler';
 
 let server: Awaited<ReturnType<typeof startTestServer>>;
 let http: TestClient;
@@ -73,6 +76,15 @@ describe('error envelope', () => {
     const res = await http.post('/api/maintenance/purge-customers', { pad: 'x'.repeat(5000) }, { token: admin.token });
     expect(res.status).toBe(413);
     expectEnvelope(res.body, 413, 'INVALID_INPUT');
+  });
+
+  it('a body the client stopped sending before it was read is its failure (400), not a 500', async () => {
+    // What koa-body meets when the connection closed while the request waited for the rate limiter.
+    const gone = Readable.from(['{}']);
+    gone.destroy();
+    const err = await getRawBody(gone).catch((e: unknown) => e);
+    expect(err).toMatchObject({ type: 'stream.not.readable' });
+    expect(toAppError(err, 1024)).toMatchObject({ status: 400, code: 'INVALID_INPUT' });
   });
 
   it('path ids that are not UUIDs → 400 INVALID_INPUT with details', async () => {

@@ -3,7 +3,7 @@
  * doing one indexed pg read of the same invoice row. Target: ours ≥ 0.5 × the baseline's rate.
  */
 import { barePool, bareApp, startBare, startOurServer } from './lib/servers';
-import { fmtLoad, runLoad } from './lib/load';
+import { fmtLoad, measuredLoad } from './lib/load';
 import { tenItems } from './lib/fixtures';
 import type { Benchmark } from './lib/types';
 
@@ -18,12 +18,12 @@ export const apiRead: Benchmark = {
     const load = { connections: ctx.connections, duration: ctx.duration, warmupSec: 2 };
 
     const ours = await startOurServer();
-    const o = await runLoad({
+    const [o, oCpu] = await measuredLoad({
       ...load,
       url: ours.url,
       requests: [{ method: 'GET', path: `/api/invoices/${invoice.id}`, headers: { authorization: `Bearer ${viewer.token}` } }],
     }).finally(() => ours.close());
-    ctx.log(`  ours:     ${fmtLoad(o)}`);
+    ctx.log(`  ours:     ${fmtLoad(o)}, ${oCpu.toFixed(0)} µs CPU per request`);
 
     const pool = barePool();
     const app = bareApp();
@@ -34,8 +34,8 @@ export const apiRead: Benchmark = {
       c.body = rows[0];
     });
     const bare = await startBare(app, pool);
-    const b = await runLoad({ ...load, url: bare.url, requests: [{ method: 'GET', path: `/invoices/${invoice.id}` }] }).finally(() => bare.close());
-    ctx.log(`  baseline: ${fmtLoad(b)}`);
+    const [b, bCpu] = await measuredLoad({ ...load, url: bare.url, requests: [{ method: 'GET', path: `/invoices/${invoice.id}` }] }).finally(() => bare.close());
+    ctx.log(`  baseline: ${fmtLoad(b)}, ${bCpu.toFixed(0)} µs CPU per request`);
 
     return [
       {
@@ -45,7 +45,7 @@ export const apiRead: Benchmark = {
         baseline: b.okPerSec,
         better: 'higher',
         target: { of: 'ratio', value: 0.5, label: '≥ 0.5 × baseline' },
-        notes: [`p99 ${o.latencyMs.p99.toFixed(1)} ms vs ${b.latencyMs.p99.toFixed(1)} ms`, ...(o.non2xx ? [`ours non-2xx: ${o.non2xx}`] : [])],
+        notes: [`p99 ${o.latencyMs.p99.toFixed(1)} ms vs ${b.latencyMs.p99.toFixed(1)} ms`, `server CPU per request ${oCpu.toFixed(0)} µs vs ${bCpu.toFixed(0)} µs`, ...(o.non2xx ? [`ours non-2xx: ${o.non2xx}`] : [])],
       },
     ];
   },

@@ -74,6 +74,33 @@ describe('money helpers', () => {
     expect(() => dec('1e3')).toThrow();
     expect(() => dec('abc')).toThrow();
   });
+  it('the string fast paths agree with decimal.js on every decimal string', () => {
+    // Database text ("12.50", "2.0000", "20.00") takes a string-only path; a Decimal argument
+    // always takes the decimal.js path, so the two can be compared value by value.
+    const decimalText = fc
+      .tuple(
+        fc.constantFrom('', '-'),
+        fc.oneof(fc.constant('0'), fc.stringMatching(/^[1-9][0-9]{0,13}$/), fc.stringMatching(/^0[0-9]{1,3}$/)),
+        fc.oneof(fc.constant(''), fc.stringMatching(/^\.[0-9]{1,6}$/)),
+      )
+      .map(([sign, int, frac]) => sign + int + frac);
+    fc.assert(
+      fc.property(decimalText, (s) => {
+        const d = new Decimal(s);
+        expect(fmtMoney(s)).toBe(fmtMoney(d));
+        if (!d.isNegative()) {
+          expect(fmtQuantity(s)).toBe(fmtQuantity(d));
+          expect(fmtRate(s)).toBe(fmtRate(d));
+        }
+      }),
+      { numRuns: 5000 },
+    );
+    expect(fmtMoney('-0.00')).toBe('0.00');
+    expect(fmtQuantity('2.0000')).toBe('2');
+    expect(fmtQuantity('10')).toBe('10');
+    expect(fmtRate('20.00')).toBe('20');
+    expect(fmtRate('5.50')).toBe('5.5');
+  });
 });
 
 // Arbitraries: money with 2 places (cents), quantities with up to 4 places, AT/DE rates.

@@ -73,6 +73,17 @@ describe('access tokens', () => {
     expect(res.body.error).toMatchObject({ code: 'TOKEN_EXPIRED', status: 401 });
   });
 
+  it('a token that was accepted (and cached as verified) is TOKEN_EXPIRED from the second its exp is reached', async () => {
+    const short = signAccessToken({ sub: team.admin.id, tid: team.tenant.id, role: 'admin' }, { ttlSec: 2 });
+    expect((await me(short)).status).toBe(200);
+    expect((await me(short)).status).toBe(200); // served from the verified-token cache
+    const { exp } = jwt.decode(short) as { exp: number };
+    await new Promise((r) => setTimeout(r, exp * 1000 - Date.now() + 50));
+    const res = await me(short);
+    expect(res.status).toBe(401);
+    expect(res.body.error).toMatchObject({ code: 'TOKEN_EXPIRED', status: 401 });
+  });
+
   it('a tampered payload (role, tenant or user changed, signature kept) is 401', async () => {
     const [h, p, s] = team.viewer.token.split('.');
     const claims = JSON.parse(Buffer.from(p, 'base64url').toString());

@@ -60,3 +60,17 @@ export const fmtLoad = (r: LoadResult) =>
   `${r.okPerSec.toFixed(0)} ok/s (${r.ok}/${r.sent} 2xx in ${r.seconds.toFixed(1)} s${r.errors ? `, ${r.errors} errors` : ''}${r.timeouts ? `, ${r.timeouts} timeouts` : ''}${
     r.non2xx ? `, non-2xx ${JSON.stringify(Object.fromEntries(Object.entries(r.statusCodes).filter(([c]) => !c.startsWith('2'))))}` : ''
   }), latency p50 ${r.latencyMs.p50.toFixed(1)} / p95 ${r.latencyMs.p95.toFixed(1)} / p99 ${r.latencyMs.p99.toFixed(1)} ms`;
+
+/**
+ * The load after a separate warm-up, with the CPU time this process spent per request: the
+ * server runs in this process (the load generator in a child), so that is the server's own cost,
+ * steadier than requests/s on a VM whose speed drifts (PostgreSQL and Redis are not in it).
+ */
+export async function measuredLoad(spec: LoadSpec): Promise<[LoadResult, number, { userUs: number; systemUs: number }]> {
+  await runLoad({ ...spec, duration: spec.warmupSec ?? 2, warmupSec: 0 });
+  const before = process.cpuUsage();
+  const r = await runLoad({ ...spec, warmupSec: 0 });
+  const cpu = process.cpuUsage(before);
+  const n = Math.max(1, r.sent);
+  return [r, (cpu.user + cpu.system) / n, { userUs: cpu.user / n, systemUs: cpu.system / n }];
+}
