@@ -35,6 +35,10 @@ export function createKnex(databaseUrl: string, poolMax: number, opts: { camelCa
 
 const mappers = knexSnakeCaseMappers();
 
+/** A row PostgreSQL built as JSON (row_to_json) with the camelCase keys every knex row has. */
+export const camelCaseKeys = <T = Record<string, unknown>>(row: Record<string, unknown>): T =>
+  (mappers.postProcessResponse as (r: unknown) => unknown)(row) as T;
+
 /**
  * Run a hot, complex read as a named (prepared) statement: PostgreSQL then plans it once per
  * connection instead of on every call (for the single-invoice read, planning took 2 ms of the

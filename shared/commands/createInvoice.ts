@@ -1,18 +1,16 @@
 import { viewOfCreated } from '../queries/invoices';
 import type { InvoiceView } from '../domain/invoiceView';
-import { audit } from '../audit';
 import { invalidInput, type ErrorDetail } from '../errors';
 import { addDays, todayVienna } from '../domain/dates';
 import type { CommandContext } from './types';
 import {
-  activeCustomer,
   activeSupplier,
   checkExpectedTotal,
   checkNotNegative,
-  loadTenant,
+  insertInvoiceWithItems,
+  loadTenantAndCustomer,
   prepareItems,
   totalsColumns,
-  writeItems,
   type InvoiceInput,
   typeFieldDetails,
   assertRelatedInvoice,
@@ -43,8 +41,7 @@ export async function createInvoice(
   details.push(...typeFieldDetails(type, input));
   if (details.length) throw invalidInput('Invoice failed validation', details);
 
-  const tenant = await loadTenant(trx, tenantId);
-  const customer = input.customerId ? await activeCustomer(trx, tenantId, input.customerId) : null;
+  const { tenant, customer } = await loadTenantAndCustomer(trx, tenantId, input.customerId);
   if (input.supplierId) await activeSupplier(trx, tenantId, input.supplierId);
   const relatedInvoice = await assertRelatedInvoice(trx, tenantId, input.relatedInvoiceId);
 
@@ -54,28 +51,24 @@ export async function createInvoice(
 
   const incoming = type === 'eingangsrechnung';
   const issueDate = input.issueDate ?? (incoming ? input.invoiceDate! : todayVienna());
-  const [row] = await trx('invoices')
-    .insert({
-      tenantId,
-      type,
-      status: incoming ? 'offen' : 'entwurf',
-      customerId: customer?.id ?? null,
-      ...contentColumns(input),
-      currency: input.currency ?? customer?.currency ?? tenant.currency ?? 'EUR',
-      issueDate,
-      dueDate: incoming && input.paymentTermDays != null ? addDays(issueDate, input.paymentTermDays) : null,
-      source: input.source ?? null,
-      externalId: input.externalId ?? null,
-      finalizedAt: incoming ? trx.fn.now() : null,
-      createdBy: actor.userId,
-      ...totalsColumns(prepared.totals),
-    })
-    .returning('*');
-  const items = await writeItems(trx, tenantId, row.id, prepared);
-  await audit(trx, actor, {
+  const columns = {
+    tenantId,
+    type,
+    status: incoming ? 'offen' : 'entwurf',
+    customerId: customer?.id ?? null,
+    ...contentColumns(input),
+    currency: input.currency ?? customer?.currency ?? tenant.currency ?? 'EUR',
+    issueDate,
+    dueDate: incoming && input.paymentTermDays != null ? addDays(issueDate, input.paymentTermDays) : null,
+    source: input.source ?? null,
+    externalId: input.externalId ?? null,
+    finalizedAt: incoming ? trx.fn.now() : null,
+    createdBy: actor.userId,
+    ...totalsColumns(prepared.totals),
+  };
+  const { row, items } = await insertInvoiceWithItems(trx, columns, prepared, {
+    actor,
     action: 'invoice.created',
-    entityType: 'invoice',
-    entityId: row.id,
     data: { type, totalGross: prepared.totals.totalGross },
   });
   const view = viewOfCreated(row, {

@@ -4,7 +4,7 @@
  * with plain SQL in one transaction. Target: ours ≥ 500 requests/s (absolute, 2 cores).
  */
 import { barePool, bareApp, readBody, startBare, startOurServer } from './lib/servers';
-import { fmtLoad, runLoad } from './lib/load';
+import { fmtLoad, measuredLoad } from './lib/load';
 import { tenItems } from './lib/fixtures';
 import type { Benchmark } from './lib/types';
 
@@ -21,12 +21,12 @@ export const apiWrite: Benchmark = {
     const json = { 'content-type': 'application/json' };
 
     const ours = await startOurServer();
-    const o = await runLoad({
+    const [o, oCpu] = await measuredLoad({
       ...load,
       url: ours.url,
       requests: [{ method: 'POST', path: '/api/invoices', headers: { ...json, authorization: `Bearer ${member.token}` }, body }],
     }).finally(() => ours.close());
-    ctx.log(`  ours:     ${fmtLoad(o)}`);
+    ctx.log(`  ours:     ${fmtLoad(o)}, ${oCpu.toFixed(0)} µs CPU per request`);
 
     const pool = barePool();
     const app = bareApp();
@@ -72,8 +72,8 @@ export const apiWrite: Benchmark = {
       }
     });
     const bare = await startBare(app, pool);
-    const b = await runLoad({ ...load, url: bare.url, requests: [{ method: 'POST', path: '/invoices', headers: json, body }] }).finally(() => bare.close());
-    ctx.log(`  baseline: ${fmtLoad(b)}`);
+    const [b, bCpu] = await measuredLoad({ ...load, url: bare.url, requests: [{ method: 'POST', path: '/invoices', headers: json, body }] }).finally(() => bare.close());
+    ctx.log(`  baseline: ${fmtLoad(b)}, ${bCpu.toFixed(0)} µs CPU per request`);
 
     return [
       {
@@ -83,7 +83,7 @@ export const apiWrite: Benchmark = {
         baseline: b.okPerSec,
         better: 'higher',
         target: { of: 'ours', value: 500, label: '≥ 500/s' },
-        notes: o.non2xx ? [`ours non-2xx: ${JSON.stringify(o.statusCodes)}`] : [],
+        notes: [`server CPU per request ${oCpu.toFixed(0)} µs vs ${bCpu.toFixed(0)} µs`, ...(o.non2xx ? [`ours non-2xx: ${JSON.stringify(o.statusCodes)}`] : [])],
       },
       { name: 'api-write p99', metric: 'ms', ours: o.latencyMs.p99, baseline: b.latencyMs.p99, better: 'lower' },
     ];

@@ -3,6 +3,8 @@ import { startTestServer } from '../../helpers/server';
 import { client } from '../../helpers/http';
 import { createTeam } from '../../helpers/factories';
 import { createCustomer, createSentInvoice, createSupplier } from '../../helpers/invoiceFactory';
+import { db } from '../../../shared/db';
+import { loadTenantAndCustomer } from '../../../shared/commands/invoiceShared';
 
 let server: Awaited<ReturnType<typeof startTestServer>>;
 beforeAll(async () => {
@@ -35,4 +37,22 @@ it('POST /api/invoices answers exactly what GET /api/invoices/:id then returns, 
     const read = await http.get(`/api/invoices/${created.body.id}`);
     expect(created.body).toEqual(read.body);
   }
+});
+
+// Tenant and customer are read in one statement; the customer row must still be locked FOR SHARE
+// until the create commits, so a concurrent delete waits and then sees the invoice.
+it('the customer of a new invoice stays locked until the create commits', async () => {
+  const { tenant } = await createTeam();
+  const customer = await createCustomer(tenant);
+  const takeForUpdate = () => db().raw('select id from customers where id = ? for update nowait', [customer.id]);
+  const trx = await db().transaction();
+  try {
+    const { tenant: t, customer: c } = await loadTenantAndCustomer(trx, tenant.id, customer.id);
+    expect(t.country).toBe(tenant.country);
+    expect(c).toMatchObject({ id: customer.id, name: customer.name, deletedAt: null });
+    await expect(takeForUpdate()).rejects.toMatchObject({ code: '55P03' });
+  } finally {
+    await trx.rollback();
+  }
+  await expect(takeForUpdate()).resolves.toBeTruthy();
 });
