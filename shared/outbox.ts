@@ -69,16 +69,39 @@ export async function runInTransaction<T>(fn: (trx: Knex.Transaction) => Promise
  */
 async function sendCommitted(jobs: (OutboxJob & { id: string })[]): Promise<void> {
   if (!(await redisReady(producerRedis()))) return;
-  const sent: string[] = [];
-  for (const job of jobs) {
-    // Bounded: should Redis drop right now, the caller's answer must not wait for it.
-    await Promise.race([
-      getQueue(job.queue).add(job.name, job.data, { jobId: job.jobId }),
-      new Promise((_, reject) => setTimeout(() => reject(new Error('queue add timed out')), 2000).unref()),
-    ]);
-    sent.push(job.id);
+  await addBatched(jobs);
+  await markEnqueued(jobs.map((j) => j.id));
+}
+
+/**
+ * Adds jobs the way markEnqueued() marks rows: while one addBulk is in flight, the jobs of other
+ * requests wait and go together in the next (one Redis round trip per queue for many webhook
+ * deliveries instead of one each). Callers return once their jobs are in Redis; if a batch fails
+ * or times out, each of its callers sees the error and leaves its rows to the relay.
+ */
+let addPending: OutboxJob[] = [];
+let nextAdd: Promise<void> | null = null;
+let lastAdd: Promise<unknown> = Promise.resolve();
+function addBatched(jobs: OutboxJob[]): Promise<void> {
+  if (!jobs.length) return Promise.resolve();
+  addPending.push(...jobs);
+  if (!nextAdd) {
+    const add = lastAdd.then(async () => {
+      const batch = addPending;
+      addPending = [];
+      nextAdd = null;
+      const byQueue = new Map<QueueName, OutboxJob[]>();
+      for (const j of batch) byQueue.set(j.queue, [...(byQueue.get(j.queue) ?? []), j]);
+      // Bounded: should Redis drop right now, the callers' answers must not wait for it.
+      await Promise.race([
+        Promise.all([...byQueue].map(([queue, js]) => getQueue(queue).addBulk(js.map((j) => ({ name: j.name, data: j.data, opts: { jobId: j.jobId } }))))),
+        new Promise((_, reject) => setTimeout(() => reject(new Error('queue add timed out')), 2000).unref()),
+      ]);
+    });
+    nextAdd = add;
+    lastAdd = add.catch(() => {});
   }
-  await markEnqueued(sent);
+  return nextAdd;
 }
 
 /**

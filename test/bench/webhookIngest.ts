@@ -1,13 +1,15 @@
 /**
  * webhook-ingest: signed Stripe invoice.payment_succeeded events (the real fixture with fresh ids,
  * HMAC as shared/providers/payments/stripe.ts, every fifth delivery a re-delivery of an earlier
- * event) POSTed to /api/payment-import/stripe/<token> on our real server, with one in-process
- * worker on the webhooks queue and auto-posting on. Measured: events/s accepted (HTTP 200), events/s
+ * event) POSTed to /api/payment-import/stripe/<token> on our real server, with one worker process
+ * (`workers/index.ts`, as the Procfile runs it) and auto-posting on; then the same load again
+ * with no worker running, accepting only, as the baseline does. Measured: events/s accepted (HTTP 200), events/s
  * fully processed (first receipt → last processed_at), p99 receipt → journal entry, and that no
  * money movement got two invoices. Baseline: a bare Koa route that verifies the same HMAC and
  * inserts one row. Targets: ≥ 1,000/s accepted, ≥ 300/s processed.
  */
 import crypto from 'node:crypto';
+import { fork } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { barePool, bareApp, readBody, startBare, startOurServer } from './lib/servers';
@@ -55,26 +57,46 @@ function deliveries(n: number, path: string): { requests: LoadRequest[]; unique:
   return { requests, unique: bodies.length };
 }
 
+/**
+ * The worker as production runs it (Procfile: worker): its own process, `npm run worker`, with the
+ * benchmark's environment. Ready once BullMQ lists a worker on the webhooks queue.
+ */
+async function startWorkerProcess(): Promise<{ close: () => Promise<void> }> {
+  const { getQueue } = await import('../../shared/queues');
+  const child = fork(path.resolve(import.meta.dirname, '../../workers/index.ts'), [], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+  const queue = getQueue('webhooks');
+  const deadline = Date.now() + 30_000;
+  while ((await queue.getWorkers()).length === 0) {
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error('the worker process did not start');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    close: () =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
 export const webhookIngest: Benchmark = {
   name: 'webhook-ingest',
   needsDb: true,
   async run(ctx) {
     const n = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 2000);
     const { createTeam } = await import('../helpers/factories');
-    const { startWorkers } = await import('../../workers/worker');
     const { db } = await import('../../shared/db');
     const k = db();
     const { tenant, admin } = await createTeam();
+    const quiet = await createTeam();
 
     const ours = await startOurServer();
-    const workers = await startWorkers({ queues: ['webhooks'], schedule: false });
-    let o: LoadResult;
-    let done: { wallSec: number };
-    try {
+    /** Installs Stripe for a team (auto-post on) and returns its n signed deliveries. */
+    const deliveriesFor = async (token: string) => {
       const api = async (method: string, p: string, body: unknown) => {
         const res = await fetch(`${ours.url}${p}`, {
           method,
-          headers: { 'content-type': 'application/json', authorization: `Bearer ${admin.token}` },
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
           body: JSON.stringify(body),
         });
         if (!res.ok) throw new Error(`${method} ${p}: ${res.status} ${await res.text()}`);
@@ -82,23 +104,40 @@ export const webhookIngest: Benchmark = {
       };
       const installed = await api('POST', '/api/connectors/stripe/install', { webhookSecret: SECRET });
       await api('PUT', '/api/connectors/stripe/settings', { autoPost: true });
-      const { requests, unique } = deliveries(n, new URL(installed.webhookUrl).pathname);
-      ctx.log(`  ${n} deliveries of ${unique} distinct events, ${ctx.connections} connections, 1 worker (concurrency ${process.env.WORKER_CONCURRENCY ?? 5})`);
-
-      const t0 = performance.now();
-      o = await runLoad({ url: ours.url, connections: ctx.connections, amount: n, requests });
-      ctx.log(`  ours accepted: ${fmtLoad(o)}`);
-      // Wait for the worker: every stored row leaves pending (processed, duplicate or failed).
-      const deadline = Date.now() + 10 * 60_000;
-      for (;;) {
-        const [{ pending }] = await k('webhookEvents').where({ tenantId: tenant.id, status: 'pending' }).count({ pending: '*' });
-        if (Number(pending) === 0) break;
-        if (Date.now() > deadline) throw new Error(`${pending} webhook events still pending after 10 minutes`);
-        await new Promise((r) => setTimeout(r, 100));
+      return deliveries(n, new URL(installed.webhookUrl).pathname);
+    };
+    let o: LoadResult;
+    let alone: LoadResult;
+    let done: { wallSec: number };
+    try {
+      // End to end: the worker runs meanwhile, in its own process as in production.
+      const workers = await startWorkerProcess();
+      try {
+        const { requests, unique } = await deliveriesFor(admin.token);
+        ctx.log(`  ${n} deliveries of ${unique} distinct events, ${ctx.connections} connections, 1 worker process (concurrency ${process.env.WORKER_CONCURRENCY ?? 5})`);
+        const t0 = performance.now();
+        o = await runLoad({ url: ours.url, connections: ctx.connections, amount: n, requests });
+        ctx.log(`  ours accepted: ${fmtLoad(o)}`);
+        // Wait for the worker: every stored row leaves pending (processed, duplicate or failed).
+        const deadline = Date.now() + 10 * 60_000;
+        for (;;) {
+          const [{ pending }] = await k('webhookEvents').where({ tenantId: tenant.id, status: 'pending' }).count({ pending: '*' });
+          if (Number(pending) === 0) break;
+          if (Date.now() > deadline) throw new Error(`${pending} webhook events still pending after 10 minutes`);
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        done = { wallSec: (performance.now() - t0) / 1000 };
+      } finally {
+        await workers.close();
       }
-      done = { wallSec: (performance.now() - t0) / 1000 };
+      // Accepting alone, as the baseline does (no worker competing for the cores); another tenant,
+      // whose jobs stay queued until the run's Redis keys are deleted.
+      const { requests } = await deliveriesFor(quiet.admin.token);
+      const cpu0 = process.cpuUsage();
+      alone = await runLoad({ url: ours.url, connections: ctx.connections, amount: n, requests });
+      const cpu = process.cpuUsage(cpu0);
+      ctx.log(`  ours accepted, no worker running: ${fmtLoad(alone)}, API CPU per delivery ${((cpu.user + cpu.system) / n).toFixed(0)} µs`);
     } finally {
-      await workers.close();
       await ours.close();
     }
 
@@ -167,6 +206,14 @@ export const webhookIngest: Benchmark = {
         better: 'higher',
         target: { of: 'ours', value: 1000, label: '≥ 1,000/s' },
         notes: [`${o!.ok}/${n} answered 200; p99 ${o!.latencyMs.p99.toFixed(0)} ms`],
+      },
+      {
+        name: 'webhook accepted, no worker',
+        metric: 'events/s',
+        ours: alone!.okPerSec,
+        baseline: b.okPerSec,
+        better: 'higher',
+        notes: [`accepting only, as the baseline does; ${alone!.ok}/${n} answered 200; p99 ${alone!.latencyMs.p99.toFixed(0)} ms`],
       },
       {
         name: 'webhook processed',
