@@ -35,6 +35,9 @@ export function createKnex(databaseUrl: string, poolMax: number, opts: { camelCa
 
 const mappers = knexSnakeCaseMappers();
 
+/** Whether `db` is a transaction (its statements commit together) rather than the pool. */
+export const isTransaction = (db: Db): db is Knex.Transaction => Boolean((db as { isTransaction?: boolean }).isTransaction);
+
 /** A row PostgreSQL built as JSON (row_to_json) with the camelCase keys every knex row has. */
 export const camelCaseKeys = <T = Record<string, unknown>>(row: Record<string, unknown>): T =>
   (mappers.postProcessResponse as (r: unknown) => unknown)(row) as T;

@@ -74,35 +74,19 @@ async function sendCommitted(jobs: (OutboxJob & { id: string })[]): Promise<void
 }
 
 /**
- * Adds jobs the way markEnqueued() marks rows: while one addBulk is in flight, the jobs of other
- * requests wait and go together in the next (one Redis round trip per queue for many webhook
- * deliveries instead of one each). Callers return once their jobs are in Redis; if a batch fails
- * or times out, each of its callers sees the error and leaves its rows to the relay.
+ * Adds jobs in batches (see groupBatches): the jobs of requests finishing together go to Redis in
+ * one addBulk per queue instead of one round trip each. If a batch fails or times out, each of
+ * its callers sees the error and leaves its rows to the relay.
  */
-let addPending: OutboxJob[] = [];
-let nextAdd: Promise<void> | null = null;
-let lastAdd: Promise<unknown> = Promise.resolve();
-function addBatched(jobs: OutboxJob[]): Promise<void> {
-  if (!jobs.length) return Promise.resolve();
-  addPending.push(...jobs);
-  if (!nextAdd) {
-    const add = lastAdd.then(async () => {
-      const batch = addPending;
-      addPending = [];
-      nextAdd = null;
-      const byQueue = new Map<QueueName, OutboxJob[]>();
-      for (const j of batch) byQueue.set(j.queue, [...(byQueue.get(j.queue) ?? []), j]);
-      // Bounded: should Redis drop right now, the callers' answers must not wait for it.
-      await Promise.race([
-        Promise.all([...byQueue].map(([queue, js]) => getQueue(queue).addBulk(js.map((j) => ({ name: j.name, data: j.data, opts: { jobId: j.jobId } }))))),
-        new Promise((_, reject) => setTimeout(() => reject(new Error('queue add timed out')), 2000).unref()),
-      ]);
-    });
-    nextAdd = add;
-    lastAdd = add.catch(() => {});
-  }
-  return nextAdd;
-}
+const addBatched = groupBatches<OutboxJob>(async (batch) => {
+  const byQueue = new Map<QueueName, OutboxJob[]>();
+  for (const j of batch) byQueue.set(j.queue, [...(byQueue.get(j.queue) ?? []), j]);
+  // Bounded: should Redis drop right now, the callers' answers must not wait for it.
+  await Promise.race([
+    Promise.all([...byQueue].map(([queue, js]) => getQueue(queue).addBulk(js.map((j) => ({ name: j.name, data: j.data, opts: { jobId: j.jobId } }))))),
+    new Promise((_, reject) => setTimeout(() => reject(new Error('queue add timed out')), 2000).unref()),
+  ]);
+});
 
 /**
  * For a caller that writes its outbox row in the same single statement as its data (atomic
@@ -122,29 +106,38 @@ export async function sendAfterCommit(jobs: (OutboxJob & { id: string })[]): Pro
 }
 
 /**
- * Marks sent rows with one UPDATE per batch ("group commit"): while one UPDATE is in flight, the
- * ids of other requests wait and go together in the next, so N concurrent deliveries cost about
- * one statement instead of N. Callers still return only once their rows are marked. A failed or
- * lost mark is harmless: the row stays pending, the relay adds the job again, and BullMQ ignores
- * an add whose job id exists (or the job skips a row it already finished).
+ * Marks sent rows with one UPDATE per batch. A failed or lost mark is harmless: the row stays
+ * pending, the relay adds the job again, and BullMQ ignores an add whose job id exists (or the
+ * job skips a row it already finished).
  */
-let markQueue: string[] = [];
-let nextMark: Promise<void> | null = null;
-let lastMark: Promise<unknown> = Promise.resolve();
-function markEnqueued(ids: string[]): Promise<void> {
-  if (!ids.length) return Promise.resolve();
-  markQueue.push(...ids);
-  if (!nextMark) {
-    const mark = lastMark.then(async () => {
-      const batch = markQueue;
-      markQueue = [];
-      nextMark = null;
-      await db()('outbox').whereIn('id', batch).whereNull('enqueuedAt').update({ enqueuedAt: db().fn.now(), attempts: db().raw('attempts + 1') });
-    });
-    nextMark = mark;
-    lastMark = mark.catch(() => {});
-  }
-  return nextMark;
+const markEnqueued = groupBatches<string>(async (ids) => {
+  await db()('outbox').whereIn('id', ids).whereNull('enqueuedAt').update({ enqueuedAt: db().fn.now(), attempts: db().raw('attempts + 1') });
+});
+
+/**
+ * "Group commit" for after-commit work: while one batch is in flight, the items of other callers
+ * wait and go together in the next, so N concurrent requests cost about one round trip instead of
+ * N. Each caller's promise settles with the batch that carried its items.
+ */
+function groupBatches<T>(run: (batch: T[]) => Promise<void>): (items: T[]) => Promise<void> {
+  let waiting: T[] = [];
+  let next: Promise<void> | null = null;
+  let last: Promise<unknown> = Promise.resolve();
+  return (items) => {
+    if (!items.length) return Promise.resolve();
+    waiting.push(...items);
+    if (!next) {
+      const batch = last.then(() => {
+        const taken = waiting;
+        waiting = [];
+        next = null;
+        return run(taken);
+      });
+      next = batch;
+      last = batch.catch(() => {});
+    }
+    return next;
+  };
 }
 
 /**

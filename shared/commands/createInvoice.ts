@@ -2,7 +2,9 @@ import { viewOfCreated } from '../queries/invoices';
 import type { InvoiceView } from '../domain/invoiceView';
 import { invalidInput, type ErrorDetail } from '../errors';
 import { addDays, todayVienna } from '../domain/dates';
-import type { CommandContext } from './types';
+import type { Actor } from '../actor';
+import { isTransaction, type Db } from '../db';
+import { runInTransaction } from '../outbox';
 import {
   activeSupplier,
   checkExpectedTotal,
@@ -23,10 +25,16 @@ import {
  * supplier's finalized document: it starts offen and keeps the supplier's number.
  */
 export async function createInvoice(
-  { trx, actor }: CommandContext,
+  { trx, actor }: { trx: Db; actor: Actor },
   input: InvoiceInput,
   opts: { allowNegative?: boolean } = {},
 ): Promise<{ id: string; view: InvoiceView }> {
+  // Given no transaction (db()), an invoice to a customer is two statements on their own: the
+  // reads, then one insert that re-checks and locks the customer (insertInvoiceWithItems). A
+  // supplier or related invoice is checked by statements of its own, so those run in a transaction.
+  if (!isTransaction(trx) && (input.supplierId || input.relatedInvoiceId)) {
+    return runInTransaction((t) => createInvoice({ trx: t, actor }, input, opts));
+  }
   const tenantId = actor.tenantId;
   const type = input.type;
   const details: ErrorDetail[] = [];
@@ -66,11 +74,13 @@ export async function createInvoice(
     createdBy: actor.userId,
     ...totalsColumns(prepared.totals),
   };
-  const { row, items } = await insertInvoiceWithItems(trx, columns, prepared, {
-    actor,
-    action: 'invoice.created',
-    data: { type, totalGross: prepared.totals.totalGross },
-  });
+  const { row, items } = await insertInvoiceWithItems(
+    trx,
+    columns,
+    prepared,
+    { actor, action: 'invoice.created', data: { type, totalGross: prepared.totals.totalGross } },
+    customer?.id ?? null,
+  );
   const view = viewOfCreated(row, {
     tenantCountry: tenant.country ?? null,
     items,

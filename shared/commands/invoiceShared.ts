@@ -6,7 +6,7 @@ import { normalizeAllowedRate, taxRateMessage } from '../domain/taxRates';
 import { formatInvoiceNumber } from '../domain/numbering';
 import type { InvoiceType } from '../domain/invoiceView';
 import { isCurrency } from '../domain/currencies';
-import { camelCaseKeys } from '../db';
+import { camelCaseKeys, type Db } from '../db';
 import { auditOfInserted } from '../audit';
 import type { Actor } from '../actor';
 
@@ -52,7 +52,7 @@ export async function lockInvoice(trx: Knex.Transaction, tenantId: string, id: s
   return row;
 }
 
-export async function loadTenant(trx: Knex.Transaction, tenantId: string): Promise<InvoiceRow> {
+export async function loadTenant(trx: Db, tenantId: string): Promise<InvoiceRow> {
   const t = await trx('tenants').where({ id: tenantId }).first();
   if (!t) throw notFound('Tenant');
   return t;
@@ -64,14 +64,19 @@ export async function loadTenant(trx: Knex.Transaction, tenantId: string): Promi
  * invoice). A bad reference in a body is 400 on that field, not 404.
  */
 export async function activeCustomer(trx: Knex.Transaction, tenantId: string, customerId: string, field = 'customerId'): Promise<InvoiceRow> {
-  const c = await trx('customers').where({ tenantId, id: customerId }).forShare().first();
-  if (!c || c.deletedAt) {
-    throw invalidInput('Invalid customer', [{ field, message: c ? 'customer has been deleted and cannot get new invoices' : 'customer does not exist' }]);
-  }
+  return usableCustomer(await trx('customers').where({ tenantId, id: customerId }).forShare().first(), field);
+}
+
+function usableCustomer(c: InvoiceRow | null | undefined, field: string): InvoiceRow {
+  if (!c) throw invalidInput('Invalid customer', [{ field, message: 'customer does not exist' }]);
+  if (c.deletedAt) throw customerDeleted(field);
   return c;
 }
 
-export async function activeSupplier(trx: Knex.Transaction, tenantId: string, supplierId: string): Promise<InvoiceRow> {
+const customerDeleted = (field: string) =>
+  invalidInput('Invalid customer', [{ field, message: 'customer has been deleted and cannot get new invoices' }]);
+
+export async function activeSupplier(trx: Db, tenantId: string, supplierId: string): Promise<InvoiceRow> {
   const s = await trx('suppliers').where({ tenantId, id: supplierId }).forShare().first();
   if (!s || s.deletedAt) {
     throw invalidInput('Invalid supplier', [{ field: 'supplierId', message: s ? 'supplier has been deleted' : 'supplier does not exist' }]);
@@ -85,7 +90,7 @@ export async function activeSupplier(trx: Knex.Transaction, tenantId: string, su
  * database host each costs more than the query (docs/benchmarks.md).
  */
 export async function loadTenantAndCustomer(
-  trx: Knex.Transaction,
+  trx: Db,
   tenantId: string,
   customerId: string | null | undefined,
 ): Promise<{ tenant: InvoiceRow; customer: InvoiceRow | null }> {
@@ -98,11 +103,7 @@ export async function loadTenantAndCustomer(
   );
   if (!rows.length) throw notFound('Tenant');
   const { customer, ...tenant } = rows[0] as InvoiceRow;
-  const c = customer ? camelCaseKeys<InvoiceRow>(customer) : null;
-  if (!c || c.deletedAt) {
-    throw invalidInput('Invalid customer', [{ field: 'customerId', message: c ? 'customer has been deleted and cannot get new invoices' : 'customer does not exist' }]);
-  }
-  return { tenant, customer: c };
+  return { tenant, customer: usableCustomer(customer ? camelCaseKeys<InvoiceRow>(customer) : null, 'customerId') };
 }
 
 export interface PreparedItems {
@@ -167,12 +168,18 @@ export function itemRows(tenantId: string, invoiceId: string, prepared: Prepared
  * Insert an invoice, its items and its audit row in one statement (data-modifying CTEs; the
  * items and the audit row take the new id from the invoice insert). Returns the invoice row and
  * the items as written. Decimals travel as JSON strings into numeric columns: exact, no floats.
+ *
+ * With `customerId`, the statement re-checks the customer (this tenant's, not deleted) and locks
+ * it FOR SHARE until it commits, so it is atomic on its own, without a transaction: the invoice's
+ * tenant_id is taken from that check, and a customer deleted since the caller read it leaves it
+ * NULL, which the NOT NULL constraint refuses (then nothing of the statement is written).
  */
 export async function insertInvoiceWithItems(
-  trx: Knex.Transaction,
-  columns: Record<string, unknown>,
+  db: Db,
+  columns: Record<string, unknown> & { tenantId: string },
   prepared: PreparedItems,
   audited: { actor: Actor; action: string; data: Record<string, unknown> },
+  customerId: string | null = null,
 ): Promise<{ row: InvoiceRow; items: InvoiceRow[] }> {
   const items = JSON.stringify(
     itemRows('', '', prepared).map((r) => ({
@@ -180,21 +187,33 @@ export async function insertInvoiceWithItems(
       tax_rate: r.taxRate, net_amount: r.netAmount, tax_amount: r.taxAmount, gross_amount: r.grossAmount,
     })),
   );
-  const [row] = await trx
-    .with('inv', trx('invoices').insert(columns).returning('*'))
-    .with(
-      'items',
-      trx.raw(
-        `insert into invoice_items (tenant_id, invoice_id, position, description, unit, quantity, unit_price, tax_rate, net_amount, tax_amount, gross_amount)
-         select inv.tenant_id, inv.id, x.position, x.description, x.unit, x.quantity, x.unit_price, x.tax_rate, x.net_amount, x.tax_amount, x.gross_amount
-         from inv, json_to_recordset(?::json) as x(position int, description text, unit text, quantity numeric, unit_price numeric,
-           tax_rate numeric, net_amount numeric, tax_amount numeric, gross_amount numeric)`,
-        [items],
-      ),
-    )
-    .with('audit', auditOfInserted(trx, 'inv', audited.actor, { action: audited.action, entityType: 'invoice', data: audited.data }))
-    .select('*')
-    .from('inv');
+  let q = db.queryBuilder();
+  if (customerId) {
+    q = q.with('guard', db.raw('select tenant_id from customers where tenant_id = ? and id = ? and deleted_at is null for share', [columns.tenantId, customerId]));
+  }
+  const invoice = customerId ? { ...columns, tenantId: db.raw('(select tenant_id from guard)') } : columns;
+  let row: InvoiceRow;
+  try {
+    [row] = await q
+      .with('inv', db('invoices').insert(invoice).returning('*'))
+      .with(
+        'items',
+        db.raw(
+          `insert into invoice_items (tenant_id, invoice_id, position, description, unit, quantity, unit_price, tax_rate, net_amount, tax_amount, gross_amount)
+           select inv.tenant_id, inv.id, x.position, x.description, x.unit, x.quantity, x.unit_price, x.tax_rate, x.net_amount, x.tax_amount, x.gross_amount
+           from inv, json_to_recordset(?::json) as x(position int, description text, unit text, quantity numeric, unit_price numeric,
+             tax_rate numeric, net_amount numeric, tax_amount numeric, gross_amount numeric)`,
+          [items],
+        ),
+      )
+      .with('audit', auditOfInserted(db, 'inv', audited.actor, { action: audited.action, entityType: 'invoice', data: audited.data }))
+      .select('*')
+      .from('inv');
+  } catch (err) {
+    const e = err as { code?: string; table?: string; column?: string };
+    if (customerId && e.code === '23502' && e.table === 'invoices' && e.column === 'tenant_id') throw customerDeleted('customerId');
+    throw err;
+  }
   return { row, items: itemRows(row.tenantId, row.id, prepared) };
 }
 
@@ -264,7 +283,7 @@ export function typeFieldDetails(type: InvoiceType | undefined, input: InvoiceIn
 
 /** A credit note's related invoice must exist in the tenant (and not be deleted). */
 export async function assertRelatedInvoice(
-  trx: Knex.Transaction,
+  trx: Db,
   tenantId: string,
   relatedInvoiceId: string | null | undefined,
 ): Promise<{ id: string; number: string | null } | null> {

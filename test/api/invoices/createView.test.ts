@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer } from '../../helpers/server';
 import { client } from '../../helpers/http';
 import { createTeam } from '../../helpers/factories';
 import { createCustomer, createSentInvoice, createSupplier } from '../../helpers/invoiceFactory';
 import { db } from '../../../shared/db';
-import { loadTenantAndCustomer } from '../../../shared/commands/invoiceShared';
+import { insertInvoiceWithItems, prepareItems, totalsColumns } from '../../../shared/commands/invoiceShared';
 
 let server: Awaited<ReturnType<typeof startTestServer>>;
 beforeAll(async () => {
@@ -39,20 +39,48 @@ it('POST /api/invoices answers exactly what GET /api/invoices/:id then returns, 
   }
 });
 
-// Tenant and customer are read in one statement; the customer row must still be locked FOR SHARE
-// until the create commits, so a concurrent delete waits and then sees the invoice.
-it('the customer of a new invoice stays locked until the create commits', async () => {
-  const { tenant } = await createTeam();
-  const customer = await createCustomer(tenant);
-  const takeForUpdate = () => db().raw('select id from customers where id = ? for update nowait', [customer.id]);
-  const trx = await db().transaction();
-  try {
-    const { tenant: t, customer: c } = await loadTenantAndCustomer(trx, tenant.id, customer.id);
-    expect(t.country).toBe(tenant.country);
-    expect(c).toMatchObject({ id: customer.id, name: customer.name, deletedAt: null });
-    await expect(takeForUpdate()).rejects.toMatchObject({ code: '55P03' });
-  } finally {
-    await trx.rollback();
-  }
-  await expect(takeForUpdate()).resolves.toBeTruthy();
+// Without an Idempotency-Key a create is two statements and no transaction: the reads, then one
+// insert that re-checks the customer and holds it FOR SHARE until it commits. So a customer deleted
+// after the reads gets no invoice, and a delete during the insert waits and then sees the invoice.
+describe('the insert statement guards the customer', () => {
+  const prepared = () => prepareItems([{ description: 'Leistung', quantity: 1, unitPrice: '10.00', taxRate: '20' }], 'AT');
+  const columns = (tenantId: string, customerId: string) => ({
+    tenantId, type: 'rechnung', status: 'entwurf', customerId, issueDate: '2026-11-24', currency: 'EUR', ...totalsColumns(prepared().totals),
+  });
+
+  it('a customer deleted since the reads: 400, and nothing of the invoice is written', async () => {
+    const { tenant, admin } = await createTeam();
+    const customer = await createCustomer(tenant);
+    await db()('customers').where({ id: customer.id }).update({ deletedAt: db().fn.now() });
+    const actor = { userId: admin.id, tenantId: tenant.id, role: 'admin' as const };
+    await expect(insertInvoiceWithItems(db(), columns(tenant.id, customer.id), prepared(), { actor, action: 'invoice.created', data: {} }, customer.id))
+      .rejects.toMatchObject({ status: 400, code: 'INVALID_INPUT', details: [{ field: 'customerId', message: expect.stringMatching(/deleted/) }] });
+    const count = async (table: string, where = {}) => Number((await db()(table).where({ tenantId: tenant.id, ...where }).count({ n: '*' }))[0].n);
+    expect([await count('invoices'), await count('invoiceItems'), await count('auditLog', { entityType: 'invoice' })]).toEqual([0, 0, 0]);
+  });
+
+  it("another tenant's customer id is refused the same way", async () => {
+    const { tenant, admin } = await createTeam();
+    const other = await createTeam();
+    const foreign = await createCustomer(other.tenant);
+    const actor = { userId: admin.id, tenantId: tenant.id, role: 'admin' as const };
+    await expect(insertInvoiceWithItems(db(), columns(tenant.id, foreign.id), prepared(), { actor, action: 'invoice.created', data: {} }, foreign.id))
+      .rejects.toMatchObject({ status: 400, code: 'INVALID_INPUT' });
+  });
+
+  it('the customer stays locked until the insert commits', async () => {
+    const { tenant, admin } = await createTeam();
+    const customer = await createCustomer(tenant);
+    const actor = { userId: admin.id, tenantId: tenant.id, role: 'admin' as const };
+    const takeForUpdate = () => db().raw('select id from customers where id = ? for update nowait', [customer.id]);
+    const trx = await db().transaction();
+    try {
+      const { row } = await insertInvoiceWithItems(trx, columns(tenant.id, customer.id), prepared(), { actor, action: 'invoice.created', data: {} }, customer.id);
+      expect(row).toMatchObject({ tenantId: tenant.id, customerId: customer.id });
+      await expect(takeForUpdate()).rejects.toMatchObject({ code: '55P03' });
+    } finally {
+      await trx.rollback();
+    }
+    await expect(takeForUpdate()).resolves.toBeTruthy();
+  });
 });
