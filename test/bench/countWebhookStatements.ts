@@ -2,9 +2,10 @@
  * Counts the SQL statements (BEGIN/COMMIT/SAVEPOINT included) of one webhook delivery and of one
  * pipeline job, as the webhook-ingest benchmark drives them: a new Stripe payment of a new payer,
  * a new payment of a known payer (the steady state), a re-delivery of a booked one (fast path),
- * and the jobs of the two new payments. Not a benchmark: it prints counts, on a throwaway
- * database (test/bench/lib/env.ts), with no worker running, so only the request's and the job's
- * own statements are counted.
+ * and the jobs of the two new payments, then a known-payer job after 36 more (JIT warm). Not a
+ * benchmark: it prints counts and each statement's time to its answer (serial, idle machine), on
+ * a throwaway database (test/bench/lib/env.ts), with no worker running, so only the request's and
+ * the job's own statements are counted.
  *
  *   DATABASE_URL=… REDIS_URL=… npx tsx test/bench/countWebhookStatements.ts [--sql]
  */
@@ -40,15 +41,23 @@ async function main() {
     const { createTeam } = await import('../helpers/factories');
     const { processStoredEvent } = await import('../../shared/webhooks/processStoredEvent');
     const k = db();
-    let log: string[] | null = null;
-    k.on('query', (q: { sql: string }) => log?.push(q.sql));
+    // Each statement with its time from sending to the answer (knex's query / query-response).
+    let log: { sql: string; uid: string; ms?: number; t0: number }[] | null = null;
+    k.on('query', (q: { sql: string; __knexQueryUid: string }) => log?.push({ sql: q.sql, uid: q.__knexQueryUid, t0: performance.now() }));
+    k.on('query-response', (_r: unknown, q: { __knexQueryUid: string }) => {
+      const e = log?.find((x) => x.uid === q.__knexQueryUid && x.ms === undefined);
+      if (e) e.ms = performance.now() - e.t0;
+    });
     const counted = async <T>(label: string, fn: () => Promise<T>): Promise<T> => {
       log = [];
+      const t0 = performance.now();
       const r = await fn();
+      const ms = performance.now() - t0;
       // Anything still in flight after the answer (none expected) is counted too.
       await new Promise((res) => setTimeout(res, 50));
-      console.log(`${label.padEnd(44)} ${String(log.length).padStart(3)} statements`);
-      if (showSql) for (const s of log) console.log(`    ${s.slice(0, 160)}`);
+      const inSql = log.reduce((a, x) => a + (x.ms ?? 0), 0);
+      console.log(`${label.padEnd(44)} ${String(log.length).padStart(3)} statements, ${ms.toFixed(1)} ms (${inSql.toFixed(1)} ms waiting for answers)`);
+      if (showSql) for (const s of log) console.log(`    ${(s.ms ?? NaN).toFixed(2).padStart(6)} ms  ${s.sql.slice(0, 150).replace(/\s+/g, ' ')}`);
       log = null;
       return r;
     };
@@ -87,6 +96,13 @@ async function main() {
       const secondRow = await lastRow();
       await counted('job: known payer (steady state)', () => processStoredEvent(secondRow, tenant.id));
       await counted('delivery: re-delivery (duplicate fast path)', () => deliver(second));
+      // Steady state after the JIT has warmed up: more known-payer jobs, the last one printed.
+      for (let i = 3; i < 40; i++) {
+        await deliver(stripeBody(i, 'payer-a'));
+        const row = await lastRow();
+        if (i === 39) await counted('job: known payer, 37th', () => processStoredEvent(row, tenant.id));
+        else await processStoredEvent(row, tenant.id);
+      }
     } finally {
       await ours.close();
     }

@@ -61,9 +61,9 @@ function deliveries(n: number, path: string): { requests: LoadRequest[]; unique:
  * The worker as production runs it (Procfile: worker): its own process, `npm run worker`, with the
  * benchmark's environment. Ready once BullMQ lists a worker on the webhooks queue.
  */
-async function startWorkerProcess(): Promise<{ close: () => Promise<void> }> {
+async function startWorkerProcess(): Promise<{ cpuSeconds: () => number; close: () => Promise<void> }> {
   const { getQueue } = await import('../../shared/queues');
-  const child = fork(path.resolve(import.meta.dirname, '../../workers/index.ts'), [], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+  const child = fork(path.resolve(import.meta.dirname, '../../workers/index.ts'), [], { execArgv: ['--import', 'tsx', ...(process.env.BENCH_WORKER_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_WORKER_PROF}`] : [])], stdio: 'inherit' });
   const queue = getQueue('webhooks');
   const deadline = Date.now() + 30_000;
   while ((await queue.getWorkers()).length === 0) {
@@ -71,6 +71,11 @@ async function startWorkerProcess(): Promise<{ close: () => Promise<void> }> {
     await new Promise((r) => setTimeout(r, 100));
   }
   return {
+    /** CPU seconds (user + system) the worker process has used so far, from /proc (Linux). */
+    cpuSeconds: () => {
+      const fields = fs.readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
+    },
     close: () =>
       new Promise<void>((resolve) => {
         child.once('exit', () => resolve());
@@ -116,6 +121,7 @@ export const webhookIngest: Benchmark = {
         const { requests, unique } = await deliveriesFor(admin.token);
         ctx.log(`  ${n} deliveries of ${unique} distinct events, ${ctx.connections} connections, 1 worker process (concurrency ${process.env.WORKER_CONCURRENCY ?? 5})`);
         const t0 = performance.now();
+        const workerCpu0 = workers.cpuSeconds();
         o = await runLoad({ url: ours.url, connections: ctx.connections, amount: n, requests });
         ctx.log(`  ours accepted: ${fmtLoad(o)}`);
         // Wait for the worker: every stored row leaves pending (processed, duplicate or failed).
@@ -127,6 +133,7 @@ export const webhookIngest: Benchmark = {
           await new Promise((r) => setTimeout(r, 100));
         }
         done = { wallSec: (performance.now() - t0) / 1000 };
+        ctx.log(`  worker process CPU: ${((workers.cpuSeconds() - workerCpu0) * 1000 / n).toFixed(2)} ms per delivery`);
       } finally {
         await workers.close();
       }
