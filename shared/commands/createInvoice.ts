@@ -74,13 +74,13 @@ export async function createInvoice(
     createdBy: actor.userId,
     ...totalsColumns(prepared.totals),
   };
-  const { row, items } = await insertInvoiceWithItems(
+  const { row, items } = (await insertInvoiceWithItems(
     trx,
     columns,
     prepared,
     { actor, action: 'invoice.created', data: { type, totalGross: prepared.totals.totalGross } },
-    customer?.id ?? null,
-  );
+    { customerId: customer?.id ?? null },
+  ))!; // null only with skipExistingExternalId
   const view = viewOfCreated(row, {
     tenantCountry: tenant.country ?? null,
     items,

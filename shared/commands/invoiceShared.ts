@@ -165,22 +165,26 @@ export function itemRows(tenantId: string, invoiceId: string, prepared: Prepared
 }
 
 /**
- * Insert an invoice, its items and its audit row in one statement (data-modifying CTEs; the
- * items and the audit row take the new id from the invoice insert). Returns the invoice row and
- * the items as written. Decimals travel as JSON strings into numeric columns: exact, no floats.
+ * Insert an invoice, its items, its audit row and (optionally) one payment in one statement
+ * (data-modifying CTEs; the other rows take the new id from the invoice insert). Returns the
+ * invoice row and the items as written. Decimals travel as strings into numeric columns: exact.
  *
- * With `customerId`, the statement re-checks the customer (this tenant's, not deleted) and locks
- * it FOR SHARE until it commits, so it is atomic on its own, without a transaction: the invoice's
+ * `customerId`: the statement re-checks the customer (this tenant's, not deleted) and locks it
+ * FOR SHARE until it commits, so it is atomic on its own, without a transaction: the invoice's
  * tenant_id is taken from that check, and a customer deleted since the caller read it leaves it
  * NULL, which the NOT NULL constraint refuses (then nothing of the statement is written).
+ *
+ * `skipExistingExternalId`: an invoice whose (source, externalId) exists already is not inserted,
+ * without an error (the caller's transaction stays usable), and nothing else is either: null.
  */
 export async function insertInvoiceWithItems(
   db: Db,
   columns: Record<string, unknown> & { tenantId: string },
   prepared: PreparedItems,
   audited: { actor: Actor; action: string; data: Record<string, unknown> },
-  customerId: string | null = null,
-): Promise<{ row: InvoiceRow; items: InvoiceRow[] }> {
+  opts: { customerId?: string | null; payment?: { amount: string; date: string; method: string }; skipExistingExternalId?: boolean } = {},
+): Promise<{ row: InvoiceRow; items: InvoiceRow[] } | null> {
+  const { customerId, payment } = opts;
   const items = JSON.stringify(
     itemRows('', '', prepared).map((r) => ({
       position: r.position, description: r.description, unit: r.unit, quantity: r.quantity, unit_price: r.unitPrice,
@@ -191,30 +195,36 @@ export async function insertInvoiceWithItems(
   if (customerId) {
     q = q.with('guard', db.raw('select tenant_id from customers where tenant_id = ? and id = ? and deleted_at is null for share', [columns.tenantId, customerId]));
   }
-  const invoice = customerId ? { ...columns, tenantId: db.raw('(select tenant_id from guard)') } : columns;
-  let row: InvoiceRow;
+  let insert = db('invoices').insert(customerId ? { ...columns, tenantId: db.raw('(select tenant_id from guard)') } : columns);
+  if (opts.skipExistingExternalId) insert = insert.onConflict(db.raw('(tenant_id, source, external_id) where external_id is not null')).ignore();
+  q = q
+    .with('inv', insert.returning('*'))
+    .with(
+      'items',
+      db.raw(
+        `insert into invoice_items (tenant_id, invoice_id, position, description, unit, quantity, unit_price, tax_rate, net_amount, tax_amount, gross_amount)
+         select inv.tenant_id, inv.id, x.position, x.description, x.unit, x.quantity, x.unit_price, x.tax_rate, x.net_amount, x.tax_amount, x.gross_amount
+         from inv, json_to_recordset(?::json) as x(position int, description text, unit text, quantity numeric, unit_price numeric,
+           tax_rate numeric, net_amount numeric, tax_amount numeric, gross_amount numeric)`,
+        [items],
+      ),
+    )
+    .with('audit', auditOfInserted(db, 'inv', audited.actor, { action: audited.action, entityType: 'invoice', data: audited.data }));
+  if (payment) {
+    q = q.with(
+      'payment',
+      db.raw('insert into payments (tenant_id, invoice_id, amount, date, method) select inv.tenant_id, inv.id, ?::numeric, ?::date, ? from inv', [payment.amount, payment.date, payment.method]),
+    );
+  }
+  let row: InvoiceRow | undefined;
   try {
-    [row] = await q
-      .with('inv', db('invoices').insert(invoice).returning('*'))
-      .with(
-        'items',
-        db.raw(
-          `insert into invoice_items (tenant_id, invoice_id, position, description, unit, quantity, unit_price, tax_rate, net_amount, tax_amount, gross_amount)
-           select inv.tenant_id, inv.id, x.position, x.description, x.unit, x.quantity, x.unit_price, x.tax_rate, x.net_amount, x.tax_amount, x.gross_amount
-           from inv, json_to_recordset(?::json) as x(position int, description text, unit text, quantity numeric, unit_price numeric,
-             tax_rate numeric, net_amount numeric, tax_amount numeric, gross_amount numeric)`,
-          [items],
-        ),
-      )
-      .with('audit', auditOfInserted(db, 'inv', audited.actor, { action: audited.action, entityType: 'invoice', data: audited.data }))
-      .select('*')
-      .from('inv');
+    [row] = await q.select('*').from('inv');
   } catch (err) {
     const e = err as { code?: string; table?: string; column?: string };
     if (customerId && e.code === '23502' && e.table === 'invoices' && e.column === 'tenant_id') throw customerDeleted('customerId');
     throw err;
   }
-  return { row, items: itemRows(row.tenantId, row.id, prepared) };
+  return row ? { row, items: itemRows(row.tenantId, row.id, prepared) } : null;
 }
 
 export const totalsColumns = (t: InvoiceTotals) => ({

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { dec, fmtMoney } from '../domain/money';
 import type { ProviderSlug } from '../providers/payments/types';
-import { tenantChart, type LedgerAccountRow } from './accounts';
+import { tenantChart } from './accounts';
 import { CHARTS, type Chart, type ChartName } from './charts';
 
 /**
@@ -100,42 +100,49 @@ async function postingContext(
 }
 
 /**
- * The posting's accounts in one statement, FOR SHARE: they cannot be deleted or renumbered while
- * the entry referencing them commits. Missing ones fail in the order given, as one lookup each did.
+ * The entry and its two lines in one statement, the accounts looked up by number in it and locked
+ * FOR SHARE (they cannot be deleted or renumbered while the entry commits). A missing account
+ * writes nothing and fails with the first missing one, debit before credit; an invoice that is
+ * posted already writes nothing and gives null: never twice.
  */
-async function accountsOrFail(trx: Knex.Transaction, tenantId: string, wanted: Array<{ number: string; what: string }>): Promise<LedgerAccountRow[]> {
-  const rows: LedgerAccountRow[] = await trx('ledgerAccounts')
-    .where({ tenantId })
-    .whereIn('number', [...new Set(wanted.map((w) => w.number))])
-    .forShare();
-  return wanted.map((w) => {
-    const acc = rows.find((r) => r.number === w.number);
-    if (!acc) throw new PostingError(`${w.what} ${w.number} does not exist in the tenant's chart of accounts`);
-    return acc;
-  });
-}
-
-/** The entry and its lines in one statement; null (nothing written) when the invoice is posted already. */
-async function insertEntry(
+async function postEntry(
   trx: Knex.Transaction,
   e: { tenantId: string; date: string; description: string; sourceId: string; reversesEntryId: string | null },
-  lines: Array<{ accountId: string; debit: string; credit: string }>,
+  debit: { number: string; what: string },
+  credit: { number: string; what: string },
+  amount: string,
 ): Promise<string | null> {
+  const numbers = [...new Set([debit.number, credit.number])];
   const { rows } = await trx.raw(
-    `with e as (
+    `with acc as (
+       select id, number from ledger_accounts where tenant_id = ? and number in (${numbers.map(() => '?').join(', ')}) for share
+     ), complete as (
+       select count(*) = ? as ok from acc
+     ), e as (
        insert into journal_entries (tenant_id, date, description, source_type, source_id, reverses_entry_id)
-       values (?, ?, ?, ?, ?, ?)
+       select cast(? as uuid), cast(? as date), cast(? as text), cast(? as text), cast(? as uuid), cast(? as uuid)
+        where (select ok from complete)
        on conflict (tenant_id, source_type, source_id) do nothing
        returning id
      ), l as (
        insert into journal_lines (tenant_id, entry_id, account_id, debit, credit)
-       select ?, e.id, x.account_id, x.debit, x.credit
-         from e cross join (values ${lines.map(() => '(cast(? as uuid), cast(? as numeric), cast(? as numeric))').join(', ')}) as x(account_id, debit, credit)
+       select cast(? as uuid), e.id, acc.id, x.debit, x.credit
+         from e cross join (values (cast(? as text), cast(? as numeric), cast(? as numeric)), (cast(? as text), cast(? as numeric), cast(? as numeric))) as x(number, debit, credit)
+         join acc on acc.number = x.number
      )
-     select id from e`,
-    [e.tenantId, e.date, e.description.slice(0, 500), INVOICE_SOURCE, e.sourceId, e.reversesEntryId, e.tenantId, ...lines.flatMap((l) => [l.accountId, l.debit, l.credit])],
+     select (select ok from complete) as "complete", (select id from e) as "id", (select coalesce(json_agg(number), '[]') from acc) as "found"`,
+    [
+      e.tenantId, ...numbers, numbers.length,
+      e.tenantId, e.date, e.description.slice(0, 500), INVOICE_SOURCE, e.sourceId, e.reversesEntryId,
+      e.tenantId, debit.number, amount, '0.00', credit.number, '0.00', amount,
+    ],
   );
-  return (rows[0]?.id as string | undefined) ?? null; // already posted: never twice
+  const r = rows[0] as { complete: boolean; id: string | null; found: string[] };
+  if (!r.complete) {
+    const missing = [debit, credit].find((w) => !r.found.includes(w.number))!;
+    throw new PostingError(`${missing.what} ${missing.number} does not exist in the tenant's chart of accounts`);
+  }
+  return r.id ?? null;
 }
 
 /**
@@ -160,20 +167,15 @@ export async function postIncomingInvoice(
   else [expenseNumber, expenseSource] = [chart.defaultExpense, 'default'];
   const clearingNumber = settings.clearingAccount || chart.clearing[provider];
 
-  const [expense, clearing] = await accountsOrFail(trx, invoice.tenantId, [
-    { number: expenseNumber, what: 'Expense account' },
-    { number: clearingNumber, what: 'Clearing account' },
-  ]);
-  const entryId = await insertEntry(
+  const entryId = await postEntry(
     trx,
     { tenantId: invoice.tenantId, date: invoice.invoiceDate, description, sourceId: invoice.id, reversesEntryId: null },
-    [
-      { accountId: expense.id, debit: amount, credit: '0.00' },
-      { accountId: clearing.id, debit: '0.00', credit: amount },
-    ],
+    { number: expenseNumber, what: 'Expense account' },
+    { number: clearingNumber, what: 'Clearing account' },
+    amount,
   );
   if (!entryId) return null;
-  return { entryId, debitAccount: expense.number, creditAccount: clearing.number, amount, reversesEntryId: null, expenseSource };
+  return { entryId, debitAccount: expenseNumber, creditAccount: clearingNumber, amount, reversesEntryId: null, expenseSource };
 }
 
 /**
@@ -193,8 +195,8 @@ export async function postRefund(
   const original = refund.relatedInvoiceId
     ? await trx('journalEntries').where({ tenantId: refund.tenantId, sourceType: INVOICE_SOURCE, sourceId: refund.relatedInvoiceId }).first()
     : undefined;
-  let debitAccount: LedgerAccountRow;
-  let creditAccount: LedgerAccountRow;
+  let debitAccount: { number: string; what: string };
+  let creditAccount: { number: string; what: string };
   let expenseSource: PostedEntry['expenseSource'] = 'original';
   if (original) {
     const lines = await trx('journalLines as jl')
@@ -204,10 +206,10 @@ export async function postRefund(
     const debited = lines.find((l) => dec(l.debit).greaterThan(0));
     const credited = lines.find((l) => dec(l.credit).greaterThan(0));
     if (!debited || !credited) throw new PostingError(`Original entry ${original.id} has no debit or credit line`);
-    [debitAccount, creditAccount] = await accountsOrFail(trx, refund.tenantId, [
+    [debitAccount, creditAccount] = [
       { number: credited.number, what: 'Clearing account' },
       { number: debited.number, what: 'Expense account' },
-    ]);
+    ];
   } else {
     const { chart, supplierDefault, history } = await postingContext(trx, refund.tenantId, refund.supplierId, settings.expenseAccount);
     let expenseNumber: string;
@@ -215,18 +217,17 @@ export async function postRefund(
     else if (supplierDefault) [expenseNumber, expenseSource] = [supplierDefault, 'supplier'];
     else if (history) [expenseNumber, expenseSource] = [history, 'history'];
     else [expenseNumber, expenseSource] = [chart.defaultExpense, 'default'];
-    [debitAccount, creditAccount] = await accountsOrFail(trx, refund.tenantId, [
+    [debitAccount, creditAccount] = [
       { number: settings.clearingAccount || chart.clearing[provider], what: 'Clearing account' },
       { number: expenseNumber, what: 'Expense account' },
-    ]);
+    ];
   }
-  const entryId = await insertEntry(
+  const entryId = await postEntry(
     trx,
     { tenantId: refund.tenantId, date: refund.invoiceDate, description, sourceId: refund.id, reversesEntryId: original?.id ?? null },
-    [
-      { accountId: debitAccount.id, debit: amount, credit: '0.00' },
-      { accountId: creditAccount.id, debit: '0.00', credit: amount },
-    ],
+    debitAccount,
+    creditAccount,
+    amount,
   );
   if (!entryId) return null;
   return { entryId, debitAccount: debitAccount.number, creditAccount: creditAccount.number, amount, reversesEntryId: original?.id ?? null, expenseSource };

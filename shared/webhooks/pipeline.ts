@@ -125,7 +125,9 @@ async function processMovement(trx: Knex.Transaction, input: PipelineInput, isMa
 
   const draft = draftFromEvent(event);
   await lockKey(trx, moneyLockKey(tenantId, event.provider, draft.externalId));
-  const existing = await trx('invoices').where({ tenantId, source: event.provider, externalId: draft.externalId }).first('id');
+  // No read for an existing invoice first: the insert below skips an existing (source,
+  // externalId) through the unique index and reports it (DuplicateInvoiceError), so the common
+  // case (a new movement; re-deliveries mostly stop at ingest) saves a round trip.
   const duplicateOf = (invoiceId: string | null): MovementOutcome => {
     step('supplier', 'skipped', 'duplicate: nothing is created');
     step('invoice', 'skipped', 'duplicate: nothing is created');
@@ -133,7 +135,6 @@ async function processMovement(trx: Knex.Transaction, input: PipelineInput, isMa
     step('autoPost', 'skipped', 'duplicate: nothing to post');
     return { outcome: 'duplicate', invoiceId, entry: null, steps, warning: null };
   };
-  if (existing) return duplicateOf(existing.id);
 
   let supplier: SupplierResolution;
   let invoice: { id: string; totalGross: string };

@@ -1,11 +1,10 @@
 import type { Knex } from 'knex';
-import { audit } from '../../audit';
 import { systemActor } from '../../actor';
 import { isCurrency } from '../../domain/currencies';
 import { isValidDate, todayVienna } from '../../domain/dates';
 import { dec, fmtMoney } from '../../domain/money';
 import type { NormalizedEvent } from '../../providers/payments/types';
-import { prepareItems, totalsColumns, writeItems } from '../invoiceShared';
+import { insertInvoiceWithItems, prepareItems, totalsColumns } from '../invoiceShared';
 
 /** The event cannot become an invoice however often it is retried (→ log row failed). */
 export class PermanentPipelineError extends Error {
@@ -90,10 +89,14 @@ export async function createIncomingInvoiceFromEvent(
   const country = args.country !== undefined ? args.country : (await trx('tenants').where({ id: tenantId }).first('country'))?.country;
   const prepared = prepareItems([{ description: draft.description, quantity: '1', unitPrice: draft.totalGross, taxRate: '0' }], country ?? 'AT');
   const refund = event.kind === 'refund';
-  let row: { id: string } | undefined;
+  // Invoice, item, payment and audit row in one statement. An existing (source, externalId) is
+  // skipped by the unique index without an error, so the caller's transaction stays usable and
+  // needs no savepoint when it wrote nothing before (the pipeline with a known supplier).
+  let written: Awaited<ReturnType<typeof insertInvoiceWithItems>>;
   try {
-    [row] = await trx('invoices')
-      .insert({
+    written = await insertInvoiceWithItems(
+      trx,
+      {
         tenantId,
         type: 'eingangsrechnung',
         status: 'bezahlt',
@@ -109,27 +112,24 @@ export async function createIncomingInvoiceFromEvent(
         amountPaid: refund ? '0.00' : prepared.totals.totalGross,
         finalizedAt: trx.fn.now(),
         ...totalsColumns(prepared.totals),
-      })
-      // Refused by the unique index without an error, so the caller's transaction stays usable
-      // and needs no savepoint when it wrote nothing before (the pipeline with a known supplier).
-      .onConflict(trx.raw('(tenant_id, source, external_id) where external_id is not null'))
-      .ignore()
-      .returning('id');
+      },
+      prepared,
+      {
+        actor: systemActor(tenantId),
+        action: 'invoice.created',
+        data: { type: 'eingangsrechnung', source: event.provider, externalId: draft.externalId, eventId: event.eventId, totalGross: prepared.totals.totalGross },
+      },
+      {
+        skipExistingExternalId: true,
+        payment: refund ? undefined : { amount: prepared.totals.totalGross, date: draft.invoiceDate, method: event.provider },
+      },
+    );
   } catch (err) {
     const e = err as { code?: string; constraint?: string };
     if (e.code === '23505' && e.constraint === 'invoices_external_unique') throw new DuplicateInvoiceError(event.provider, draft.externalId);
     throw err;
   }
-  if (!row) throw new DuplicateInvoiceError(event.provider, draft.externalId);
-  await writeItems(trx, tenantId, row.id, prepared);
-  if (!refund) {
-    await trx('payments').insert({ tenantId, invoiceId: row.id, amount: prepared.totals.totalGross, date: draft.invoiceDate, method: event.provider });
-  }
-  await audit(trx, systemActor(tenantId), {
-    action: 'invoice.created',
-    entityType: 'invoice',
-    entityId: row.id,
-    data: { type: 'eingangsrechnung', source: event.provider, externalId: draft.externalId, eventId: event.eventId, totalGross: prepared.totals.totalGross },
-  });
+  if (!written) throw new DuplicateInvoiceError(event.provider, draft.externalId);
+  const row = written.row;
   return { id: row.id, totalGross: prepared.totals.totalGross };
 }

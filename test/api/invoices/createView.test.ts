@@ -53,7 +53,7 @@ describe('the insert statement guards the customer', () => {
     const customer = await createCustomer(tenant);
     await db()('customers').where({ id: customer.id }).update({ deletedAt: db().fn.now() });
     const actor = { userId: admin.id, tenantId: tenant.id, role: 'admin' as const };
-    await expect(insertInvoiceWithItems(db(), columns(tenant.id, customer.id), prepared(), { actor, action: 'invoice.created', data: {} }, customer.id))
+    await expect(insertInvoiceWithItems(db(), columns(tenant.id, customer.id), prepared(), { actor, action: 'invoice.created', data: {} }, { customerId: customer.id }))
       .rejects.toMatchObject({ status: 400, code: 'INVALID_INPUT', details: [{ field: 'customerId', message: expect.stringMatching(/deleted/) }] });
     const count = async (table: string, where = {}) => Number((await db()(table).where({ tenantId: tenant.id, ...where }).count({ n: '*' }))[0].n);
     expect([await count('invoices'), await count('invoiceItems'), await count('auditLog', { entityType: 'invoice' })]).toEqual([0, 0, 0]);
@@ -64,7 +64,7 @@ describe('the insert statement guards the customer', () => {
     const other = await createTeam();
     const foreign = await createCustomer(other.tenant);
     const actor = { userId: admin.id, tenantId: tenant.id, role: 'admin' as const };
-    await expect(insertInvoiceWithItems(db(), columns(tenant.id, foreign.id), prepared(), { actor, action: 'invoice.created', data: {} }, foreign.id))
+    await expect(insertInvoiceWithItems(db(), columns(tenant.id, foreign.id), prepared(), { actor, action: 'invoice.created', data: {} }, { customerId: foreign.id }))
       .rejects.toMatchObject({ status: 400, code: 'INVALID_INPUT' });
   });
 
@@ -75,7 +75,7 @@ describe('the insert statement guards the customer', () => {
     const takeForUpdate = () => db().raw('select id from customers where id = ? for update nowait', [customer.id]);
     const trx = await db().transaction();
     try {
-      const { row } = await insertInvoiceWithItems(trx, columns(tenant.id, customer.id), prepared(), { actor, action: 'invoice.created', data: {} }, customer.id);
+      const { row } = (await insertInvoiceWithItems(trx, columns(tenant.id, customer.id), prepared(), { actor, action: 'invoice.created', data: {} }, { customerId: customer.id }))!;
       expect(row).toMatchObject({ tenantId: tenant.id, customerId: customer.id });
       await expect(takeForUpdate()).rejects.toMatchObject({ code: '55P03' });
     } finally {
