@@ -1,3 +1,4 @@
+import { createHash, randomUUID } from 'node:crypto';
 import knexFactory, { type Knex } from 'knex';
 import { Model, knexSnakeCaseMappers } from 'objection';
 import pg from 'pg';
@@ -49,21 +50,44 @@ export const camelCaseKeys = <T = Record<string, unknown>>(row: Record<string, u
  * changed a table the statement reads (`cached plan must not change result type`), the call is
  * answered unprepared, so a deploy never breaks reads on connections opened before it.
  */
-export async function queryPrepared<T = Record<string, unknown>>(knex: Knex, name: string, native: { sql: string; bindings: readonly unknown[] }): Promise<T[]> {
-  const client = knex.client as { acquireConnection(): Promise<pg.ClientBase>; releaseConnection(c: pg.ClientBase): Promise<void> };
+export async function queryPrepared<T = Record<string, unknown>>(knex: Db, name: string, native: { sql: string; bindings: readonly unknown[] }): Promise<T[]> {
+  // A transaction's client hands out the transaction's own connection.
+  const client = knex.client as {
+    acquireConnection(): Promise<pg.ClientBase>;
+    releaseConnection(c: pg.ClientBase): Promise<void>;
+    emit(event: string, ...args: unknown[]): boolean;
+  };
   const conn = await client.acquireConnection();
+  // knex's own 'query' / 'query-response' events, so listeners (debug logging, the statement
+  // counter in test/bench) see prepared statements like any other.
+  const event = { sql: native.sql, bindings: native.bindings, __knexQueryUid: randomUUID(), method: 'raw' };
+  client.emit('query', event);
   try {
     let res: pg.QueryResult;
     try {
       res = await conn.query({ name, text: native.sql, values: native.bindings as unknown[] });
+      client.emit('query-response', res, event);
     } catch (err) {
-      if ((err as { code?: string }).code !== '0A000') throw err;
+      // In a transaction the failed statement has aborted it: no second try there (the caller's
+      // retry starts a new one). Statements prepared inside transactions name their columns, so
+      // a migration that adds columns does not change their result type.
+      if ((err as { code?: string }).code !== '0A000' || isTransaction(knex)) throw err;
       res = await conn.query(native.sql, native.bindings as unknown[]);
     }
     return (mappers.postProcessResponse as (rows: unknown) => unknown)(res.rows) as T[];
   } finally {
     await client.releaseConnection(conn);
   }
+}
+
+/**
+ * A knex query run as a prepared statement named after its SQL text (queryPrepared): for the hot
+ * statements of the webhook pipeline, whose planning cost PostgreSQL more CPU than executing them.
+ * Only for statements with a fixed text per call site and named result columns (no `*`).
+ */
+export function runPrepared<T = Record<string, unknown>>(db: Db, query: Knex.QueryBuilder | Knex.Raw): Promise<T[]> {
+  const native = query.toSQL().toNative();
+  return queryPrepared<T>(db, `q-${createHash('sha256').update(native.sql).digest('base64url').slice(0, 24)}`, native);
 }
 
 let instance: Knex | null = null;

@@ -6,7 +6,8 @@ import { normalizeAllowedRate, taxRateMessage } from '../domain/taxRates';
 import { formatInvoiceNumber } from '../domain/numbering';
 import type { InvoiceType } from '../domain/invoiceView';
 import { isCurrency } from '../domain/currencies';
-import { camelCaseKeys, type Db } from '../db';
+import { camelCaseKeys, runPrepared, type Db } from '../db';
+import { VIEW_COLUMNS } from '../queries/invoices';
 import { auditOfInserted } from '../audit';
 import type { Actor } from '../actor';
 
@@ -95,11 +96,14 @@ export async function loadTenantAndCustomer(
   customerId: string | null | undefined,
 ): Promise<{ tenant: InvoiceRow; customer: InvoiceRow | null }> {
   if (!customerId) return { tenant: await loadTenant(trx, tenantId), customer: null };
-  const { rows } = await trx.raw(
-    `select t.country, t.currency,
-       (select row_to_json(c) from customers c where c.tenant_id = t.id and c.id = ? for share) as customer
-     from tenants t where t.id = ?`,
-    [customerId, tenantId],
+  const rows = await runPrepared(
+    trx,
+    trx.raw(
+      `select t.country, t.currency,
+         (select row_to_json(c) from customers c where c.tenant_id = t.id and c.id = ? for share) as customer
+       from tenants t where t.id = ?`,
+      [customerId, tenantId],
+    ),
   );
   if (!rows.length) throw notFound('Tenant');
   const { customer, ...tenant } = rows[0] as InvoiceRow;
@@ -197,8 +201,10 @@ export async function insertInvoiceWithItems(
   }
   let insert = db('invoices').insert(customerId ? { ...columns, tenantId: db.raw('(select tenant_id from guard)') } : columns);
   if (opts.skipExistingExternalId) insert = insert.onConflict(db.raw('(tenant_id, source, external_id) where external_id is not null')).ignore();
+  // Named columns, not `*`: the statement is prepared, and a later column must not change its result.
+  const returned = ['tenantId', ...VIEW_COLUMNS];
   q = q
-    .with('inv', insert.returning('*'))
+    .with('inv', insert.returning(returned))
     .with(
       'items',
       db.raw(
@@ -218,7 +224,7 @@ export async function insertInvoiceWithItems(
   }
   let row: InvoiceRow | undefined;
   try {
-    [row] = await q.select('*').from('inv');
+    [row] = await runPrepared<InvoiceRow>(db, q.select(returned).from('inv'));
   } catch (err) {
     const e = err as { code?: string; table?: string; column?: string };
     if (customerId && e.code === '23502' && e.table === 'invoices' && e.column === 'tenant_id') throw customerDeleted('customerId');

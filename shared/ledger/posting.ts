@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { runPrepared } from '../db';
 import { dec, fmtMoney } from '../domain/money';
 import type { ProviderSlug } from '../providers/payments/types';
 import { tenantChart } from './accounts';
@@ -85,14 +86,16 @@ async function postingContext(
   supplierId: string,
   settingsExpense: string | null | undefined,
 ): Promise<{ chart: Chart; supplierDefault: string | null; history: string | null }> {
-  const { rows } = await trx.raw(
-    // Raw results are not camel-cased by the knex mappers: hence the quoted alias.
-    `select c.chart, c.supplier_default as "supplierDefault",
-            case when c.supplier_default is null and not ? then (?) end as history
-       from (select (select chart from ledger_accounts where tenant_id = ? limit 1) as chart,
-                    (select a.number from suppliers s join ledger_accounts a on a.tenant_id = s.tenant_id and a.number = s.default_expense_account
-                      where s.tenant_id = ? and s.id = ?) as supplier_default) c`,
-    [!!settingsExpense, expenseHistoryQuery(trx, tenantId, supplierId), tenantId, tenantId, supplierId],
+  const rows = await runPrepared(
+    trx,
+    trx.raw(
+      `select c.chart, c.supplier_default as "supplierDefault",
+              case when c.supplier_default is null and not ? then (?) end as history
+         from (select (select chart from ledger_accounts where tenant_id = ? limit 1) as chart,
+                      (select a.number from suppliers s join ledger_accounts a on a.tenant_id = s.tenant_id and a.number = s.default_expense_account
+                        where s.tenant_id = ? and s.id = ?) as supplier_default) c`,
+      [!!settingsExpense, expenseHistoryQuery(trx, tenantId, supplierId), tenantId, tenantId, supplierId],
+    ),
   );
   const row = rows[0] as { chart: string | null; supplierDefault: string | null; history: string | null };
   const chart = row.chart && row.chart in CHARTS ? CHARTS[row.chart as ChartName] : await tenantChart(trx, tenantId);
@@ -113,29 +116,32 @@ async function postEntry(
   amount: string,
 ): Promise<string | null> {
   const numbers = [...new Set([debit.number, credit.number])];
-  const { rows } = await trx.raw(
-    `with acc as (
-       select id, number from ledger_accounts where tenant_id = ? and number in (${numbers.map(() => '?').join(', ')}) for share
-     ), complete as (
-       select count(*) = ? as ok from acc
-     ), e as (
-       insert into journal_entries (tenant_id, date, description, source_type, source_id, reverses_entry_id)
-       select cast(? as uuid), cast(? as date), cast(? as text), cast(? as text), cast(? as uuid), cast(? as uuid)
-        where (select ok from complete)
-       on conflict (tenant_id, source_type, source_id) do nothing
-       returning id
-     ), l as (
-       insert into journal_lines (tenant_id, entry_id, account_id, debit, credit)
-       select cast(? as uuid), e.id, acc.id, x.debit, x.credit
-         from e cross join (values (cast(? as text), cast(? as numeric), cast(? as numeric)), (cast(? as text), cast(? as numeric), cast(? as numeric))) as x(number, debit, credit)
-         join acc on acc.number = x.number
-     )
-     select (select ok from complete) as "complete", (select id from e) as "id", (select coalesce(json_agg(number), '[]') from acc) as "found"`,
-    [
-      e.tenantId, ...numbers, numbers.length,
-      e.tenantId, e.date, e.description.slice(0, 500), INVOICE_SOURCE, e.sourceId, e.reversesEntryId,
-      e.tenantId, debit.number, amount, '0.00', credit.number, '0.00', amount,
-    ],
+  const rows = await runPrepared(
+    trx,
+    trx.raw(
+      `with acc as (
+         select id, number from ledger_accounts where tenant_id = ? and number in (${numbers.map(() => '?').join(', ')}) for share
+       ), complete as (
+         select count(*) = ? as ok from acc
+       ), e as (
+         insert into journal_entries (tenant_id, date, description, source_type, source_id, reverses_entry_id)
+         select cast(? as uuid), cast(? as date), cast(? as text), cast(? as text), cast(? as uuid), cast(? as uuid)
+          where (select ok from complete)
+         on conflict (tenant_id, source_type, source_id) do nothing
+         returning id
+       ), l as (
+         insert into journal_lines (tenant_id, entry_id, account_id, debit, credit)
+         select cast(? as uuid), e.id, acc.id, x.debit, x.credit
+           from e cross join (values (cast(? as text), cast(? as numeric), cast(? as numeric)), (cast(? as text), cast(? as numeric), cast(? as numeric))) as x(number, debit, credit)
+           join acc on acc.number = x.number
+       )
+       select (select ok from complete) as "complete", (select id from e) as "id", (select coalesce(json_agg(number), '[]') from acc) as "found"`,
+      [
+        e.tenantId, ...numbers, numbers.length,
+        e.tenantId, e.date, e.description.slice(0, 500), INVOICE_SOURCE, e.sourceId, e.reversesEntryId,
+        e.tenantId, debit.number, amount, '0.00', credit.number, '0.00', amount,
+      ],
+    ),
   );
   const r = rows[0] as { complete: boolean; id: string | null; found: string[] };
   if (!r.complete) {

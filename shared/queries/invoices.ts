@@ -237,7 +237,7 @@ export async function loadInvoiceView(db: Db, tenantId: string, id: string): Pro
  * The invoice columns assembleViews() reads. Not `i.*`: the seller snapshot, version, creator and
  * lifecycle stamps are not part of the view, and every column costs parsing on each read.
  */
-const VIEW_COLUMNS = [
+export const VIEW_COLUMNS = [
   'id', 'type', 'status', 'number', 'customerId', 'supplierId', 'customerSnapshot', 'currency', 'issueDate', 'serviceDate',
   'dueDate', 'paymentTermDays', 'notes', 'footerText', 'customFields', 'detailsMarkdown', 'totalNet', 'totalTax', 'totalGross',
   'amountPaid', 'taxBreakdown', 'relatedInvoiceId', 'invoiceNumber', 'invoiceDate', 'source', 'externalId', 'sentAt', 'createdAt', 'updatedAt',

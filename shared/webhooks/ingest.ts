@@ -1,7 +1,7 @@
 import { recordWebhookOutcome } from '../metrics';
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { db } from '../db';
+import { db, queryPrepared } from '../db';
 import { AppError, notFound, serviceUnavailable } from '../errors';
 import { logger } from '../logger';
 import { outboxRow, sendAfterCommit, type OutboxJob } from '../outbox';
@@ -172,7 +172,7 @@ async function storeVerifiedEvent(installation: InstallationRow, event: Normaliz
   const job: OutboxJob = { queue: 'webhooks', name: PROCESS_JOB, jobId: jobIdFor(eventRowId), data: { eventRowId, tenantId: installation.tenantId } };
   const ob = outboxRow(job);
   const dup = alreadyBookedSql(installation.tenantId, event);
-  const res = await k.raw(
+  const statement = k.raw(
     `with ev as (
        insert into webhook_events (id, tenant_id, connector_id, provider, event, status, external_id, money_external_id, normalized, invoice_id, processed_at)
        select cast(? as uuid), ?, ?, ?, ?, case when d.dup then 'duplicate' else 'pending' end, ?, ?, cast(? as jsonb),
@@ -192,8 +192,14 @@ async function storeVerifiedEvent(installation: InstallationRow, event: Normaliz
       ob.prefix, ob.queue, ob.jobName, ob.jobId, ob.payload,
     ],
   );
-  // Raw results are not camel-cased by the knex mappers: hence the quoted alias.
-  const row = res.rows[0] as { status: 'pending' | 'duplicate'; outboxId: string | number | null };
+  // Prepared (planned once per connection and statement text): the text depends only on the
+  // event's shape (how many money movements), so there are few of them.
+  const native = statement.toSQL().toNative();
+  const [row] = await queryPrepared<{ status: 'pending' | 'duplicate'; outboxId: string | number | null }>(
+    k,
+    `webhook-store-${sha256Hex(native.sql).slice(0, 16)}`,
+    native,
+  );
   if (row.status === 'duplicate') {
     recordWebhookOutcome(installation.provider, 'duplicate');
     return { eventRowId, status: 'duplicate' };

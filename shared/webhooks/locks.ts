@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { runPrepared } from '../db';
 
 /**
  * Transaction-scoped advisory lock on a string key (released at commit or rollback, also when the
@@ -7,7 +8,7 @@ import type { Knex } from 'knex';
  * the final guard.
  */
 export async function lockKey(trx: Knex.Transaction, key: string): Promise<void> {
-  await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', [key]);
+  await runPrepared(trx, trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', [key]));
 }
 
 export const moneyLockKey = (tenantId: string, provider: string, externalId: string) => `webhook:money:${tenantId}:${provider}:${externalId}`;

@@ -1,5 +1,5 @@
 import { recordWebhookOutcome } from '../metrics';
-import { db } from '../db';
+import { db, runPrepared } from '../db';
 import { runInTransaction } from '../outbox';
 import type { NormalizedEvent } from '../providers/payments/types';
 import { runPipeline, type ConnectorSettings, type PipelineResult } from './pipeline';
@@ -23,22 +23,28 @@ export async function processStoredEvent(eventRowId: string, tenantId: string): 
   const outcome = await runInTransaction(async (trx): Promise<ProcessOutcome> => {
     // One statement for the row lock, the connector's settings and the tenant's country and
     // currency (three round trips before); only the log row is locked, as before.
-    const row = await trx('webhookEvents as we')
-      .join('tenants as t', 't.id', 'we.tenantId')
-      .leftJoin('connectorInstallations as ci', function () {
-        this.on('ci.id', '=', 'we.connectorId').andOn('ci.tenantId', '=', 'we.tenantId');
-      })
-      .where({ 'we.id': eventRowId, 'we.tenantId': tenantId })
-      .forUpdate('we')
-      .first('we.status', 'we.provider', 'we.normalized', 'ci.settings', 't.country as tenantCountry', 't.currency as tenantCurrency');
+    const [row] = await runPrepared<Record<string, any>>(
+      trx,
+      trx('webhookEvents as we')
+        .join('tenants as t', 't.id', 'we.tenantId')
+        .leftJoin('connectorInstallations as ci', function () {
+          this.on('ci.id', '=', 'we.connectorId').andOn('ci.tenantId', '=', 'we.tenantId');
+        })
+        .where({ 'we.id': eventRowId, 'we.tenantId': tenantId })
+        .forUpdate('we')
+        .first('we.status', 'we.provider', 'we.normalized', 'ci.settings', 't.country as tenantCountry', 't.currency as tenantCurrency'),
+    );
     if (!row) return { status: 'skipped', reason: 'missing' };
     if (row.status !== 'pending') return { status: 'skipped', reason: `already ${row.status}` };
     const settings = (row.settings ?? {}) as ConnectorSettings;
     const tenant = { country: row.tenantCountry as string | null, currency: row.tenantCurrency as string | null };
     const result = await runPipeline(trx, { tenantId, event: row.normalized as NormalizedEvent, settings, eventRowId, tenant });
-    await trx('webhookEvents')
-      .where({ id: eventRowId, tenantId })
-      .update({ status: result.status, invoiceId: result.invoiceId, error: result.warning?.slice(0, 1000) ?? null, processedAt: trx.fn.now() });
+    await runPrepared(
+      trx,
+      trx('webhookEvents')
+        .where({ id: eventRowId, tenantId })
+        .update({ status: result.status, invoiceId: result.invoiceId, error: result.warning?.slice(0, 1000) ?? null, processedAt: trx.fn.now() }),
+    );
     return { status: result.status, invoiceId: result.invoiceId, result, provider: row.provider as string };
   });
   // Counted after commit, so a rolled-back attempt is not counted twice.

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { runPrepared } from '../db';
 import { audit } from '../audit';
 import { systemActor } from '../actor';
 import { isValidIban, normalizeIban } from '../domain/iban';
@@ -18,11 +19,11 @@ const active = (trx: Knex.Transaction, tenantId: string) => trx('suppliers').whe
 
 async function match(trx: Knex.Transaction, tenantId: string, provider: ProviderSlug, cp: Counterparty): Promise<SupplierResolution | null> {
   if (cp.merchantId) {
-    const s = await active(trx, tenantId).whereRaw('merchant_ids ->> ? = ?', [provider, cp.merchantId]).orderBy('createdAt').first('id', 'name');
+    const [s] = await runPrepared<{ id: string; name: string }>(trx, active(trx, tenantId).whereRaw('merchant_ids ->> ? = ?', [provider, cp.merchantId]).orderBy('createdAt').first('id', 'name'));
     if (s) return { supplierId: s.id, name: s.name, how: 'merchantId' };
   }
   if (cp.email) {
-    const s = await active(trx, tenantId).whereRaw('lower(email) = lower(?)', [cp.email]).orderBy('createdAt').first('id', 'name');
+    const [s] = await runPrepared<{ id: string; name: string }>(trx, active(trx, tenantId).whereRaw('lower(email) = lower(?)', [cp.email]).orderBy('createdAt').first('id', 'name'));
     if (s) return { supplierId: s.id, name: s.name, how: 'email' };
   }
   return null;
