@@ -81,9 +81,10 @@ export async function queryPrepared<T = Record<string, unknown>>(knex: Db, name:
 }
 
 /**
- * A knex query run as a prepared statement named after its SQL text (queryPrepared): for the hot
- * statements of the webhook pipeline, whose planning cost PostgreSQL more CPU than executing them.
- * Only for statements with a fixed text per call site and named result columns (no `*`).
+ * A knex query run as a prepared statement named after its SQL text (queryPrepared): for hot
+ * statements (webhook store and job, invoice create) whose planning cost PostgreSQL more CPU than
+ * executing them. Only for statements with a fixed text per call site (or a few variants) and
+ * named result columns (no `*`).
  */
 export function runPrepared<T = Record<string, unknown>>(db: Db, query: Knex.QueryBuilder | Knex.Raw): Promise<T[]> {
   const native = query.toSQL().toNative();

@@ -1,7 +1,7 @@
 import { recordWebhookOutcome } from '../metrics';
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { db, queryPrepared } from '../db';
+import { db, runPrepared } from '../db';
 import { AppError, notFound, serviceUnavailable } from '../errors';
 import { logger } from '../logger';
 import { outboxRow, sendAfterCommit, type OutboxJob } from '../outbox';
@@ -194,12 +194,7 @@ async function storeVerifiedEvent(installation: InstallationRow, event: Normaliz
   );
   // Prepared (planned once per connection and statement text): the text depends only on the
   // event's shape (how many money movements), so there are few of them.
-  const native = statement.toSQL().toNative();
-  const [row] = await queryPrepared<{ status: 'pending' | 'duplicate'; outboxId: string | number | null }>(
-    k,
-    `webhook-store-${sha256Hex(native.sql).slice(0, 16)}`,
-    native,
-  );
+  const [row] = await runPrepared<{ status: 'pending' | 'duplicate'; outboxId: string | number | null }>(k, statement);
   if (row.status === 'duplicate') {
     recordWebhookOutcome(installation.provider, 'duplicate');
     return { eventRowId, status: 'duplicate' };
