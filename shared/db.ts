@@ -68,6 +68,7 @@ export async function queryPrepared<T = Record<string, unknown>>(knex: Db, name:
       res = await conn.query({ name, text: native.sql, values: native.bindings as unknown[] });
       client.emit('query-response', res, event);
     } catch (err) {
+      client.emit('query-error', err, event);
       // In a transaction the failed statement has aborted it: no second try there (the caller's
       // retry starts a new one). Statements prepared inside transactions name their columns, so
       // a migration that adds columns does not change their result type.

@@ -80,7 +80,11 @@ async function sendCommitted(jobs: (OutboxJob & { id: string })[]): Promise<void
  */
 const addBatched = groupBatches<OutboxJob>(async (batch) => {
   const byQueue = new Map<QueueName, OutboxJob[]>();
-  for (const j of batch) byQueue.set(j.queue, [...(byQueue.get(j.queue) ?? []), j]);
+  for (const j of batch) {
+    const list = byQueue.get(j.queue);
+    if (list) list.push(j);
+    else byQueue.set(j.queue, [j]);
+  }
   // Bounded: should Redis drop right now, the callers' answers must not wait for it.
   await Promise.race([
     Promise.all([...byQueue].map(([queue, js]) => getQueue(queue).addBulk(js.map((j) => ({ name: j.name, data: j.data, opts: { jobId: j.jobId } }))))),

@@ -51,9 +51,10 @@ export function signAccessToken(claims: AccessClaims, opts: { ttlSec?: number; s
  */
 const VERIFIED_MAX = 10_000;
 const verified = new Map<string, { actor: Actor; exp: number }>();
+const verifiedKey = (secret: string, token: string) => `${secret}\u0000${token}`;
 
 export function verifyAccessToken(token: string, secret = config().jwtAccessSecret): Actor {
-  const cacheKey = `${secret}\u0000${token}`;
+  const cacheKey = verifiedKey(secret, token);
   const hit = verified.get(cacheKey);
   if (hit) {
     if (Math.floor(Date.now() / 1000) >= hit.exp) {
@@ -81,7 +82,7 @@ function verifyUncached(token: string, secret: string): Actor {
   const actor: Actor = { userId: payload.sub, tenantId: payload.tid, role };
   if (typeof payload.exp === 'number') {
     if (verified.size >= VERIFIED_MAX) verified.clear();
-    verified.set(`${secret}\u0000${token}`, { actor, exp: payload.exp });
+    verified.set(verifiedKey(secret, token), { actor, exp: payload.exp });
   }
   return { ...actor };
 }

@@ -86,9 +86,10 @@ export async function activeSupplier(trx: Db, tenantId: string, supplierId: stri
 }
 
 /**
- * The tenant and, for an invoice to a customer, that customer (as activeCustomer() checks and
- * locks it) in one statement: creating an invoice is a handful of round trips, and on a busy
- * database host each costs more than the query (docs/benchmarks.md).
+ * The tenant and, for an invoice to a customer, that customer (checked as activeCustomer() does)
+ * in one statement: creating an invoice is a handful of round trips, and on a busy database host
+ * each costs more than the query (docs/benchmarks.md). No lock here: the insert statement
+ * re-checks the customer and locks it (insertInvoiceWithItems).
  */
 export async function loadTenantAndCustomer(
   trx: Db,
@@ -100,7 +101,7 @@ export async function loadTenantAndCustomer(
     trx,
     trx.raw(
       `select t.country, t.currency,
-         (select row_to_json(c) from customers c where c.tenant_id = t.id and c.id = ? for share) as customer
+         (select row_to_json(c) from customers c where c.tenant_id = t.id and c.id = ?) as customer
        from tenants t where t.id = ?`,
       [customerId, tenantId],
     ),
@@ -189,12 +190,7 @@ export async function insertInvoiceWithItems(
   opts: { customerId?: string | null; payment?: { amount: string; date: string; method: string }; skipExistingExternalId?: boolean } = {},
 ): Promise<{ row: InvoiceRow; items: InvoiceRow[] } | null> {
   const { customerId, payment } = opts;
-  const items = JSON.stringify(
-    itemRows('', '', prepared).map((r) => ({
-      position: r.position, description: r.description, unit: r.unit, quantity: r.quantity, unit_price: r.unitPrice,
-      tax_rate: r.taxRate, net_amount: r.netAmount, tax_amount: r.taxAmount, gross_amount: r.grossAmount,
-    })),
-  );
+  const items = itemRows(columns.tenantId, '', prepared);
   let q = db.queryBuilder();
   if (customerId) {
     q = q.with('guard', db.raw('select tenant_id from customers where tenant_id = ? and id = ? and deleted_at is null for share', [columns.tenantId, customerId]));
@@ -209,10 +205,10 @@ export async function insertInvoiceWithItems(
       'items',
       db.raw(
         `insert into invoice_items (tenant_id, invoice_id, position, description, unit, quantity, unit_price, tax_rate, net_amount, tax_amount, gross_amount)
-         select inv.tenant_id, inv.id, x.position, x.description, x.unit, x.quantity, x.unit_price, x.tax_rate, x.net_amount, x.tax_amount, x.gross_amount
-         from inv, json_to_recordset(?::json) as x(position int, description text, unit text, quantity numeric, unit_price numeric,
-           tax_rate numeric, net_amount numeric, tax_amount numeric, gross_amount numeric)`,
-        [items],
+         select inv.tenant_id, inv.id, x.position, x.description, x.unit, x.quantity, x."unitPrice", x."taxRate", x."netAmount", x."taxAmount", x."grossAmount"
+         from inv, json_to_recordset(?::json) as x(position int, description text, unit text, quantity numeric, "unitPrice" numeric,
+           "taxRate" numeric, "netAmount" numeric, "taxAmount" numeric, "grossAmount" numeric)`,
+        [JSON.stringify(items)],
       ),
     )
     .with('audit', auditOfInserted(db, 'inv', audited.actor, { action: audited.action, entityType: 'invoice', data: audited.data }));
@@ -230,7 +226,9 @@ export async function insertInvoiceWithItems(
     if (customerId && e.code === '23502' && e.table === 'invoices' && e.column === 'tenant_id') throw customerDeleted('customerId');
     throw err;
   }
-  return row ? { row, items: itemRows(row.tenantId, row.id, prepared) } : null;
+  if (!row) return null;
+  const invoiceId = row.id as string;
+  return { row, items: items.map((it) => ({ ...it, invoiceId })) };
 }
 
 export const totalsColumns = (t: InvoiceTotals) => ({

@@ -4,7 +4,7 @@
  */
 import { prepareBenchEnv } from './lib/env';
 import { startOurServer } from './lib/servers';
-import { fmtLoad, runLoad } from './lib/load';
+import { fmtLoad, measuredLoad } from './lib/load';
 import { tenItems } from './lib/fixtures';
 
 const env = await prepareBenchEnv();
@@ -14,15 +14,11 @@ try {
   const { tenant, admin, viewer } = await createTeam();
   const invoice = await createDraftInvoice(tenant, admin, { items: tenItems() });
   const ours = await startOurServer();
-  const load = { connections: 20, url: ours.url, requests: [{ method: 'GET' as const, path: `/api/invoices/${invoice.id}`, headers: { authorization: `Bearer ${viewer.token}` } }] };
-  await runLoad({ ...load, duration: 3 });
-  // CPU time of this process per answered request: steadier than requests/s on a VM whose speed
-  // drifts, and it counts only our side (PostgreSQL and Redis run in their own processes).
-  const before = process.cpuUsage();
-  const r = await runLoad({ ...load, duration: 10 });
-  const cpu = process.cpuUsage(before);
-  console.log(fmtLoad(r));
-  console.log(`server CPU per request: ${((cpu.user + cpu.system) / r.sent).toFixed(0)} µs (user ${(cpu.user / r.sent).toFixed(0)}, system ${(cpu.system / r.sent).toFixed(0)})`);
+  const [r, cpu, split] = await measuredLoad({
+    connections: 20, duration: 10, warmupSec: 3, url: ours.url,
+    requests: [{ method: 'GET', path: `/api/invoices/${invoice.id}`, headers: { authorization: `Bearer ${viewer.token}` } }],
+  });
+  console.log(`${fmtLoad(r)}, ${cpu.toFixed(0)} µs CPU per request (user ${split.userUs.toFixed(0)}, system ${split.systemUs.toFixed(0)})`);
   await ours.close();
 } finally {
   await env.cleanup();

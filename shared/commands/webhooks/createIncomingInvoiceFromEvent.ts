@@ -130,6 +130,5 @@ export async function createIncomingInvoiceFromEvent(
     throw err;
   }
   if (!written) throw new DuplicateInvoiceError(event.provider, draft.externalId);
-  const row = written.row;
-  return { id: row.id, totalGross: prepared.totals.totalGross };
+  return { id: written.row.id, totalGross: prepared.totals.totalGross };
 }
