@@ -12,5 +12,11 @@ export async function lockKey(trx: Knex.Transaction, key: string): Promise<void>
 }
 
 export const moneyLockKey = (tenantId: string, provider: string, externalId: string) => `webhook:money:${tenantId}:${provider}:${externalId}`;
+/**
+ * moneyLockKey as SQL over a webhook_events row (alias `we`): lets the job take the lock in its
+ * first statement. The job compares the key this returns with moneyLockKey's, so a drift between
+ * the two costs a second lock, never a missing one (test/api/webhooks/locks.test.ts).
+ */
+export const moneyLockKeySql = "concat('webhook:money:', we.tenant_id, ':', we.provider, ':', we.money_external_id)";
 export const eventLockKey = (tenantId: string, provider: string, eventId: string) => `webhook:event:${tenantId}:${provider}:${eventId}`;
 export const supplierLockKey = (tenantId: string, identity: string) => `webhook:supplier:${tenantId}:${identity}`;

@@ -53,6 +53,8 @@ export interface PipelineInput {
   eventRowId?: string | null;
   /** The tenant's country and ledger currency when the caller read them already (the job does, with the row lock). */
   tenant?: { country: string | null; currency: string | null };
+  /** The money lock (moneyLockKey) the caller took already in this transaction (the job does, in its first read). */
+  lockedMoneyKey?: string | null;
 }
 
 export interface PipelineResult {
@@ -124,7 +126,8 @@ async function processMovement(trx: Knex.Transaction, input: PipelineInput, isMa
   }
 
   const draft = draftFromEvent(event);
-  await lockKey(trx, moneyLockKey(tenantId, event.provider, draft.externalId));
+  const moneyKey = moneyLockKey(tenantId, event.provider, draft.externalId);
+  if (moneyKey !== input.lockedMoneyKey) await lockKey(trx, moneyKey);
   // No read for an existing invoice first: the insert below skips an existing (source,
   // externalId) through the unique index and reports it (DuplicateInvoiceError), so the common
   // case (a new movement; re-deliveries mostly stop at ingest) saves a round trip.

@@ -2,6 +2,7 @@ import { recordWebhookOutcome } from '../metrics';
 import { db, runPrepared } from '../db';
 import { runInTransaction } from '../outbox';
 import type { NormalizedEvent } from '../providers/payments/types';
+import { moneyLockKeySql } from './locks';
 import { runPipeline, type ConnectorSettings, type PipelineResult } from './pipeline';
 
 export interface ProcessOutcome {
@@ -21,8 +22,11 @@ export interface ProcessOutcome {
  */
 export async function processStoredEvent(eventRowId: string, tenantId: string): Promise<ProcessOutcome> {
   const outcome = await runInTransaction(async (trx): Promise<ProcessOutcome> => {
-    // One statement for the row lock, the connector's settings and the tenant's country and
-    // currency (three round trips before); only the log row is locked, as before.
+    // One statement for the row lock, the connector's settings, the tenant's country and
+    // currency (three round trips before) and the money movement's advisory lock (one more).
+    // That lock is taken here only for a pending payment or refund without related movements:
+    // with related ones (Mollie) the pipeline takes their locks oldest first, and taking the
+    // main one before them could deadlock against another event of the same payment.
     const [row] = await runPrepared<Record<string, any>>(
       trx,
       trx('webhookEvents as we')
@@ -32,13 +36,21 @@ export async function processStoredEvent(eventRowId: string, tenantId: string): 
         })
         .where({ 'we.id': eventRowId, 'we.tenantId': tenantId })
         .forUpdate('we')
-        .first('we.status', 'we.provider', 'we.normalized', 'ci.settings', 't.country as tenantCountry', 't.currency as tenantCurrency'),
+        .first(
+          'we.status', 'we.provider', 'we.normalized', 'ci.settings', 't.country as tenantCountry', 't.currency as tenantCurrency',
+          trx.raw(
+            `(select k.key from (select ${moneyLockKeySql} as key) k, lateral (select pg_advisory_xact_lock(hashtextextended(k.key, 0))) l
+               where we.status = 'pending' and we.money_external_id is not null and we.normalized ->> 'kind' in ('payment', 'refund')
+                 and coalesce(jsonb_array_length(case when jsonb_typeof(we.normalized -> 'related') = 'array' then we.normalized -> 'related' end), 0) = 0
+             ) as "lockedMoneyKey"`,
+          ),
+        ),
     );
     if (!row) return { status: 'skipped', reason: 'missing' };
     if (row.status !== 'pending') return { status: 'skipped', reason: `already ${row.status}` };
     const settings = (row.settings ?? {}) as ConnectorSettings;
     const tenant = { country: row.tenantCountry as string | null, currency: row.tenantCurrency as string | null };
-    const result = await runPipeline(trx, { tenantId, event: row.normalized as NormalizedEvent, settings, eventRowId, tenant });
+    const result = await runPipeline(trx, { tenantId, event: row.normalized as NormalizedEvent, settings, eventRowId, tenant, lockedMoneyKey: row.lockedMoneyKey });
     await runPrepared(
       trx,
       trx('webhookEvents')
