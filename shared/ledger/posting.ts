@@ -3,7 +3,7 @@ import { runPrepared } from '../db';
 import { dec, fmtMoney } from '../domain/money';
 import type { ProviderSlug } from '../providers/payments/types';
 import { tenantChart } from './accounts';
-import { CHARTS, type Chart, type ChartName } from './charts';
+import { CHARTS } from './charts';
 
 /**
  * Posting incoming invoices to the general ledger (docs/ledger.md). Double entry is enforced by
@@ -46,83 +46,119 @@ export interface InvoiceToPost {
 
 /**
  * The expense account most used on the supplier's earlier posted incoming invoices (debit side,
- * reversals excluded); ties go to the most recent. As a query of one column, so that posting can
- * ask it as a subquery of its context read.
+ * reversals excluded); ties go to the most recent. As SQL of one column, so that posting can ask
+ * it as a subquery of its statement.
+ *
+ * Driven by the supplier's invoices (invoices_supplier_idx), each entry found by its unique
+ * (tenant, source) key: the work grows with this supplier's history, not the tenant's ledger.
+ * The `offset 0` keeps the planner from turning the entry lookup into a scan of all the tenant's
+ * entries, which it chose for the prepared (generic) plan on fresh statistics: 13 ms per posting
+ * at 1,300 entries in the webhook benchmark instead of well under one.
  */
-function expenseHistoryQuery(trx: Knex.Transaction, tenantId: string, supplierId: string) {
-  return trx('journalEntries as je')
-    .join('invoices as i', function () {
-      this.on('i.id', '=', 'je.sourceId').andOn('i.tenantId', '=', 'je.tenantId');
-    })
-    // tenant_id in the join too: it lets the lines be found through (tenant_id, entry_id).
-    .join('journalLines as jl', function () {
-      this.on('jl.entryId', '=', 'je.id').andOn('jl.tenantId', '=', 'je.tenantId');
-    })
-    .join('ledgerAccounts as a', 'a.id', 'jl.accountId')
-    .where({ 'je.tenantId': tenantId, 'je.sourceType': INVOICE_SOURCE, 'i.supplierId': supplierId, 'a.kind': 'expense' })
-    .whereNull('je.reversesEntryId')
-    .where('jl.debit', '>', 0)
-    .groupBy('a.number')
-    .select('a.number')
-    .orderByRaw('count(*) desc, max(je.created_at) desc')
-    .limit(1);
+function expenseHistorySql(tenantId: string, supplierId: string): { sql: string; bindings: Knex.RawBinding[] } {
+  return {
+    sql: `select a.number
+            from invoices i
+            cross join lateral (
+              select je.id, je.created_at from journal_entries je
+               where je.tenant_id = i.tenant_id and je.source_type = ? and je.source_id = i.id and je.reverses_entry_id is null
+              offset 0
+            ) je
+            join journal_lines jl on jl.tenant_id = i.tenant_id and jl.entry_id = je.id and jl.debit > 0
+            join ledger_accounts a on a.id = jl.account_id and a.kind = 'expense'
+           where i.tenant_id = ? and i.supplier_id = ?
+           group by a.number
+           order by count(*) desc, max(je.created_at) desc
+           limit 1`,
+    bindings: [INVOICE_SOURCE, tenantId, supplierId],
+  };
 }
 
-/** null when the supplier has no history. */
-export async function detectExpenseFromHistory(trx: Knex.Transaction, tenantId: string, supplierId: string): Promise<string | null> {
-  const row = await expenseHistoryQuery(trx, tenantId, supplierId).first();
-  return (row as { number?: string } | undefined)?.number ?? null;
+/** Each chart's fallback accounts, as JSON for the posting statement to pick from by the tenant's chart. */
+const CHART_FALLBACKS = JSON.stringify(
+  Object.fromEntries(Object.entries(CHARTS).map(([name, c]) => [name, { defaultExpense: c.defaultExpense, clearing: c.clearing }])),
+);
+
+/** Which accounts an entry books, as SQL for postEntry's first CTE: one row (debit, credit, source, chart). */
+interface AccountPick {
+  sql: string;
+  bindings: Knex.RawBinding[];
+}
+
+/** Accounts the caller knows already (a refund reversing its original's entry). */
+const knownAccounts = (debit: string, credit: string): AccountPick => ({
+  sql: `select cast(? as text) as debit, cast(? as text) as credit, cast('original' as text) as source, cast(null as text) as chart`,
+  bindings: [debit, credit],
+});
+
+/**
+ * The accounts decided in the posting statement itself (a separate context read before): the
+ * expense account from the connector's settings, else the supplier's default expense account
+ * if it exists in the chart, else the supplier's history (the most used, ties to the most
+ * recent; CASE asks that subquery only when neither decides), else the chart's default; the
+ * clearing account from the settings, else the chart's one for the provider. `reversed` books
+ * the clearing account on the debit side (a refund without an original entry to reverse).
+ */
+function decidedAccounts(tenantId: string, supplierId: string, provider: ProviderSlug, settings: PostingSettings, reversed: boolean): AccountPick {
+  const [expenseSide, clearingSide] = reversed ? ['credit', 'debit'] : ['debit', 'credit'];
+  const settingsExpense = settings.expenseAccount || null;
+  const history = expenseHistorySql(tenantId, supplierId);
+  // `offset 0` keeps x a subquery of its own: flattened, each of its subqueries would be copied to
+  // (and run at) every place x's columns are used.
+  return {
+    sql: `select coalesce(cast(? as text), x.supplier_default, x.history, cast(? as jsonb) -> x.chart ->> 'defaultExpense') as ${expenseSide},
+                 coalesce(cast(? as text), cast(? as jsonb) -> x.chart -> 'clearing' ->> cast(? as text)) as ${clearingSide},
+                 case when ? then 'settings' when x.supplier_default is not null then 'supplier' when x.history is not null then 'history' else 'default' end as source,
+                 x.chart
+            from (select c.chart, c.supplier_default, case when c.supplier_default is null and not ? then (${history.sql}) end as history
+                    from (select (select chart from ledger_accounts where tenant_id = ? limit 1) as chart,
+                                 (select a.number from suppliers s join ledger_accounts a on a.tenant_id = s.tenant_id and a.number = s.default_expense_account
+                                   where s.tenant_id = ? and s.id = ?) as supplier_default
+                          offset 0) c
+                  offset 0) x`,
+    bindings: [
+      settingsExpense, CHART_FALLBACKS,
+      settings.clearingAccount || null, CHART_FALLBACKS, provider,
+      !!settingsExpense,
+      !!settingsExpense, ...history.bindings,
+      tenantId,
+      tenantId, supplierId,
+    ],
+  };
+}
+
+interface EntryOutcome {
+  /** The entry's id; null when the source was posted already (never twice). */
+  id: string | null;
+  debit: string;
+  credit: string;
+  source: PostedEntry['expenseSource'];
 }
 
 /**
- * What a posting decides its accounts from, in ONE read (it was up to four): the tenant's chart,
- * the supplier's default expense account if that account exists, and — only when neither the
- * settings nor that default decide (CASE evaluates the subquery lazily) — the supplier's history.
- * A tenant without a ledger yet gets its chart seeded (tenantChart), as before.
- */
-async function postingContext(
-  trx: Knex.Transaction,
-  tenantId: string,
-  supplierId: string,
-  settingsExpense: string | null | undefined,
-): Promise<{ chart: Chart; supplierDefault: string | null; history: string | null }> {
-  const rows = await runPrepared(
-    trx,
-    trx.raw(
-      `select c.chart, c.supplier_default as "supplierDefault",
-              case when c.supplier_default is null and not ? then (?) end as history
-         from (select (select chart from ledger_accounts where tenant_id = ? limit 1) as chart,
-                      (select a.number from suppliers s join ledger_accounts a on a.tenant_id = s.tenant_id and a.number = s.default_expense_account
-                        where s.tenant_id = ? and s.id = ?) as supplier_default) c`,
-      [!!settingsExpense, expenseHistoryQuery(trx, tenantId, supplierId), tenantId, tenantId, supplierId],
-    ),
-  );
-  const row = rows[0] as { chart: string | null; supplierDefault: string | null; history: string | null };
-  const chart = row.chart && row.chart in CHARTS ? CHARTS[row.chart as ChartName] : await tenantChart(trx, tenantId);
-  return { chart, supplierDefault: row.supplierDefault, history: row.history };
-}
-
-/**
- * The entry and its two lines in one statement, the accounts looked up by number in it and locked
- * FOR SHARE (they cannot be deleted or renumbered while the entry commits). A missing account
- * writes nothing and fails with the first missing one, debit before credit; an invoice that is
- * posted already writes nothing and gives null: never twice.
+ * The entry and its two lines in one statement, with the accounts picked (AccountPick) and looked
+ * up by number in it and locked FOR SHARE (they cannot be deleted or renumbered while the entry
+ * commits). A missing account writes nothing and fails with the first missing one, debit before
+ * credit; a source that is posted already writes nothing and gives id null: never twice. A tenant
+ * without a chart of accounts yet gets it seeded (tenantChart) and the statement runs again.
  */
 async function postEntry(
   trx: Knex.Transaction,
   e: { tenantId: string; date: string; description: string; sourceId: string; reversesEntryId: string | null },
-  debit: { number: string; what: string },
-  credit: { number: string; what: string },
+  pick: AccountPick,
+  what: { debit: string; credit: string },
   amount: string,
-): Promise<string | null> {
-  const numbers = [...new Set([debit.number, credit.number])];
-  const rows = await runPrepared(
+): Promise<EntryOutcome> {
+  const run = () => runPrepared<{ complete: boolean; id: string | null; found: string[]; debit: string | null; credit: string | null; source: PostedEntry['expenseSource']; chart: string | null }>(
     trx,
     trx.raw(
-      `with acc as (
-         select id, number from ledger_accounts where tenant_id = ? and number in (${numbers.map(() => '?').join(', ')}) for share
+      `with pick as (${pick.sql}
+       ), acc as (
+         select id, number from ledger_accounts where tenant_id = ? and number in ((select debit from pick), (select credit from pick)) for share
        ), complete as (
-         select count(*) = ? as ok from acc
+         select count(*) = (select count(distinct n) from (select debit from pick union all select credit from pick) x(n))
+                and (select debit is not null and credit is not null from pick) as ok
+           from acc
        ), e as (
          insert into journal_entries (tenant_id, date, description, source_type, source_id, reverses_entry_id)
          select cast(? as uuid), cast(? as date), cast(? as text), cast(? as text), cast(? as uuid), cast(? as uuid)
@@ -132,28 +168,37 @@ async function postEntry(
        ), l as (
          insert into journal_lines (tenant_id, entry_id, account_id, debit, credit)
          select cast(? as uuid), e.id, acc.id, x.debit, x.credit
-           from e cross join (values (cast(? as text), cast(? as numeric), cast(? as numeric)), (cast(? as text), cast(? as numeric), cast(? as numeric))) as x(number, debit, credit)
+           from e cross join pick
+           cross join lateral (values (pick.debit, cast(? as numeric), cast(? as numeric)), (pick.credit, cast(? as numeric), cast(? as numeric))) as x(number, debit, credit)
            join acc on acc.number = x.number
        )
-       select (select ok from complete) as "complete", (select id from e) as "id", (select coalesce(json_agg(number), '[]') from acc) as "found"`,
+       select (select ok from complete) as "complete", (select id from e) as "id", (select coalesce(json_agg(number), '[]') from acc) as "found",
+              pick.debit, pick.credit, pick.source, pick.chart
+         from pick`,
       [
-        e.tenantId, ...numbers, numbers.length,
+        ...pick.bindings,
+        e.tenantId,
         e.tenantId, e.date, e.description.slice(0, 500), INVOICE_SOURCE, e.sourceId, e.reversesEntryId,
-        e.tenantId, debit.number, amount, '0.00', credit.number, '0.00', amount,
+        e.tenantId, amount, '0.00', '0.00', amount,
       ],
     ),
   );
-  const r = rows[0] as { complete: boolean; id: string | null; found: string[] };
-  if (!r.complete) {
-    const missing = [debit, credit].find((w) => !r.found.includes(w.number))!;
-    throw new PostingError(`${missing.what} ${missing.number} does not exist in the tenant's chart of accounts`);
+  let [r] = await run();
+  if (!r.id && r.source !== 'original' && !(r.chart && r.chart in CHARTS)) {
+    // No chart yet (nothing was written: no account matched): seed it, then post.
+    await tenantChart(trx, e.tenantId);
+    [r] = await run();
   }
-  return r.id ?? null;
+  if (!r.complete) {
+    const missing = (['debit', 'credit'] as const).find((side) => !r[side] || !r.found.includes(r[side]!))!;
+    throw new PostingError(`${what[missing]} ${r[missing] ?? '(none)'} does not exist in the tenant's chart of accounts`);
+  }
+  return { id: r.id, debit: r.debit!, credit: r.credit!, source: r.source };
 }
 
 /**
  * Post a paid incoming invoice: debit the expense account, credit the provider's clearing
- * account. Returns null when the invoice already has its entry.
+ * account (decidedAccounts). Returns null when the invoice already has its entry.
  */
 export async function postIncomingInvoice(
   trx: Knex.Transaction,
@@ -163,25 +208,15 @@ export async function postIncomingInvoice(
   description: string,
 ): Promise<PostedEntry | null> {
   const amount = fmtMoney(dec(invoice.totalGross).abs());
-  const { chart, supplierDefault, history } = await postingContext(trx, invoice.tenantId, invoice.supplierId, settings.expenseAccount);
-
-  let expenseNumber: string;
-  let expenseSource: PostedEntry['expenseSource'];
-  if (settings.expenseAccount) [expenseNumber, expenseSource] = [settings.expenseAccount, 'settings'];
-  else if (supplierDefault) [expenseNumber, expenseSource] = [supplierDefault, 'supplier'];
-  else if (history) [expenseNumber, expenseSource] = [history, 'history'];
-  else [expenseNumber, expenseSource] = [chart.defaultExpense, 'default'];
-  const clearingNumber = settings.clearingAccount || chart.clearing[provider];
-
-  const entryId = await postEntry(
+  const posted = await postEntry(
     trx,
     { tenantId: invoice.tenantId, date: invoice.invoiceDate, description, sourceId: invoice.id, reversesEntryId: null },
-    { number: expenseNumber, what: 'Expense account' },
-    { number: clearingNumber, what: 'Clearing account' },
+    decidedAccounts(invoice.tenantId, invoice.supplierId, provider, settings, false),
+    { debit: 'Expense account', credit: 'Clearing account' },
     amount,
   );
-  if (!entryId) return null;
-  return { entryId, debitAccount: expenseNumber, creditAccount: clearingNumber, amount, reversesEntryId: null, expenseSource };
+  if (!posted.id) return null;
+  return { entryId: posted.id, debitAccount: posted.debit, creditAccount: posted.credit, amount, reversesEntryId: null, expenseSource: posted.source };
 }
 
 /**
@@ -201,9 +236,7 @@ export async function postRefund(
   const original = refund.relatedInvoiceId
     ? await trx('journalEntries').where({ tenantId: refund.tenantId, sourceType: INVOICE_SOURCE, sourceId: refund.relatedInvoiceId }).first()
     : undefined;
-  let debitAccount: { number: string; what: string };
-  let creditAccount: { number: string; what: string };
-  let expenseSource: PostedEntry['expenseSource'] = 'original';
+  let pick: AccountPick;
   if (original) {
     const lines = await trx('journalLines as jl')
       .join('ledgerAccounts as a', 'a.id', 'jl.accountId')
@@ -212,29 +245,17 @@ export async function postRefund(
     const debited = lines.find((l) => dec(l.debit).greaterThan(0));
     const credited = lines.find((l) => dec(l.credit).greaterThan(0));
     if (!debited || !credited) throw new PostingError(`Original entry ${original.id} has no debit or credit line`);
-    [debitAccount, creditAccount] = [
-      { number: credited.number, what: 'Clearing account' },
-      { number: debited.number, what: 'Expense account' },
-    ];
+    pick = knownAccounts(credited.number, debited.number);
   } else {
-    const { chart, supplierDefault, history } = await postingContext(trx, refund.tenantId, refund.supplierId, settings.expenseAccount);
-    let expenseNumber: string;
-    if (settings.expenseAccount) [expenseNumber, expenseSource] = [settings.expenseAccount, 'settings'];
-    else if (supplierDefault) [expenseNumber, expenseSource] = [supplierDefault, 'supplier'];
-    else if (history) [expenseNumber, expenseSource] = [history, 'history'];
-    else [expenseNumber, expenseSource] = [chart.defaultExpense, 'default'];
-    [debitAccount, creditAccount] = [
-      { number: settings.clearingAccount || chart.clearing[provider], what: 'Clearing account' },
-      { number: expenseNumber, what: 'Expense account' },
-    ];
+    pick = decidedAccounts(refund.tenantId, refund.supplierId, provider, settings, true);
   }
-  const entryId = await postEntry(
+  const posted = await postEntry(
     trx,
     { tenantId: refund.tenantId, date: refund.invoiceDate, description, sourceId: refund.id, reversesEntryId: original?.id ?? null },
-    debitAccount,
-    creditAccount,
+    pick,
+    { debit: 'Clearing account', credit: 'Expense account' },
     amount,
   );
-  if (!entryId) return null;
-  return { entryId, debitAccount: debitAccount.number, creditAccount: creditAccount.number, amount, reversesEntryId: original?.id ?? null, expenseSource };
+  if (!posted.id) return null;
+  return { entryId: posted.id, debitAccount: posted.debit, creditAccount: posted.credit, amount, reversesEntryId: original?.id ?? null, expenseSource: posted.source };
 }

@@ -4,6 +4,7 @@ import { createSupplier } from '../../helpers/invoiceFactory';
 import { db } from '../../../shared/db';
 import { createInvoice } from '../../../shared/commands/createInvoice';
 import { seedChartOfAccounts } from '../../../shared/ledger/accounts';
+import { chartForCountry } from '../../../shared/ledger/charts';
 import { postIncomingInvoice, postRefund, PostingError } from '../../../shared/ledger/posting';
 
 // The posting is one statement that looks the accounts up by number and locks them: a missing
@@ -46,4 +47,34 @@ it('posting: a missing account writes nothing and names it; a good one posts onc
   );
   expect(reversed).toMatchObject({ amount: '19.00', reversesEntryId: posted!.entryId, debitAccount: posted!.creditAccount, creditAccount: posted!.debitAccount, expenseSource: 'original' });
   expect(await entries()).toBe(2);
+});
+
+// The accounts are decided inside the posting statement; a tenant without a chart of accounts yet
+// gets it seeded and posted in the same call, and a refund without an original entry books the
+// payment's accounts with the sides swapped.
+it('posting: a tenant without a chart gets it seeded; a refund without an original reverses the decided accounts', async () => {
+  const { tenant, admin } = await createTeam();
+  expect(await db()('ledgerAccounts').where({ tenantId: tenant.id })).toHaveLength(0);
+  const supplier = await createSupplier(tenant);
+  const actor = { userId: admin.id, tenantId: tenant.id, role: 'admin' as const };
+  const make = async (number: string, price: string) => (await createInvoice({ trx: db(), actor }, {
+    type: 'eingangsrechnung', supplierId: supplier.id, invoiceNumber: number, invoiceDate: '2026-11-20',
+    items: [{ description: 'Zahlung', quantity: 1, unitPrice: price, taxRate: '0' }],
+  }, { allowNegative: true })).id;
+  const chart = chartForCountry(tenant.country);
+
+  const paymentId = await make('pay_1', '50.00');
+  const posted = await db().transaction((trx) =>
+    postIncomingInvoice(trx, { id: paymentId, tenantId: tenant.id, supplierId: supplier.id, invoiceDate: '2026-11-20', totalGross: '50.00', invoiceNumber: 'pay_1' }, 'paypal', {}, 'PayPal pay_1'));
+  expect(posted).toMatchObject({ debitAccount: chart.defaultExpense, creditAccount: chart.clearing.paypal, amount: '50.00', expenseSource: 'default' });
+  expect((await db()('ledgerAccounts').where({ tenantId: tenant.id })).length).toBeGreaterThan(10);
+
+  // The second posting of this supplier finds its history (the default expense account, once).
+  const refundId = await make('ref_1', '-20.00');
+  const reversed = await db().transaction((trx) =>
+    postRefund(trx, { id: refundId, tenantId: tenant.id, supplierId: supplier.id, invoiceDate: '2026-11-21', totalGross: '-20.00', invoiceNumber: 'ref_1', relatedInvoiceId: null }, 'paypal', {}, 'PayPal ref_1'));
+  expect(reversed).toMatchObject({ debitAccount: chart.clearing.paypal, creditAccount: chart.defaultExpense, amount: '20.00', reversesEntryId: null, expenseSource: 'history' });
+  await expect(db().transaction((trx) =>
+    postRefund(trx, { id: refundId, tenantId: tenant.id, supplierId: supplier.id, invoiceDate: '2026-11-21', totalGross: '-20.00', invoiceNumber: 'ref_1' }, 'paypal', { clearingAccount: '7777' }, 'PayPal ref_1'),
+  )).rejects.toThrow(new PostingError("Clearing account 7777 does not exist in the tenant's chart of accounts"));
 });
