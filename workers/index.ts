@@ -1,4 +1,5 @@
 import http from 'node:http';
+import os from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { config } from '../shared/config';
 import { startWorkers } from './worker';
@@ -14,6 +15,9 @@ async function main() {
   let metricsServer: http.Server | null = null;
   const running = await runEntryPoint(async () => {
     const cfg = config();
+    // Before anything starts: threads and sandboxed renderers started later inherit it. Lowering
+    // one's own priority needs no privilege. Linux applies it to the main (JavaScript) thread.
+    if (cfg.workerNice) os.setPriority(cfg.workerNice);
     if (cfg.workerMetricsPort) {
       const server = await startMetricsServer({ port: cfg.workerMetricsPort, host: cfg.workerMetricsHost, token: cfg.metricsToken });
       metricsServer = server;
@@ -21,7 +25,7 @@ async function main() {
     }
     return startWorkers();
   });
-  logger.info({ queues: running.workers.map((w) => w.name) }, 'workers started');
+  logger.info({ queues: running.workers.map((w) => w.name), nice: os.getPriority() }, 'workers started');
   stopGracefullyOnSignals({
     message: 'workers shutting down: finishing active jobs',
     // Past this deadline the process exits; unfinished jobs' locks expire and another worker retries them.

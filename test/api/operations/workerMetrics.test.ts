@@ -45,6 +45,13 @@ describe('configuration', () => {
     expect(loadConfig({ NODE_ENV: 'test' }).metricsToken).toBeNull();
   });
 
+  it('WORKER_NICE is a nice value from 0 (default) to 19', () => {
+    expect(loadConfig({}).workerNice).toBe(0);
+    expect(loadConfig({ WORKER_NICE: '10' }).workerNice).toBe(10);
+    expect(() => loadConfig({ WORKER_NICE: '20' })).toThrow(/WORKER_NICE/);
+    expect(() => loadConfig({ WORKER_NICE: '-5' })).toThrow(/WORKER_NICE/);
+  });
+
   it('the worker metrics listener binds to loopback unless WORKER_METRICS_HOST says otherwise', () => {
     expect(loadConfig({}).workerMetricsHost).toBe('127.0.0.1');
     expect(loadConfig({ WORKER_METRICS_HOST: '10.0.0.5' }).workerMetricsHost).toBe('10.0.0.5');
@@ -98,12 +105,13 @@ describe('startMetricsServer (the worker listener)', () => {
   });
 });
 
-it('a real worker process serves /metrics on WORKER_METRICS_PORT, loopback-bound and token-guarded', { timeout: 150_000 }, async () => {
+it('a real worker process serves /metrics on WORKER_METRICS_PORT, loopback-bound and token-guarded; it runs at WORKER_NICE', { timeout: 150_000 }, async () => {
   const port = await freePort();
   // Its own Redis prefix: the child's workers must not take jobs of other tests.
-  const worker = spawnEntry('workers/index.ts', { WORKER_METRICS_PORT: String(port), METRICS_TOKEN: TOKEN, REDIS_PREFIX: `${process.env.REDIS_PREFIX}_child` });
+  const worker = spawnEntry('workers/index.ts', { WORKER_METRICS_PORT: String(port), METRICS_TOKEN: TOKEN, WORKER_NICE: '7', REDIS_PREFIX: `${process.env.REDIS_PREFIX}_child` });
   try {
     await waitForOutput(worker, /worker metrics listening/);
+    expect(os.getPriority(worker.pid)).toBe(7);
     expect(worker.output()).not.toContain(TOKEN);
     expect((await get(`http://127.0.0.1:${port}/metrics`)).status).toBe(401);
     const ok = await get(`http://127.0.0.1:${port}/metrics`, TOKEN);
