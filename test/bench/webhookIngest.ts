@@ -24,7 +24,7 @@ const SECRET = 'whsec_bench_0123456789abcdef0123456789';
 const sign = (body: string, t: number) => `t=${t},v1=${crypto.createHmac('sha256', SECRET).update(`${t}.${body}`).digest('hex')}`;
 
 /** n deliveries: 80 % new events, every fifth a re-delivery (same event, signed again) of an earlier one. */
-function deliveries(n: number, path: string): { requests: LoadRequest[]; unique: number } {
+export function deliveries(n: number, path: string): { requests: LoadRequest[]; unique: number } {
   const template = JSON.parse(fs.readFileSync(FIXTURE, 'utf8'));
   const now = Math.floor(Date.now() / 1000);
   const bodies: string[] = [];
@@ -119,7 +119,7 @@ export const webhookIngest: Benchmark = {
       const workers = await startWorkerProcess();
       try {
         const { requests, unique } = await deliveriesFor(admin.token);
-        ctx.log(`  ${n} deliveries of ${unique} distinct events, ${ctx.connections} connections, 1 worker process (concurrency ${process.env.WORKER_CONCURRENCY ?? 5})`);
+        ctx.log(`  ${n} deliveries of ${unique} distinct events, ${ctx.connections} connections, 1 worker process (concurrency ${process.env.WORKER_CONCURRENCY ?? 5}, WORKER_NICE ${process.env.WORKER_NICE || 0})`);
         const t0 = performance.now();
         const workerCpu0 = workers.cpuSeconds();
         o = await runLoad({ url: ours.url, connections: ctx.connections, amount: n, requests });

@@ -1,0 +1,33 @@
+/**
+ * Profile helper (on demand, not part of npm run bench): our server alone accepting the
+ * webhook-ingest deliveries (no worker), so
+ * `node --cpu-prof --cpu-prof-dir=/tmp/prof --import tsx test/bench/profileWebhook.ts` shows only
+ * the accept path. BENCH_WEBHOOK_EVENTS sets the number of deliveries (default 10,000).
+ */
+import { prepareBenchEnv } from './lib/env';
+import { startOurServer } from './lib/servers';
+import { fmtLoad, runLoad } from './lib/load';
+import { deliveries } from './webhookIngest';
+
+const env = await prepareBenchEnv();
+try {
+  const n = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 10_000);
+  const { createTeam } = await import('../helpers/factories');
+  const { admin } = await createTeam();
+  const ours = await startOurServer();
+  const api = async (method: string, p: string, body: unknown) => {
+    const res = await fetch(`${ours.url}${p}`, { method, headers: { 'content-type': 'application/json', authorization: `Bearer ${admin.token}` }, body: JSON.stringify(body) });
+    if (!res.ok) throw new Error(`${method} ${p}: ${res.status} ${await res.text()}`);
+    return res.json() as Promise<Record<string, string>>;
+  };
+  const installed = await api('POST', '/api/connectors/stripe/install', { webhookSecret: 'whsec_bench_0123456789abcdef0123456789' });
+  const { requests } = deliveries(n, new URL(installed.webhookUrl).pathname);
+  const cpu0 = process.cpuUsage();
+  const r = await runLoad({ url: ours.url, connections: 20, amount: n, requests });
+  const cpu = process.cpuUsage(cpu0);
+  console.log(`${fmtLoad(r)}, ${((cpu.user + cpu.system) / n).toFixed(0)} µs CPU per delivery (user ${(cpu.user / n).toFixed(0)}, system ${(cpu.system / n).toFixed(0)})`);
+  await ours.close();
+} finally {
+  await env.cleanup();
+}
+process.exit(0);
