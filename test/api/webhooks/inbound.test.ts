@@ -284,6 +284,29 @@ describe('stripe', () => {
     expect(await db()('suppliers').where({ tenantId: tenant.id })).toHaveLength(1);
   });
 
+  it('a posting refused for a missing account leaves the invoice and says why on the log row; a posted one leaves no error', async () => {
+    const { tenant, admin } = await createTeam();
+    const { path } = await install(env.server.url, admin.token, 'stripe', { webhookSecret: STRIPE_SECRET });
+    await setAutoPost(admin.token, 'stripe', {});
+    const ok = stripeDelivery(STRIPE_SECRET, stripePaymentEvent());
+    await deliver(env.server.url, path, ok.body, ok.headers);
+    const [first] = await waitForLogRows(tenant.id, 'stripe', 1);
+    expect(first).toMatchObject({ status: 'processed', error: null });
+    expect(first.invoiceId).toBeTruthy();
+    expect(first.processedAt).toBeTruthy();
+
+    // The account the settings name was valid when saved and is gone from the chart since.
+    await db()('connectorInstallations').where({ tenantId: tenant.id, provider: 'stripe' }).update({ settings: db().raw(`settings || '{"expenseAccount": "9998"}'::jsonb`) });
+    const refused = stripeDelivery(STRIPE_SECRET, stripePaymentEvent());
+    await deliver(env.server.url, path, refused.body, refused.headers);
+    const rows = await waitForLogRows(tenant.id, 'stripe', 2);
+    const second = rows.find((r) => r.id !== first.id)!;
+    expect(second.status).toBe('processed');
+    expect(second.error).toBe("auto-post failed: Expense account 9998 does not exist in the tenant's chart of accounts");
+    expect(await db()('invoices').where({ tenantId: tenant.id, id: second.invoiceId })).toHaveLength(1);
+    expect(await db()('journalEntries').where({ tenantId: tenant.id })).toHaveLength(1);
+  });
+
   it("the supplier's default expense account beats its history; one that is not in the chart is ignored", async () => {
     const { tenant, admin } = await createTeam();
     const { path } = await install(env.server.url, admin.token, 'stripe', { webhookSecret: STRIPE_SECRET });
