@@ -92,7 +92,7 @@ const knownAccounts = (debit: string, credit: string): AccountPick => ({
 });
 
 /**
- * The accounts decided in the posting statement itself (a separate context read before): the
+ * The accounts decided in the posting statement itself (until 2026-11-24 a read of its own): the
  * expense account from the connector's settings, else the supplier's default expense account
  * if it exists in the chart, else the supplier's history (the most used, ties to the most
  * recent; CASE asks that subquery only when neither decides), else the chart's default; the
