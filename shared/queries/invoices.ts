@@ -211,7 +211,7 @@ export async function loadInvoiceView(db: Db, tenantId: string, id: string): Pro
       .join('tenants as t', 't.id', 'i.tenantId')
       .where({ 'i.tenantId': tenantId, 'i.id': id })
       .whereNull('i.deletedAt')
-      .first(...VIEW_COLUMNS.map((c) => `i.${c}`), 't.country as tenantCountry', db.raw(SINGLE_READ_RELATED));
+      .first('t.country as tenantCountry', db.raw(`${SINGLE_READ_INVOICE}, ${SINGLE_READ_RELATED}`));
   // Outside a transaction the statement is prepared (planned once per connection) and its text
   // built once per process: only the bindings change.
   let row: Row | undefined;
@@ -221,7 +221,7 @@ export async function loadInvoiceView(db: Db, tenantId: string, id: string): Pro
     row = (await queryPrepared<Row>(db as Knex, 'invoice-single-read', { sql: singleReadSql, bindings: [tenantId, id, 1] }))[0];
   }
   if (!row) throw notFound('Invoice');
-  const { tenantCountry, itemsJson, customerJson, paymentsJson, relatedJson, creditNoteId, deliveriesJson, ...invoice } = row;
+  const { tenantCountry, invoiceJson: invoice, itemsJson, customerJson, paymentsJson, relatedJson, creditNoteId, deliveriesJson } = row;
   return assembleViews([invoice], {
     tenantCountry,
     items: itemsJson,
@@ -247,6 +247,22 @@ export const VIEW_COLUMNS = [
 let singleReadSql: string | null = null;
 
 const isoSql = (col: string) => `to_char(${col} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+const snake = (c: string) => c.replace(/[A-Z]/g, (m) => `_${m.toLowerCase()}`);
+const MONEY_COLUMNS: ReadonlySet<string> = new Set(['totalNet', 'totalTax', 'totalGross', 'amountPaid']);
+const TIMESTAMP_COLUMNS: ReadonlySet<string> = new Set(['sentAt', 'createdAt', 'updatedAt']);
+
+/**
+ * The single read's invoice `i` as ONE JSON column with VIEW_COLUMNS' keys and the values the
+ * row path gives assembleViews(): numerics as text (never JSON numbers: no floats), timestamps
+ * as ISO text (iso() takes both), dates as YYYY-MM-DD. One column instead of 29 because the
+ * driver sets up and parses every column of every result on its own (7 % of a read's CPU with
+ * 35 columns; docs/benchmarks.md).
+ */
+const SINGLE_READ_INVOICE = `json_build_object(${VIEW_COLUMNS.map((c) => {
+  const col = `i.${snake(c)}`;
+  return `'${c}', ${MONEY_COLUMNS.has(c) ? `${col}::text` : TIMESTAMP_COLUMNS.has(c) ? isoSql(col) : col}`;
+}).join(', ')}) as "invoiceJson"`;
 
 /** Related rows of one invoice `i` as JSON; numerics as text (never JSON numbers: no floats). */
 const SINGLE_READ_RELATED = `
