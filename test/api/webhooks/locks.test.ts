@@ -9,11 +9,11 @@ const env = withWebhookServer();
 
 const SECRET = 'whsec_test_locks_0123456789abcdef';
 
-/** Backends of this database waiting for an advisory lock, other than `except`. */
-async function advisoryWaiters(exceptPid: number): Promise<number> {
+/** Backends waiting for an advisory lock in the job's first statement (the one that reads the log row). */
+async function firstStatementsWaiting(): Promise<number> {
   const r = await db().raw(
-    "select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and wait_event = 'advisory' and pid <> ?",
-    [exceptPid],
+    `select count(*)::int as n from pg_stat_activity
+      where datname = current_database() and wait_event_type = 'Lock' and wait_event = 'advisory' and query like '%lockedMoneyKey%'`,
   );
   return r.rows[0].n;
 }
@@ -34,16 +34,15 @@ it('the job takes the money lock in its first statement: the SQL key is moneyLoc
   const invoiceId = `in_locktest_${Date.now()}`;
   const holder = await db().transaction();
   try {
-    const [{ pid }] = (await holder.raw('select pg_backend_pid() as pid')).rows;
     await holder.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', [moneyLockKey(tenant.id, 'stripe', invoiceId)]);
     const second = stripeDelivery(SECRET, stripePaymentEvent({ invoiceId, amount: 2000 }));
     expect((await deliver(env.server.url, path, second.body, second.headers)).status).toBe(200);
     const stored = await db()('webhookEvents').where({ tenantId: tenant.id, moneyExternalId: invoiceId }).first();
     expect(stored?.status).toBe('pending');
 
-    // The job reaches the lock and waits on it, its log row still pending and nothing booked.
+    // The job waits on the lock in its first statement, its log row still pending and nothing booked.
     const deadline = Date.now() + 20_000;
-    while ((await advisoryWaiters(pid)) === 0) {
+    while ((await firstStatementsWaiting()) === 0) {
       if (Date.now() > deadline) throw new Error('the job never waited for the money lock');
       await new Promise((r) => setTimeout(r, 50));
     }
