@@ -61,7 +61,7 @@ export function deliveries(n: number, path: string): { requests: LoadRequest[]; 
  * The worker as production runs it (Procfile: worker): its own process, `npm run worker`, with the
  * benchmark's environment. Ready once BullMQ lists a worker on the webhooks queue.
  */
-async function startWorkerProcess(): Promise<{ cpuSeconds: () => number; close: () => Promise<void> }> {
+async function startWorkerProcess(): Promise<{ cpuSeconds: () => { user: number; system: number }; close: () => Promise<void> }> {
   const { getQueue } = await import('../../shared/queues');
   const child = fork(path.resolve(import.meta.dirname, '../../workers/index.ts'), [], { execArgv: ['--import', 'tsx', ...(process.env.BENCH_WORKER_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_WORKER_PROF}`] : [])], stdio: 'inherit' });
   const queue = getQueue('webhooks');
@@ -71,10 +71,10 @@ async function startWorkerProcess(): Promise<{ cpuSeconds: () => number; close: 
     await new Promise((r) => setTimeout(r, 100));
   }
   return {
-    /** CPU seconds (user + system) the worker process has used so far, from /proc (Linux). */
+    /** CPU seconds the worker process has used so far, user and system, from /proc (Linux). */
     cpuSeconds: () => {
       const fields = fs.readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
+      return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 }; // utime, stime in clock ticks (USER_HZ 100)
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -143,7 +143,10 @@ export const webhookIngest: Benchmark = {
         // Wait for the worker: every stored row leaves pending (processed, duplicate or failed).
         await drained(tenant.id);
         done = { wallSec: (performance.now() - t0) / 1000 };
-        ctx.log(`  worker process CPU: ${((workers.cpuSeconds() - workerCpu0) * 1000 / n).toFixed(2)} ms per delivery`);
+        const workerCpu = workers.cpuSeconds();
+        const perDelivery = (sec: number) => ((sec * 1000) / n).toFixed(2);
+        const [user, system] = [workerCpu.user - workerCpu0.user, workerCpu.system - workerCpu0.system];
+        ctx.log(`  worker process CPU: ${perDelivery(user + system)} ms per delivery (user ${perDelivery(user)}, system ${perDelivery(system)})`);
       } finally {
         await workers.close();
       }
