@@ -89,8 +89,18 @@ export async function queryPrepared<T = Record<string, unknown>>(knex: Db, name:
  */
 export function runPrepared<T = Record<string, unknown>>(db: Db, query: Knex.QueryBuilder | Knex.Raw): Promise<T[]> {
   const native = query.toSQL().toNative();
-  return queryPrepared<T>(db, `q-${createHash('sha256').update(native.sql).digest('base64url').slice(0, 24)}`, native);
+  let name = preparedNames.get(native.sql);
+  if (!name) {
+    name = `q-${createHash('sha256').update(native.sql).digest('base64url').slice(0, 24)}`;
+    // The texts are few (fixed per call site); the bound only guards against a caller that is not.
+    if (preparedNames.size >= 1_000) preparedNames.clear();
+    preparedNames.set(native.sql, name);
+  }
+  return queryPrepared<T>(db, name, native);
 }
+
+/** Statement text → its prepared name, so a hot statement is not hashed on every call. */
+const preparedNames = new Map<string, string>();
 
 let instance: Knex | null = null;
 
