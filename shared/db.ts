@@ -39,6 +39,10 @@ const mappers = knexSnakeCaseMappers();
 /** Whether `db` is a transaction (its statements commit together) rather than the pool. */
 export const isTransaction = (db: Db): db is Knex.Transaction => Boolean((db as { isTransaction?: boolean }).isTransaction);
 
+/** The SQL column name of a camelCase name in code, by the same mapping every knex query uses. */
+export const columnName = (name: string): string =>
+  (mappers.wrapIdentifier as (value: string, origWrap: (v: string) => string) => string)(name, (v) => v);
+
 /** A row PostgreSQL built as JSON (row_to_json) with the camelCase keys every knex row has. */
 export const camelCaseKeys = <T = Record<string, unknown>>(row: Record<string, unknown>): T =>
   (mappers.postProcessResponse as (r: unknown) => unknown)(row) as T;

@@ -44,6 +44,12 @@ export interface InvoiceToPost {
   relatedInvoiceId?: string | null;
 }
 
+/** A piece of SQL with its `?` bindings, to be placed inside a larger statement. */
+interface SqlFragment {
+  sql: string;
+  bindings: Knex.RawBinding[];
+}
+
 /**
  * The expense account most used on the supplier's earlier posted incoming invoices (debit side,
  * reversals excluded); ties go to the most recent. As SQL of one column, so that posting can ask
@@ -55,7 +61,7 @@ export interface InvoiceToPost {
  * entries, which it chose for the prepared (generic) plan on fresh statistics: 13 ms per posting
  * at 1,300 entries in the webhook benchmark instead of well under one.
  */
-function expenseHistorySql(tenantId: string, supplierId: string): { sql: string; bindings: Knex.RawBinding[] } {
+function expenseHistorySql(tenantId: string, supplierId: string): SqlFragment {
   return {
     sql: `select a.number
             from invoices i
@@ -65,7 +71,7 @@ function expenseHistorySql(tenantId: string, supplierId: string): { sql: string;
               offset 0
             ) je
             join journal_lines jl on jl.tenant_id = i.tenant_id and jl.entry_id = je.id and jl.debit > 0
-            join ledger_accounts a on a.id = jl.account_id and a.kind = 'expense'
+            join ledger_accounts a on a.tenant_id = i.tenant_id and a.id = jl.account_id and a.kind = 'expense'
            where i.tenant_id = ? and i.supplier_id = ?
            group by a.number
            order by count(*) desc, max(je.created_at) desc
@@ -80,10 +86,7 @@ const CHART_FALLBACKS = JSON.stringify(
 );
 
 /** Which accounts an entry books, as SQL for postEntry's first CTE: one row (debit, credit, source, chart). */
-interface AccountPick {
-  sql: string;
-  bindings: Knex.RawBinding[];
-}
+type AccountPick = SqlFragment;
 
 /** Accounts the caller knows already (a refund reversing its original's entry). */
 const knownAccounts = (debit: string, credit: string): AccountPick => ({

@@ -1,4 +1,4 @@
-import { queryPrepared, type Db } from '../db';
+import { columnName, queryPrepared, type Db } from '../db';
 import type { Knex } from 'knex';
 import { notFound } from '../errors';
 import { vatIdCountry } from '../domain/vatId';
@@ -248,7 +248,6 @@ let singleReadSql: string | null = null;
 
 const isoSql = (col: string) => `to_char(${col} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
-const snake = (c: string) => c.replace(/[A-Z]/g, (m) => `_${m.toLowerCase()}`);
 const MONEY_COLUMNS: ReadonlySet<string> = new Set(['totalNet', 'totalTax', 'totalGross', 'amountPaid']);
 const TIMESTAMP_COLUMNS: ReadonlySet<string> = new Set(['sentAt', 'createdAt', 'updatedAt']);
 
@@ -260,7 +259,7 @@ const TIMESTAMP_COLUMNS: ReadonlySet<string> = new Set(['sentAt', 'createdAt', '
  * 35 columns; docs/benchmarks.md).
  */
 const SINGLE_READ_INVOICE = `json_build_object(${VIEW_COLUMNS.map((c) => {
-  const col = `i.${snake(c)}`;
+  const col = `i.${columnName(c)}`;
   return `'${c}', ${MONEY_COLUMNS.has(c) ? `${col}::text` : TIMESTAMP_COLUMNS.has(c) ? isoSql(col) : col}`;
 }).join(', ')}) as "invoiceJson"`;
 

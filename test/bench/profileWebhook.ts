@@ -7,7 +7,7 @@
 import { prepareBenchEnv } from './lib/env';
 import { startOurServer } from './lib/servers';
 import { fmtLoad, runLoad } from './lib/load';
-import { deliveries } from './webhookIngest';
+import { stripeDeliveriesFor } from './webhookIngest';
 
 const env = await prepareBenchEnv();
 try {
@@ -15,13 +15,7 @@ try {
   const { createTeam } = await import('../helpers/factories');
   const { admin } = await createTeam();
   const ours = await startOurServer();
-  const api = async (method: string, p: string, body: unknown) => {
-    const res = await fetch(`${ours.url}${p}`, { method, headers: { 'content-type': 'application/json', authorization: `Bearer ${admin.token}` }, body: JSON.stringify(body) });
-    if (!res.ok) throw new Error(`${method} ${p}: ${res.status} ${await res.text()}`);
-    return res.json() as Promise<Record<string, string>>;
-  };
-  const installed = await api('POST', '/api/connectors/stripe/install', { webhookSecret: 'whsec_bench_0123456789abcdef0123456789' });
-  const { requests } = deliveries(n, new URL(installed.webhookUrl).pathname);
+  const { requests } = await stripeDeliveriesFor(ours.url, admin.token, n);
   const cpu0 = process.cpuUsage();
   const r = await runLoad({ url: ours.url, connections: 20, amount: n, requests });
   const cpu = process.cpuUsage(cpu0);

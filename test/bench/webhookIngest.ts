@@ -57,6 +57,22 @@ export function deliveries(n: number, path: string): { requests: LoadRequest[]; 
   return { requests, unique: bodies.length };
 }
 
+/** Installs Stripe for a team on our server (auto-post on) and returns n signed deliveries to its URL. */
+export async function stripeDeliveriesFor(baseUrl: string, token: string, n: number): Promise<{ requests: LoadRequest[]; unique: number }> {
+  const api = async (method: string, p: string, body: unknown) => {
+    const res = await fetch(`${baseUrl}${p}`, {
+      method,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`${method} ${p}: ${res.status} ${await res.text()}`);
+    return res.json() as Promise<Record<string, string>>;
+  };
+  const installed = await api('POST', '/api/connectors/stripe/install', { webhookSecret: SECRET });
+  await api('PUT', '/api/connectors/stripe/settings', { autoPost: true });
+  return deliveries(n, new URL(installed.webhookUrl).pathname);
+}
+
 /**
  * The worker as production runs it (Procfile: worker): its own process, `npm run worker`, with the
  * benchmark's environment. Ready once BullMQ lists a worker on the webhooks queue.
@@ -97,21 +113,7 @@ export const webhookIngest: Benchmark = {
     const warm = await createTeam();
 
     const ours = await startOurServer();
-    /** Installs Stripe for a team (auto-post on) and returns its n signed deliveries. */
-    const deliveriesFor = async (token: string) => {
-      const api = async (method: string, p: string, body: unknown) => {
-        const res = await fetch(`${ours.url}${p}`, {
-          method,
-          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-          body: JSON.stringify(body),
-        });
-        if (!res.ok) throw new Error(`${method} ${p}: ${res.status} ${await res.text()}`);
-        return res.json() as Promise<Record<string, string>>;
-      };
-      const installed = await api('POST', '/api/connectors/stripe/install', { webhookSecret: SECRET });
-      await api('PUT', '/api/connectors/stripe/settings', { autoPost: true });
-      return deliveries(n, new URL(installed.webhookUrl).pathname);
-    };
+    const deliveriesFor = (token: string, count = n) => stripeDeliveriesFor(ours.url, token, count);
     let o: LoadResult;
     let alone: LoadResult;
     let done: { wallSec: number };
@@ -131,7 +133,7 @@ export const webhookIngest: Benchmark = {
       try {
         // Warm-up, as the HTTP benchmarks have one: a long-running worker has loaded and compiled
         // its modules and planned its statements; a fresh one does that during its first jobs.
-        const warmup = (await deliveriesFor(warm.admin.token)).requests.slice(0, 200);
+        const { requests: warmup } = await deliveriesFor(warm.admin.token, 200);
         await runLoad({ url: ours.url, connections: ctx.connections, amount: warmup.length, requests: warmup });
         await drained(warm.tenant.id);
         const { requests, unique } = await deliveriesFor(admin.token);
