@@ -20,17 +20,17 @@ export async function audit(
 
 /**
  * The audit row for an entity that a data-modifying CTE `cte` of the same statement inserts (its
- * tenant_id and id columns), for writes that are one statement instead of two round trips.
+ * tenant_id and id columns), for writes that are one statement instead of two round trips. Plain
+ * values, the data as JSON text: the caller may compile the statement once (runCompiled).
  */
 export function auditOfInserted(
   trx: Knex | Knex.Transaction,
   cte: string,
-  actor: Actor,
-  entry: { action: string; entityType: string; data?: Record<string, unknown> },
+  row: { actorUserId: string | null; action: string; entityType: string; dataJson: string; requestId: string | null },
 ): Knex.Raw {
   return trx.raw(
     `insert into audit_log (tenant_id, actor_user_id, action, entity_type, entity_id, data, request_id)
      select ??.tenant_id, ?, ?, ?, ??.id, ?::jsonb, ? from ??`,
-    [cte, actor.userId ?? null, entry.action, entry.entityType, cte, JSON.stringify(entry.data ?? {}), actor.requestId ?? null, cte],
+    [cte, row.actorUserId, row.action, row.entityType, cte, row.dataJson, row.requestId, cte],
   );
 }

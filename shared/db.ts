@@ -39,6 +39,9 @@ const mappers = knexSnakeCaseMappers();
 /** Whether `db` is a transaction (its statements commit together) rather than the pool. */
 export const isTransaction = (db: Db): db is Knex.Transaction => Boolean((db as { isTransaction?: boolean }).isTransaction);
 
+/** Whether a value is SQL (knex.raw, knex.fn.now(), a subquery) rather than data. */
+export const isKnexSql = (v: unknown): v is Knex.Raw | Knex.QueryBuilder => typeof (v as { toSQL?: unknown } | null)?.toSQL === 'function';
+
 /** The SQL column name of a camelCase name in code, by the same mapping every knex query uses. */
 export const columnName = (name: string): string =>
   (mappers.wrapIdentifier as (value: string, origWrap: (v: string) => string) => string)(name, (v) => v);
@@ -105,6 +108,55 @@ export function runPrepared<T = Record<string, unknown>>(db: Db, query: Knex.Que
 
 /** Statement text → its prepared name, so a hot statement is not hashed on every call. */
 const preparedNames = new Map<string, string>();
+
+/** Stands in for argument i while a compiled statement is built (compiledStatement). */
+const argMark = (i: number) => `\u0000arg:${i}\u0000`;
+
+interface CompiledStatement {
+  name: string;
+  sql: string;
+  /** Per binding position: the argument it takes, or a value fixed in the builder. */
+  slots: Array<{ arg: number } | { value: unknown }>;
+}
+const compiledStatements = new Map<string, CompiledStatement>();
+
+/**
+ * Run a hot statement built with knex once per process: on the first call for `key`, build()
+ * runs with placeholders in place of the arguments and the SQL text it compiles to is kept with
+ * the position of every argument; each later call only binds `args` (and runs prepared, as
+ * runPrepared). Compiling a knex builder cost the webhook job about a sixth of its JavaScript
+ * (docs/benchmarks.md).
+ *
+ * The text must depend on nothing but `key`: build() must bind every argument, unchanged (not
+ * sliced, stringified or concatenated: both throw on the first call), and must not branch on one
+ * (a placeholder is a non-empty string, never null, so `where({ col: arg })` is always `= $n`,
+ * never `is null`). Values that decide the shape belong in the key.
+ */
+export async function runCompiled<T = Record<string, unknown>>(
+  db: Db,
+  key: string,
+  args: readonly unknown[],
+  build: (...marks: string[]) => Knex.QueryBuilder | Knex.Raw,
+): Promise<T[]> {
+  let c = compiledStatements.get(key);
+  if (!c) {
+    const native = build(...args.map((_, i) => argMark(i))).toSQL().toNative();
+    // PostgreSQL text cannot hold NUL, so a NUL in a binding is (part of) a placeholder.
+    const slots = native.bindings.map((b): CompiledStatement['slots'][number] => {
+      if (typeof b !== 'string' || !b.includes('\u0000')) return { value: b };
+      const m = /^\u0000arg:(\d+)\u0000$/.exec(b);
+      if (!m) throw new Error(`compiled statement ${key}: an argument was changed before binding (${JSON.stringify(b)})`);
+      return { arg: Number(m[1]) };
+    });
+    const unbound = args.findIndex((_, i) => !slots.some((s) => 'arg' in s && s.arg === i));
+    if (unbound >= 0) throw new Error(`compiled statement ${key}: argument ${unbound} is not bound as it is`);
+    c = { name: `c-${createHash('sha256').update(native.sql).digest('base64url').slice(0, 24)}`, sql: native.sql, slots };
+    if (compiledStatements.size >= 1_000) compiledStatements.clear();
+    compiledStatements.set(key, c);
+  }
+  const bindings = c.slots.map((s) => ('arg' in s ? args[s.arg] : s.value));
+  return queryPrepared<T>(db, c.name, { sql: c.sql, bindings });
+}
 
 let instance: Knex | null = null;
 

@@ -6,7 +6,7 @@ import { normalizeAllowedRate, taxRateMessage } from '../domain/taxRates';
 import { formatInvoiceNumber } from '../domain/numbering';
 import type { InvoiceType } from '../domain/invoiceView';
 import { isCurrency } from '../domain/currencies';
-import { camelCaseKeys, runPrepared, type Db } from '../db';
+import { camelCaseKeys, isKnexSql, runCompiled, runPrepared, type Db } from '../db';
 import { VIEW_COLUMNS } from '../queries/invoices';
 import { auditOfInserted } from '../audit';
 import type { Actor } from '../actor';
@@ -97,13 +97,12 @@ export async function loadTenantAndCustomer(
   customerId: string | null | undefined,
 ): Promise<{ tenant: InvoiceRow; customer: InvoiceRow | null }> {
   if (!customerId) return { tenant: await loadTenant(trx, tenantId), customer: null };
-  const rows = await runPrepared(
-    trx,
+  const rows = await runCompiled(trx, 'tenant-and-customer', [customerId, tenantId], (customer, tenant) =>
     trx.raw(
       `select t.country, t.currency,
          (select row_to_json(c) from customers c where c.tenant_id = t.id and c.id = ?) as customer
        from tenants t where t.id = ?`,
-      [customerId, tenantId],
+      [customer, tenant],
     ),
   );
   if (!rows.length) throw notFound('Tenant');
@@ -191,36 +190,63 @@ export async function insertInvoiceWithItems(
 ): Promise<{ row: InvoiceRow; items: InvoiceRow[] } | null> {
   const { customerId, payment } = opts;
   const items = itemRows(columns.tenantId, '', prepared);
-  let q = db.queryBuilder();
-  if (customerId) {
-    q = q.with('guard', db.raw('select tenant_id from customers where tenant_id = ? and id = ? and deleted_at is null for share', [columns.tenantId, customerId]));
-  }
-  let insert = db('invoices').insert(customerId ? { ...columns, tenantId: db.raw('(select tenant_id from guard)') } : columns);
-  if (opts.skipExistingExternalId) insert = insert.onConflict(db.raw('(tenant_id, source, external_id) where external_id is not null')).ignore();
+  // Compiled once per shape (runCompiled): the columns written, which of them are SQL (now()),
+  // and the options; every value is an argument.
+  const keys = Object.keys(columns).filter((k) => columns[k] !== undefined);
+  const sqlKeys = keys.filter((k) => isKnexSql(columns[k]));
+  const valueKeys = keys.filter((k) => !isKnexSql(columns[k]));
+  const shape = [
+    'invoice-insert', valueKeys.join(','), sqlKeys.map((k) => `${k}=${(columns[k] as { sql: string }).sql}`).join(','),
+    customerId ? 'customer' : '', payment ? 'payment' : '', opts.skipExistingExternalId ? 'skip-existing' : '',
+  ].join('|');
+  // Arguments: the column values, then the items, the audit row's values, then the customer and
+  // the payment when there are.
+  const args = [
+    ...valueKeys.map((k) => columns[k]), JSON.stringify(items),
+    audited.actor.userId ?? null, audited.action, JSON.stringify(audited.data), audited.actor.requestId ?? null,
+    ...(customerId ? [customerId] : []), ...(payment ? [payment.amount, payment.date, payment.method] : []),
+  ];
   // Named columns, not `*`: the statement is prepared, and a later column must not change its result.
   const returned = ['tenantId', ...VIEW_COLUMNS];
-  q = q
-    .with('inv', insert.returning(returned))
-    .with(
-      'items',
-      db.raw(
-        `insert into invoice_items (tenant_id, invoice_id, position, description, unit, quantity, unit_price, tax_rate, net_amount, tax_amount, gross_amount)
-         select inv.tenant_id, inv.id, x.position, x.description, x.unit, x.quantity, x."unitPrice", x."taxRate", x."netAmount", x."taxAmount", x."grossAmount"
-         from inv, json_to_recordset(?::json) as x(position int, description text, unit text, quantity numeric, "unitPrice" numeric,
-           "taxRate" numeric, "netAmount" numeric, "taxAmount" numeric, "grossAmount" numeric)`,
-        [JSON.stringify(items)],
-      ),
-    )
-    .with('audit', auditOfInserted(db, 'inv', audited.actor, { action: audited.action, entityType: 'invoice', data: audited.data }));
-  if (payment) {
-    q = q.with(
-      'payment',
-      db.raw('insert into payments (tenant_id, invoice_id, amount, date, method) select inv.tenant_id, inv.id, ?::numeric, ?::date, ? from inv', [payment.amount, payment.date, payment.method]),
-    );
-  }
+  const build = (...a: unknown[]) => {
+    const at = (i: number) => a[valueKeys.length + i] as Knex.Value;
+    const values: Record<string, unknown> = Object.fromEntries(valueKeys.map((k, i) => [k, a[i]]));
+    for (const k of sqlKeys) values[k] = columns[k];
+    let q = db.queryBuilder();
+    if (customerId) {
+      // The tenant's id is bound here; the invoice takes it from the guard.
+      q = q.with('guard', db.raw('select tenant_id from customers where tenant_id = ? and id = ? and deleted_at is null for share', [values.tenantId as Knex.Value, at(5)]));
+      values.tenantId = db.raw('(select tenant_id from guard)');
+    }
+    let insert = db('invoices').insert(values);
+    if (opts.skipExistingExternalId) insert = insert.onConflict(db.raw('(tenant_id, source, external_id) where external_id is not null')).ignore();
+    q = q
+      .with('inv', insert.returning(returned))
+      .with(
+        'items',
+        db.raw(
+          `insert into invoice_items (tenant_id, invoice_id, position, description, unit, quantity, unit_price, tax_rate, net_amount, tax_amount, gross_amount)
+           select inv.tenant_id, inv.id, x.position, x.description, x.unit, x.quantity, x."unitPrice", x."taxRate", x."netAmount", x."taxAmount", x."grossAmount"
+           from inv, json_to_recordset(?::json) as x(position int, description text, unit text, quantity numeric, "unitPrice" numeric,
+             "taxRate" numeric, "netAmount" numeric, "taxAmount" numeric, "grossAmount" numeric)`,
+          [at(0)],
+        ),
+      )
+      .with('audit', auditOfInserted(db, 'inv', { actorUserId: at(1) as string | null, action: at(2) as string, entityType: 'invoice', dataJson: at(3) as string, requestId: at(4) as string | null }));
+    if (payment) {
+      const p = customerId ? 6 : 5;
+      q = q.with('payment', db.raw('insert into payments (tenant_id, invoice_id, amount, date, method) select inv.tenant_id, inv.id, ?::numeric, ?::date, ? from inv', [at(p), at(p + 1), at(p + 2)]));
+    }
+    return q.select(returned).from('inv');
+  };
   let row: InvoiceRow | undefined;
   try {
-    [row] = await runPrepared<InvoiceRow>(db, q.select(returned).from('inv'));
+    // A column given as SQL with bindings of its own (or a subquery) is built per call.
+    const compilable = sqlKeys.every((k) => {
+      const sql = columns[k] as { isRawInstance?: boolean; bindings?: unknown[] };
+      return sql.isRawInstance && !sql.bindings?.length;
+    });
+    [row] = compilable ? await runCompiled<InvoiceRow>(db, shape, args, build) : await runPrepared<InvoiceRow>(db, build(...args));
   } catch (err) {
     const e = err as { code?: string; table?: string; column?: string };
     if (customerId && e.code === '23502' && e.table === 'invoices' && e.column === 'tenant_id') throw customerDeleted('customerId');

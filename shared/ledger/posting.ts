@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { runPrepared } from '../db';
+import { runCompiled } from '../db';
 import { dec, fmtMoney } from '../domain/money';
 import type { ProviderSlug } from '../providers/payments/types';
 import { tenantChart } from './accounts';
@@ -152,10 +152,7 @@ async function postEntry(
   what: { debit: string; credit: string },
   amount: string,
 ): Promise<EntryOutcome> {
-  const run = () => runPrepared<{ complete: boolean; id: string | null; found: string[]; debit: string | null; credit: string | null; source: PostedEntry['expenseSource']; chart: string | null }>(
-    trx,
-    trx.raw(
-      `with pick as (${pick.sql}
+  const text = `with pick as (${pick.sql}
        ), acc as (
          select id, number from ledger_accounts where tenant_id = ? and number in ((select debit from pick), (select credit from pick)) for share
        ), complete as (
@@ -177,15 +174,16 @@ async function postEntry(
        )
        select (select ok from complete) as "complete", (select id from e) as "id", (select coalesce(json_agg(number), '[]') from acc) as "found",
               pick.debit, pick.credit, pick.source, pick.chart
-         from pick`,
-      [
-        ...pick.bindings,
-        e.tenantId,
-        e.tenantId, e.date, e.description.slice(0, 500), INVOICE_SOURCE, e.sourceId, e.reversesEntryId,
-        e.tenantId, amount, '0.00', '0.00', amount,
-      ],
-    ),
-  );
+         from pick`;
+  const bindings = [
+    ...pick.bindings,
+    e.tenantId,
+    e.tenantId, e.date, e.description.slice(0, 500), INVOICE_SOURCE, e.sourceId, e.reversesEntryId,
+    e.tenantId, amount, '0.00', '0.00', amount,
+  ];
+  // The text is its own key: three texts (forward, reversed, an original's accounts), compiled once.
+  type Row = { complete: boolean; id: string | null; found: string[]; debit: string | null; credit: string | null; source: PostedEntry['expenseSource']; chart: string | null };
+  const run = () => runCompiled<Row>(trx, text, bindings, (...marks) => trx.raw(text, marks));
   let [r] = await run();
   if (!r.id && r.source !== 'original' && !(r.chart && r.chart in CHARTS)) {
     // No chart yet (nothing was written: no account matched): seed it, then post.

@@ -1,7 +1,7 @@
 import { recordWebhookOutcome } from '../metrics';
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { db, runPrepared } from '../db';
+import { db, runCompiled } from '../db';
 import { AppError, notFound, serviceUnavailable } from '../errors';
 import { logger } from '../logger';
 import { outboxRow, sendAfterCommit, type OutboxJob } from '../outbox';
@@ -172,8 +172,7 @@ async function storeVerifiedEvent(installation: InstallationRow, event: Normaliz
   const job: OutboxJob = { queue: 'webhooks', name: PROCESS_JOB, jobId: jobIdFor(eventRowId), data: { eventRowId, tenantId: installation.tenantId } };
   const ob = outboxRow(job);
   const dup = alreadyBookedSql(installation.tenantId, event);
-  const statement = k.raw(
-    `with ev as (
+  const text = `with ev as (
        insert into webhook_events (id, tenant_id, connector_id, provider, event, status, external_id, money_external_id, normalized, invoice_id, processed_at)
        select cast(? as uuid), ?, ?, ?, ?, case when d.dup then 'duplicate' else 'pending' end, ?, ?, cast(? as jsonb),
               case when d.dup then d.invoice_id end, case when d.dup then now() end
@@ -184,17 +183,16 @@ async function storeVerifiedEvent(installation: InstallationRow, event: Normaliz
        select ?, ?, ?, ?, cast(? as jsonb) from ev where ev.status = 'pending'
        returning id
      )
-     select ev.status, (select id from ob) as "outboxId" from ev`,
-    [
-      eventRowId, installation.tenantId, installation.id, installation.provider, event.eventType.slice(0, 200),
-      event.eventId.slice(0, 500), event.externalId ?? null, JSON.stringify(event),
-      ...dup.bindings,
-      ob.prefix, ob.queue, ob.jobName, ob.jobId, ob.payload,
-    ],
-  );
-  // Prepared (planned once per connection and statement text): the text depends only on the
-  // event's shape (how many money movements), so there are few of them.
-  const [row] = await runPrepared<{ status: 'pending' | 'duplicate'; outboxId: string | number | null }>(k, statement);
+     select ev.status, (select id from ob) as "outboxId" from ev`;
+  const bindings = [
+    eventRowId, installation.tenantId, installation.id, installation.provider, event.eventType.slice(0, 200),
+    event.eventId.slice(0, 500), event.externalId ?? null, JSON.stringify(event),
+    ...dup.bindings,
+    ob.prefix, ob.queue, ob.jobName, ob.jobId, ob.payload,
+  ];
+  // Prepared (planned once per connection) and compiled once per text: the text depends only on
+  // the event's shape (how many money movements), so there are few of them.
+  const [row] = await runCompiled<{ status: 'pending' | 'duplicate'; outboxId: string | number | null }>(k, text, bindings, (...marks) => k.raw(text, marks));
   if (row.status === 'duplicate') {
     recordWebhookOutcome(installation.provider, 'duplicate');
     return { eventRowId, status: 'duplicate' };

@@ -1,5 +1,5 @@
 import { recordWebhookOutcome } from '../metrics';
-import { db, runPrepared } from '../db';
+import { db, runCompiled } from '../db';
 import { runInTransaction } from '../outbox';
 import type { NormalizedEvent } from '../providers/payments/types';
 import { moneyLockKeySql } from './locks';
@@ -27,14 +27,13 @@ export async function processStoredEvent(eventRowId: string, tenantId: string): 
     // That lock is taken here only for a pending payment or refund without related movements:
     // with related ones (Mollie) the pipeline takes their locks oldest first, and taking the
     // main one before them could deadlock against another event of the same payment.
-    const [row] = await runPrepared<Record<string, any>>(
-      trx,
+    const [row] = await runCompiled<Record<string, any>>(trx, 'webhook-job:event', [eventRowId, tenantId], (id, tenant) =>
       trx('webhookEvents as we')
         .join('tenants as t', 't.id', 'we.tenantId')
         .leftJoin('connectorInstallations as ci', function () {
           this.on('ci.id', '=', 'we.connectorId').andOn('ci.tenantId', '=', 'we.tenantId');
         })
-        .where({ 'we.id': eventRowId, 'we.tenantId': tenantId })
+        .where({ 'we.id': id, 'we.tenantId': tenant })
         .forUpdate('we')
         .first(
           'we.status', 'we.provider', 'we.normalized', 'ci.settings', 't.country as tenantCountry', 't.currency as tenantCurrency',
@@ -51,11 +50,12 @@ export async function processStoredEvent(eventRowId: string, tenantId: string): 
     const settings = (row.settings ?? {}) as ConnectorSettings;
     const tenant = { country: row.tenantCountry as string | null, currency: row.tenantCurrency as string | null };
     const result = await runPipeline(trx, { tenantId, event: row.normalized as NormalizedEvent, settings, eventRowId, tenant, lockedMoneyKey: row.lockedMoneyKey });
-    await runPrepared(
+    await runCompiled(
       trx,
-      trx('webhookEvents')
-        .where({ id: eventRowId, tenantId })
-        .update({ status: result.status, invoiceId: result.invoiceId, error: result.warning?.slice(0, 1000) ?? null, processedAt: trx.fn.now() }),
+      'webhook-job:finish',
+      [eventRowId, tenantId, result.status, result.invoiceId, result.warning?.slice(0, 1000) ?? null],
+      (id, tenant, status, invoiceId, error) =>
+        trx('webhookEvents').where({ id, tenantId: tenant }).update({ status, invoiceId, error, processedAt: trx.fn.now() }),
     );
     return { status: result.status, invoiceId: result.invoiceId, result, provider: row.provider as string };
   });

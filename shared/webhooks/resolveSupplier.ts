@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { runPrepared } from '../db';
+import { runCompiled } from '../db';
 import { audit } from '../audit';
 import { systemActor } from '../actor';
 import { isValidIban, normalizeIban } from '../domain/iban';
@@ -19,11 +19,15 @@ const active = (trx: Knex.Transaction, tenantId: string) => trx('suppliers').whe
 
 async function match(trx: Knex.Transaction, tenantId: string, provider: ProviderSlug, cp: Counterparty): Promise<SupplierResolution | null> {
   if (cp.merchantId) {
-    const [s] = await runPrepared<{ id: string; name: string }>(trx, active(trx, tenantId).whereRaw('merchant_ids ->> ? = ?', [provider, cp.merchantId]).orderBy('createdAt').first('id', 'name'));
+    const [s] = await runCompiled<{ id: string; name: string }>(trx, 'supplier-by-merchant-id', [tenantId, provider, cp.merchantId], (tenant, slug, merchantId) =>
+      active(trx, tenant).whereRaw('merchant_ids ->> ? = ?', [slug, merchantId]).orderBy('createdAt').first('id', 'name'),
+    );
     if (s) return { supplierId: s.id, name: s.name, how: 'merchantId' };
   }
   if (cp.email) {
-    const [s] = await runPrepared<{ id: string; name: string }>(trx, active(trx, tenantId).whereRaw('lower(email) = lower(?)', [cp.email]).orderBy('createdAt').first('id', 'name'));
+    const [s] = await runCompiled<{ id: string; name: string }>(trx, 'supplier-by-email', [tenantId, cp.email], (tenant, email) =>
+      active(trx, tenant).whereRaw('lower(email) = lower(?)', [email]).orderBy('createdAt').first('id', 'name'),
+    );
     if (s) return { supplierId: s.id, name: s.name, how: 'email' };
   }
   return null;
@@ -56,7 +60,9 @@ export async function findSupplier(
   defaultSupplierId: string | null | undefined,
 ): Promise<SupplierResolution | null> {
   if (defaultSupplierId) {
-    const s = await active(trx, tenantId).where({ id: defaultSupplierId }).forShare().first('id', 'name');
+    const [s] = await runCompiled<{ id: string; name: string }>(trx, 'supplier-default', [tenantId, defaultSupplierId], (tenant, id) =>
+      active(trx, tenant).where({ id }).forShare().first('id', 'name'),
+    );
     if (s) return { supplierId: s.id, name: s.name, how: 'default' };
   }
   return match(trx, tenantId, provider, cp);
