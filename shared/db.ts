@@ -89,10 +89,10 @@ export async function queryPrepared<T = Record<string, unknown>>(knex: Db, name:
 }
 
 /**
- * A knex query run as a prepared statement named after its SQL text (queryPrepared): for hot
- * statements (webhook store and job, invoice create) whose planning cost PostgreSQL more CPU than
- * executing them. Only for statements with a fixed text per call site (or a few variants) and
- * named result columns (no `*`).
+ * A knex query run as a prepared statement named after its SQL text (queryPrepared): for
+ * statements whose planning costs PostgreSQL more CPU than executing them. Only for statements
+ * with a fixed text per call site (or a few variants) and named result columns (no `*`). The hot
+ * ones use runCompiled, which also skips knex's compiling on every call.
  */
 export function runPrepared<T = Record<string, unknown>>(db: Db, query: Knex.QueryBuilder | Knex.Raw): Promise<T[]> {
   const native = query.toSQL().toNative();
@@ -109,7 +109,7 @@ export function runPrepared<T = Record<string, unknown>>(db: Db, query: Knex.Que
 /** Statement text → its prepared name, so a hot statement is not hashed on every call. */
 const preparedNames = new Map<string, string>();
 
-/** Stands in for argument i while a compiled statement is built (compiledStatement). */
+/** Stands in for argument i while runCompiled's build() runs. */
 const argMark = (i: number) => `\u0000arg:${i}\u0000`;
 
 interface CompiledStatement {
@@ -124,8 +124,8 @@ const compiledStatements = new Map<string, CompiledStatement>();
  * Run a hot statement built with knex once per process: on the first call for `key`, build()
  * runs with placeholders in place of the arguments and the SQL text it compiles to is kept with
  * the position of every argument; each later call only binds `args` (and runs prepared, as
- * runPrepared). Compiling a knex builder cost the webhook job about a sixth of its JavaScript
- * (docs/benchmarks.md).
+ * runPrepared). Compiling knex builders on every call was about a quarter of the webhook job's
+ * JavaScript (docs/benchmarks.md).
  *
  * The text must depend on nothing but `key`: build() must bind every argument, unchanged (not
  * sliced, stringified or concatenated: both throw on the first call), and must not branch on one
