@@ -47,6 +47,7 @@ export async function cancelInvoice({ trx, actor }: CommandContext, id: string):
         currency: row.currency,
         issueDate,
         serviceDate: row.serviceDate,
+        serviceEndDate: row.serviceEndDate,
         dueDate: issueDate,
         paymentTermDays: 0,
         notes: `Storno zu ${row.number}`,

@@ -24,6 +24,7 @@ export async function convertQuote({ trx, actor }: CommandContext, quoteId: stri
       currency: quote.currency,
       issueDate: todayVienna(),
       serviceDate: quote.serviceDate,
+      serviceEndDate: quote.serviceEndDate,
       paymentTermDays: quote.paymentTermDays,
       notes: quote.notes,
       footerText: quote.footerText,

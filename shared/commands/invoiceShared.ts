@@ -31,6 +31,8 @@ export interface InvoiceInput {
   paymentTermDays?: number | null;
   issueDate?: string | null;
   serviceDate?: string | null;
+  /** Last day of the service period that starts on serviceDate (null: a single day). */
+  serviceEndDate?: string | null;
   footerText?: string | null;
   customFields?: Record<string, string> | null;
   detailsMarkdown?: string | null;
@@ -318,6 +320,11 @@ export function typeFieldDetails(type: InvoiceType | undefined, input: InvoiceIn
     details.push({ field: 'relatedInvoiceId', message: 'is only allowed on credit notes (gutschrift)' });
   }
   if (input.currency && !isCurrency(input.currency)) details.push({ field: 'currency', message: 'must be a supported ISO 4217 currency code' });
+  if (input.serviceEndDate) {
+    // Dates are YYYY-MM-DD (schema), so comparing the strings compares the days.
+    if (!input.serviceDate) details.push({ field: 'serviceEndDate', message: 'needs serviceDate, the first day of the service period' });
+    else if (input.serviceEndDate < input.serviceDate) details.push({ field: 'serviceEndDate', message: 'must not be before serviceDate' });
+  }
   return details;
 }
 
@@ -338,6 +345,7 @@ export function contentColumns(input: InvoiceInput) {
   return {
     supplierId: input.supplierId ?? null,
     serviceDate: input.serviceDate ?? null,
+    serviceEndDate: input.serviceEndDate ?? null,
     paymentTermDays: input.paymentTermDays ?? null,
     notes: input.notes ?? null,
     footerText: input.footerText ?? null,

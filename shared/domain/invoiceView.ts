@@ -83,6 +83,8 @@ export interface InvoiceView {
   issueDate: string; // YYYY-MM-DD
   dueDate: string | null;
   serviceDate: string | null;
+  /** With serviceDate: the last day of the service period (Leistungszeitraum). */
+  serviceEndDate: string | null;
   totalNet: string;
   totalTax: string;
   totalGross: string;

@@ -166,6 +166,7 @@ function assembleViews(rows: Row[], rel: Related, opts: { deliveries?: boolean }
       issueDate: r.issueDate,
       dueDate: r.dueDate ?? null,
       serviceDate: r.serviceDate ?? null,
+      serviceEndDate: r.serviceEndDate ?? null,
       totalNet: fmtMoney(r.totalNet),
       totalTax: fmtMoney(r.totalTax),
       totalGross,
@@ -239,7 +240,7 @@ export async function loadInvoiceView(db: Db, tenantId: string, id: string): Pro
  */
 export const VIEW_COLUMNS = [
   'id', 'type', 'status', 'number', 'customerId', 'supplierId', 'customerSnapshot', 'currency', 'issueDate', 'serviceDate',
-  'dueDate', 'paymentTermDays', 'notes', 'footerText', 'customFields', 'detailsMarkdown', 'totalNet', 'totalTax', 'totalGross',
+  'serviceEndDate', 'dueDate', 'paymentTermDays', 'notes', 'footerText', 'customFields', 'detailsMarkdown', 'totalNet', 'totalTax', 'totalGross',
   'amountPaid', 'taxBreakdown', 'relatedInvoiceId', 'invoiceNumber', 'invoiceDate', 'source', 'externalId', 'sentAt', 'createdAt', 'updatedAt',
 ] as const;
 

@@ -202,9 +202,10 @@ export function buildCiiDocument(m: EInvoiceModel): XmlElement {
       el('ram:ApplicableHeaderTradeAgreement',
         tradeParty('ram:SellerTradeParty', m.seller, 'seller'),
         tradeParty('ram:BuyerTradeParty', m.buyer, 'buyer')),
-      // HeaderTradeDeliveryType: ShipToTradeParty, ActualDeliverySupplyChainEvent, ...
+      // HeaderTradeDeliveryType: ShipToTradeParty, ActualDeliverySupplyChainEvent, ... With a
+      // service period the period (BG-14, below) says when, and no single delivery day is claimed.
       el('ram:ApplicableHeaderTradeDelivery',
-        el('ram:ActualDeliverySupplyChainEvent', el('ram:OccurrenceDateTime', date102(m.deliveryDate)))),
+        !m.servicePeriod && el('ram:ActualDeliverySupplyChainEvent', el('ram:OccurrenceDateTime', date102(m.deliveryDate)))),
       // HeaderTradeSettlementType: CreditorReferenceID, PaymentReference, TaxCurrencyCode, InvoiceCurrencyCode,
       // PayeeTradeParty, SpecifiedTradeSettlementPaymentMeans*, ApplicableTradeTax+, BillingSpecifiedPeriod,
       // SpecifiedTradeAllowanceCharge*, SpecifiedTradePaymentTerms, SpecifiedTradeSettlementHeaderMonetarySummation,
@@ -215,6 +216,9 @@ export function buildCiiDocument(m: EInvoiceModel): XmlElement {
         el('ram:InvoiceCurrencyCode', m.currency),
         paymentMeans(m),
         m.taxGroups.map(headerTax),
+        m.servicePeriod && el('ram:BillingSpecifiedPeriod',
+          el('ram:StartDateTime', date102(m.servicePeriod.start)),
+          el('ram:EndDateTime', date102(m.servicePeriod.end))),
         paymentTerms(m),
         monetarySummation(m),
         m.relatedInvoiceNumber ? el('ram:InvoiceReferencedDocument', el('ram:IssuerAssignedID', m.relatedInvoiceNumber)) : null,

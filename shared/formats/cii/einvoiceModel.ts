@@ -275,7 +275,10 @@ export interface EInvoiceModel {
   kind: 'invoice' | 'creditNote';
   number: string;
   issueDate: string;
+  /** BT-72: the day of delivery or service; the issue date when none is stored. */
   deliveryDate: string;
+  /** BG-14 (BT-73/74): the service period, when the invoice names one (serviceEndDate). */
+  servicePeriod: { start: string; end: string } | null;
   dueDate: string | null;
   paymentTermDays: number | null;
   currency: string;
@@ -304,6 +307,15 @@ function parseDate(value: string | null | undefined, field: string): string | nu
     throw new EInvoiceExportError(`${field} is not a valid date: ${JSON.stringify(value)}`);
   }
   return d;
+}
+
+/** The service period (serviceDate … serviceEndDate), when the invoice has an end date. */
+function servicePeriodOf(invoice: { serviceDate: string | null; serviceEndDate?: string | null }): { start: string; end: string } | null {
+  const end = parseDate(invoice.serviceEndDate, 'serviceEndDate');
+  if (!end) return null;
+  const start = parseDate(invoice.serviceDate, 'serviceDate');
+  if (!start || end < start) throw new EInvoiceExportError(`The service period ${invoice.serviceDate ?? '(no start)'} – ${end} is not a period`);
+  return { start, end };
 }
 
 function dec(value: string | number | null | undefined, field: string): Decimal {
@@ -459,6 +471,7 @@ export function toEInvoiceModel(input: DocumentInput): EInvoiceModel {
     number: blankToNull(invoice.number)!,
     issueDate,
     deliveryDate: parseDate(invoice.serviceDate, 'serviceDate') ?? issueDate,
+    servicePeriod: servicePeriodOf(invoice),
     dueDate: parseDate(invoice.dueDate, 'dueDate'),
     paymentTermDays: invoice.paymentTermDays ?? null,
     currency,

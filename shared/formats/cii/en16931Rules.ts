@@ -206,9 +206,16 @@ export function checkEn16931(xml: string | Buffer): En16931Violation[] {
   if (blank(currency)) fail('BR-05', 'An Invoice shall have an Invoice currency code (BT-5).');
   else if (!CURRENCY_RE.test(currency!)) fail('BR-CL-04', `Invoice currency code ${currency} is not an ISO 4217 code.`);
 
+  const periodStart = one(settlement, 'BillingSpecifiedPeriod/StartDateTime/DateTimeString');
+  const periodEnd = one(settlement, 'BillingSpecifiedPeriod/EndDateTime/DateTimeString');
   for (const dt of [...all(tx, 'ApplicableHeaderTradeDelivery/ActualDeliverySupplyChainEvent/OccurrenceDateTime/DateTimeString'),
-    ...all(settlement, 'SpecifiedTradePaymentTerms/DueDateDateTime/DateTimeString'), ...(issueDate ? [issueDate] : [])]) {
+    ...all(settlement, 'SpecifiedTradePaymentTerms/DueDateDateTime/DateTimeString'), ...(issueDate ? [issueDate] : []),
+    ...(periodStart ? [periodStart] : []), ...(periodEnd ? [periodEnd] : [])]) {
     if (attr(dt, 'format') === '102' && !validDate102(text(dt))) fail('X-DATE', `Date "${text(dt)}" is not a valid YYYYMMDD date.`);
+  }
+  // Format 102 (YYYYMMDD) compares as text.
+  if (periodStart && periodEnd && text(periodEnd)! < text(periodStart)!) {
+    fail('BR-29', 'If both Invoicing period start date (BT-73) and Invoicing period end date (BT-74) are given then the Invoicing period end date (BT-74) shall be later or equal to the Invoicing period start date (BT-73).');
   }
 
   if (blank(textAt(seller, 'Name'))) fail('BR-06', 'An Invoice shall contain the Seller name (BT-27).');

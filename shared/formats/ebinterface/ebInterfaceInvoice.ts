@@ -13,8 +13,8 @@
  * - VAT ids: a party without a UID gets "00000000", which ebInterface defines for "no UID", but
  *   only where § 11 UStG lets the invoice go without one (see checkVatIds); otherwise the export
  *   is refused with a rule id (EBI-UID-*, EBI-AE).
- * - Delivery: our invoices store one service date (no period), so Delivery always carries Date:
- *   serviceDate, else the issue date.
+ * - Delivery: Period (FromDate serviceDate, ToDate serviceEndDate) when the invoice names a
+ *   service period, otherwise Date: serviceDate, else the issue date.
  * - Reverse charge: TaxCategoryCode "AE", 0 %, with the legal wording as tax comment and in the
  *   invoice comment.
  */
@@ -292,8 +292,10 @@ export function buildEbInterfaceDocument(m: EInvoiceModel, sellerCountry: string
         el('Comment', `Gutschrift zu Rechnung ${m.relatedInvoiceNumber}`))
       : null,
     // DeliveryType: DeliveryID, (Date | Period), Address, Contact, Description. § 11 UStG needs
-    // the delivery date or period; we store no period, and the model falls back to the issue date.
-    el('Delivery', el('Date', m.deliveryDate)),
+    // the day of delivery or the period of the service; without either the model takes the issue date.
+    el('Delivery', m.servicePeriod
+      ? el('Period', el('FromDate', m.servicePeriod.start), el('ToDate', m.servicePeriod.end))
+      : el('Date', m.deliveryDate)),
     // BillerType (AbstractPartyType): VATIdentificationNumber, FurtherIdentification*, OrderReference,
     // Address, Contact, InvoiceRecipientsBillerID, Extension
     el('Biller',

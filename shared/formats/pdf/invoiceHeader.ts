@@ -52,9 +52,13 @@ function facts(input: DocumentInput): Array<[string, string]> {
   rows.push([texts.numberLabel, number ?? (invoice.status === 'entwurf' ? DRAFT_NUMBER : '—')]);
   rows.push([texts.dateLabel, formatDate(documentDate(input))]);
   if (invoice.type !== 'angebot') {
-    // § 11 Abs. 1 Z 4 UStG AT / § 14 Abs. 4 Nr. 6 UStG DE: the date of supply must be stated;
-    // without a separate one it is the issue date.
-    rows.push(['Leistungsdatum', formatDate(invoice.serviceDate ?? documentDate(input))]);
+    // § 11 Abs. 1 Z 4 UStG AT / § 14 Abs. 4 Nr. 6 UStG DE: the date of supply, or the period a
+    // service covered, must be stated; without a separate date it is the issue date.
+    if (invoice.serviceDate && invoice.serviceEndDate) {
+      rows.push(['Leistungszeitraum', `${formatDate(invoice.serviceDate)} – ${formatDate(invoice.serviceEndDate)}`]);
+    } else {
+      rows.push(['Leistungsdatum', formatDate(invoice.serviceDate ?? documentDate(input))]);
+    }
   }
   const due = effectiveDueDate(input);
   if (due && invoice.type !== 'gutschrift') rows.push([texts.dueLabel, formatDate(due)]);

@@ -167,7 +167,8 @@ export async function* datevBookings(tenant: ReportTenant, period: TaxPeriod, kn
     const sales = cursor(
       trx,
       'datev_sales',
-      `select i.type, i.number, i.issue_date as "date", i.service_date as "serviceDate",
+      // DATEV's Leistungsdatum is one day: of a service period its last, when the service is complete.
+      `select i.type, i.number, i.issue_date as "date", coalesce(i.service_end_date, i.service_date) as "serviceDate",
               coalesce(i.customer_snapshot->>'company', i.customer_snapshot->>'name') as "partner",
               tb->>'taxRate' as "taxRate", ((tb->>'net')::numeric + (tb->>'tax')::numeric)::text as "gross",
               coalesce(${REVERSE_CHARGE_SQL}, false) as "reverseCharge", (${EXPORT_SQL}) as "export"

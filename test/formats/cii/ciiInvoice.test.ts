@@ -88,11 +88,25 @@ const scenarios: Array<[string, DocumentInput]> = [
     }),
   ],
   ['0 % domestic (zero rated)', makeDocument(sellerAT, customerAT, { itemSpecs: [{ description: 'PV-Modul', quantity: '10', unitPrice: '199.00', taxRate: '0', unit: 'Stk' }] })],
+  ['service period (Leistungszeitraum)', makeDocument(sellerAT, customerAT, { serviceDate: '2026-03-01', serviceEndDate: '2026-03-31' })],
 ];
 
 describe('buildCiiXml', () => {
   it.each(scenarios)('%s: valid against the Factur-X EN 16931 XSD and the EN 16931 rules', (_name, input) => {
     expectValid(buildCiiXml(input));
+  });
+
+  it('a service period is BG-14 (BT-73/74) and claims no single delivery day (BT-72); an end before the start is refused', () => {
+    const xml = buildCiiXml(makeDocument(sellerAT, customerAT, { serviceDate: '2026-03-01', serviceEndDate: '2026-03-31' }));
+    const tx = parse(xml).SupplyChainTradeTransaction;
+    expect(tx.ApplicableHeaderTradeDelivery).toBe('');
+    expect(tx.ApplicableHeaderTradeSettlement.BillingSpecifiedPeriod).toEqual({
+      StartDateTime: { DateTimeString: { '#text': '20260301', '@_format': '102' } },
+      EndDateTime: { DateTimeString: { '#text': '20260331', '@_format': '102' } },
+    });
+    expect(() => buildCiiXml(makeDocument(sellerAT, customerAT, { serviceDate: '2026-03-31', serviceEndDate: '2026-03-01' }))).toThrow(/is not a period/);
+    const swapped = xml.replace('>20260301<', '>20260401<');
+    expect(rules(checkEn16931(swapped))).toContain('BR-29');
   });
 
   it('writes the EN 16931 profile, invoice type 380 and our totals', () => {

@@ -166,6 +166,7 @@ export function makeDocument(seller: SellerView, customer: Customer | null, over
     issueDate: '2026-03-10',
     dueDate: '2026-03-24',
     serviceDate: '2026-03-05',
+    serviceEndDate: null,
     ...amounts,
     amountPaid: amountPaid.toFixed(2),
     amountDue: new Decimal(amounts.totalGross).minus(amountPaid).toFixed(2),

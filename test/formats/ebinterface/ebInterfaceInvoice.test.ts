@@ -77,6 +77,7 @@ const scenarios: Array<[string, DocumentInput]> = [
   // A seller without UID may only export when it charges no VAT (e.g. a Kleinunternehmer).
   ['seller without IBAN and VAT id, no VAT charged', makeDocument({ ...sellerAT, iban: null, bic: null, vatId: null }, customerAT, { itemSpecs: zeroRated })],
   ['no service date', makeDocument(sellerAT, customerAT, { serviceDate: null })],
+  ['service period', makeDocument(sellerAT, customerAT, { serviceDate: '2026-03-01', serviceEndDate: '2026-03-31' })],
 ];
 
 describe('buildEbInterfaceXml', () => {
@@ -270,11 +271,14 @@ describe('buildEbInterfaceXml', () => {
     });
   });
 
-  it('Delivery/Date is the service date, else the issue date (we store no service period)', () => {
+  it('Delivery/Date is the service date, else the issue date; a service period is Delivery/Period', () => {
     expect(parse(buildEbInterfaceXml(makeDocument(sellerAT, customerAT))).Delivery).toEqual({ Date: '2026-03-05' });
     const noServiceDate = buildEbInterfaceXml(makeDocument(sellerAT, customerAT, { serviceDate: null }));
     expectValid(noServiceDate);
     expect(parse(noServiceDate).Delivery).toEqual({ Date: '2026-03-10' });
+    const period = buildEbInterfaceXml(makeDocument(sellerAT, customerAT, { serviceDate: '2026-03-01', serviceEndDate: '2026-03-31' }));
+    expectValid(period);
+    expect(parse(period).Delivery).toEqual({ Period: { FromDate: '2026-03-01', ToDate: '2026-03-31' } });
   });
 
   it('refuses amounts that do not reconcile', () => {

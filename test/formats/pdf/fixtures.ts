@@ -140,6 +140,7 @@ export function makeDocumentInput(overrides: DocumentOverrides = {}): DocumentIn
     issueDate: '2026-03-10',
     dueDate: '2026-03-24',
     serviceDate: '2026-03-05',
+    serviceEndDate: null,
     totalNet: totals.totalNet,
     totalTax: totals.totalTax,
     totalGross: totals.totalGross,

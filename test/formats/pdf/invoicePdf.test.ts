@@ -170,6 +170,12 @@ describe('renderInvoicePdf: states and document types', () => {
     expect(text).toMatch(/Zahlungsziel: 10 Tage, fällig am 04\.02\.2026/);
   });
 
+  it('states a service period as Leistungszeitraum instead of a single Leistungsdatum', async () => {
+    const text = allText(await renderInvoicePdf(makeDocumentInput({ invoice: { serviceDate: '2026-03-01', serviceEndDate: '2026-03-31' } })));
+    expect(text).toMatch(/Leistungszeitraum 01\.03\.2026 – 31\.03\.2026/);
+    expect(text).not.toContain('Leistungsdatum');
+  });
+
   it('says "Zahlbar sofort" for a zero-day term', async () => {
     const text = allText(await renderInvoicePdf(makeDocumentInput({ invoice: { paymentTermDays: 0, dueDate: '2026-03-10' } })));
     expect(text).toContain('Zahlbar sofort ohne Abzug.');
