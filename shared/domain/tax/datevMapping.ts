@@ -152,13 +152,6 @@ export function datevPosting(chart: DatevChart, source: DatevBookingSource): Dat
   const table = DATEV_CHARTS[chart];
   if (!table) throw taxReportError('INVALID_BOOKING', `Unknown chart of accounts ${String(chart)}`);
 
-  const signed = (value: string, field: string) => {
-    const d = dec(value, field).toDecimalPlaces(2, D.ROUND_HALF_UP);
-    return { zero: d.isZero(), negative: d.isNegative(), amount: d.abs().toFixed(2) };
-  };
-  // S on "Konto" for the normal direction, H for the reversal.
-  const side = (normal: 'S' | 'H', negative: boolean): 'S' | 'H' => (negative ? (normal === 'S' ? 'H' : 'S') : normal);
-
   switch (source.kind) {
     case 'salesInvoice': {
       const rate = rateOf(table, chart, source.taxRate);
@@ -206,6 +199,15 @@ export function datevPosting(chart: DatevChart, source: DatevBookingSource): Dat
     }
   }
 }
+
+// Module level, not per call: the DATEV export calls datevPosting once per row.
+function signed(value: string, field: string): { zero: boolean; negative: boolean; amount: string } {
+  const d = dec(value, field).toDecimalPlaces(2, D.ROUND_HALF_UP);
+  return { zero: d.isZero(), negative: d.isNegative(), amount: d.abs().toFixed(2) };
+}
+
+/** S on "Konto" for the normal direction, H for the reversal. */
+const side = (normal: 'S' | 'H', negative: boolean): 'S' | 'H' => (negative ? (normal === 'S' ? 'H' : 'S') : normal);
 
 /** Output-tax key for a non-automatic revenue account: DE 3 (19 %) / 2 (7 %); AT as EKR table. */
 function salesKeyFor(chart: DatevChart, rate: string): string | undefined {

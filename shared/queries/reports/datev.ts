@@ -133,34 +133,68 @@ export async function assertDatevExpenseAccounts(db: Knex, tenant: ReportTenant,
   );
 }
 
-async function* cursor(trx: Knex.Transaction, name: string, sql: string, bindings: unknown[]): AsyncGenerator<Record<string, any>> {
+/**
+ * The rows of `sql`, FETCH_SIZE at a time, one FETCH ahead. Batches, not rows: every value an async generator
+ * yields costs promises and a microtask turn, which for single rows was most of the export's
+ * JavaScript (docs/benchmarks.md).
+ */
+async function* cursor(trx: Knex.Transaction, name: string, sql: string, bindings: unknown[]): AsyncGenerator<Record<string, any>[]> {
   await trx.raw(`declare ${name} no scroll cursor for ${sql}`, bindings as Knex.RawBinding[]);
+  const fetchNext = () => {
+    const p = trx.raw(`fetch ${FETCH_SIZE} from ${name}`).then((r: { rows: Record<string, any>[] }) => r.rows);
+    p.catch(() => undefined); // awaited below; a consumer that stops early leaves one in flight
+    return p;
+  };
+  // One FETCH ahead: PostgreSQL reads the next batch while this one is formatted.
+  let next = fetchNext();
   for (;;) {
-    const { rows } = await trx.raw(`fetch ${FETCH_SIZE} from ${name}`);
+    const rows = await next;
     if (!rows.length) break;
-    yield* rows;
+    next = fetchNext();
+    yield rows;
   }
   await trx.raw(`close ${name}`);
 }
 
+/** Each batch of rows as the bookings `toBooking` makes of them (null: no booking for that row). */
+async function* bookingsOf(batches: AsyncIterable<Record<string, any>[]>, toBooking: (row: Record<string, any>) => DatevBooking | null): AsyncGenerator<DatevBooking[]> {
+  for await (const rows of batches) {
+    const bookings: DatevBooking[] = [];
+    for (const r of rows) {
+      const b = toBooking(r);
+      if (b) bookings.push(b);
+    }
+    if (bookings.length) yield bookings;
+  }
+}
+
 const text = (number: string | null, partner: string | null) => [number, partner].filter(Boolean).join(' ');
 
-/** Every booking of the period, lazily; pass to datevCsvStream. */
-export async function* datevBookings(tenant: ReportTenant, period: TaxPeriod, knex: Knex = defaultDb()): AsyncGenerator<DatevBooking> {
+/** Every booking of the period, lazily, a batch at a time (one per FETCH); pass to datevCsvStream. */
+export async function* datevBookings(tenant: ReportTenant, period: TaxPeriod, knex: Knex = defaultDb()): AsyncGenerator<DatevBooking[]> {
   const chart = datevChartOf(tenant);
   const trx = await knex.transaction();
   try {
     await trx.raw('set transaction isolation level repeatable read, read only');
+    // The row estimates of the tax breakdown's jsonb_array_elements (100 per invoice) make a year's
+    // cursor look big enough for JIT compilation, which then cost more than running it (0.8 of
+    // 1.0 s for 270,000 sales rows, docs/benchmarks.md).
+    await trx.raw('set local jit = off');
     const emit = (source: DatevBookingSource, date: string, number: string | null, partner: string | null, serviceDate?: string | null): DatevBooking | null => {
       const p = datevPosting(chart, source);
       if (!p) return null;
+      // Every field named, one object shape for all rows (spreads made each row's object slow to build and to read).
       return {
-        ...p,
+        amount: p.amount,
+        debitCredit: p.debitCredit,
+        account: p.account,
+        contraAccount: p.contraAccount,
+        buKey: p.buKey,
         currency: 'EUR',
         documentDate: date,
         documentField1: number ?? undefined,
         text: text(number, partner),
-        ...(serviceDate ? { serviceDate } : {}),
+        serviceDate: serviceDate ?? undefined,
       };
     };
 
@@ -178,17 +212,20 @@ export async function* datevBookings(tenant: ReportTenant, period: TaxPeriod, kn
         order by i.issue_date, i.id`,
       [EU_VAT_PREFIXES, vatPrefixOf(tenant.country), ...exportBindings(tenant.country), tenant.id, [...FINALIZED_STATUSES], period.start, period.end],
     );
-    for await (const r of sales) {
-      const gross = r.type === 'gutschrift' ? negate(r.gross) : r.gross;
-      const b = emit(
-        { kind: 'salesInvoice', taxRate: r.taxRate, gross, zeroRateKind: r.reverseCharge ? 'reverseChargeEu' : r.export ? 'export' : 'taxFree' },
+    yield* bookingsOf(sales, (r) =>
+      emit(
+        {
+          kind: 'salesInvoice',
+          taxRate: r.taxRate,
+          gross: r.type === 'gutschrift' ? negate(r.gross) : r.gross,
+          zeroRateKind: r.reverseCharge ? 'reverseChargeEu' : r.export ? 'export' : 'taxFree',
+        },
         r.date,
         r.number,
         r.partner,
         r.serviceDate,
-      );
-      if (b) yield b;
-    }
+      ),
+    );
 
     const x = expenseAccountSql(chart);
     const incoming = cursor(
@@ -204,11 +241,10 @@ export async function* datevBookings(tenant: ReportTenant, period: TaxPeriod, kn
         order by i.invoice_date, i.id`,
       [tenant.id, [...INPUT_TAX_EXCLUDED_STATUSES], period.start, period.end],
     );
-    for await (const r of incoming) {
-      // The account the ledger uses (assertDatevExportable checked its form before streaming).
-      const b = emit({ kind: 'incomingInvoice', taxRate: r.taxRate, gross: r.gross, expenseAccount: r.expenseAccount }, r.date, r.number, r.partner);
-      if (b) yield b;
-    }
+    // The account the ledger uses (assertDatevExportable checked its form before streaming).
+    yield* bookingsOf(incoming, (r) =>
+      emit({ kind: 'incomingInvoice', taxRate: r.taxRate, gross: r.gross, expenseAccount: r.expenseAccount }, r.date, r.number, r.partner),
+    );
 
     const payments = cursor(
       trx,
@@ -223,13 +259,12 @@ export async function* datevBookings(tenant: ReportTenant, period: TaxPeriod, kn
         order by p.date, p.id`,
       [tenant.id, period.start, period.end],
     );
-    for await (const r of payments) {
+    yield* bookingsOf(payments, (r) => {
       const incomingPayment = r.type === 'eingangsrechnung';
       // A payment on a credit note is money paid back to the customer: a reversed receipt.
       const amount = r.type === 'gutschrift' ? negate(r.amount) : r.amount;
-      const b = emit({ kind: 'payment', of: incomingPayment ? 'incomingInvoice' : 'salesInvoice', amount }, r.date, r.number, r.partner);
-      if (b) yield b;
-    }
+      return emit({ kind: 'payment', of: incomingPayment ? 'incomingInvoice' : 'salesInvoice', amount }, r.date, r.number, r.partner);
+    });
   } finally {
     await trx.rollback().catch(() => undefined);
   }

@@ -159,6 +159,10 @@ describe('DATEV booking line', () => {
       }),
     );
     expect(cells[0].value).toBe('1234567,50');
+    // the amount is formatted from its string (exactly as decimal's toFixed(2) would)
+    for (const [amount, field] of [['1', '1,00'], ['0.5', '0,50'], ['0001.05', '1,05'], ['1234567890.99', '1234567890,99'], ['10', '10,00']]) {
+      expect(parseLine(datevBookingLine({ ...booking, amount }))[0].value, amount).toBe(field);
+    }
     expect(cells[8]).toEqual({ value: '', quoted: false });
     expect(cells[10].value).toBe('INV2026/0001copyx');
     expect(cells[13].value).toHaveLength(60);
@@ -166,7 +170,7 @@ describe('DATEV booking line', () => {
   });
 
   it('refuses amounts DATEV rejects and bad accounts or dates', () => {
-    for (const amount of ['0.00', '-1.00', '1,00', '12345678901.00', '1.005', '']) {
+    for (const amount of ['0.00', '0', '000.0', '-1.00', '1,00', '12345678901.00', '1.005', '1.', '.5', '']) {
       expect(() => datevBookingLine({ ...booking, amount }), amount).toThrow(/amount/);
     }
     expect(() => datevBookingLine({ ...booking, account: '01200' })).toThrow(/account/);
