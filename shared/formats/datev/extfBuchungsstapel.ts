@@ -261,7 +261,7 @@ export function datevBookingLine(b: DatevBooking): string {
  * building 125 fields per row (the export's hottest function).
  */
 const FILLED = [I.amount, I.side, I.currency, I.account, I.contra, I.bu, I.date, I.beleg1, I.text, I.serviceDate];
-const GAP = FILLED.map((col, k) => ';'.repeat((k + 1 < FILLED.length ? FILLED[k + 1] : DATEV_COLUMNS.length) - col - (k + 1 < FILLED.length ? 0 : 1)));
+const GAP = FILLED.map((col, k) => ';'.repeat((FILLED[k + 1] ?? DATEV_COLUMNS.length - 1) - col));
 if (FILLED.some((col, k) => k > 0 && col <= FILLED[k - 1])) throw new Error('DATEV booking columns out of order');
 
 const CRLF = '\r\n';

@@ -134,9 +134,8 @@ export async function assertDatevExpenseAccounts(db: Knex, tenant: ReportTenant,
 }
 
 /**
- * The rows of `sql`, FETCH_SIZE at a time, one FETCH ahead. Batches, not rows: every value an async generator
- * yields costs promises and a microtask turn, which for single rows was most of the export's
- * JavaScript (docs/benchmarks.md).
+ * The rows of `sql`, FETCH_SIZE at a time, one FETCH ahead. Batches, not rows: every value an
+ * async generator yields costs promises and a microtask turn (docs/benchmarks.md, 2026-11-25).
  */
 async function* cursor(trx: Knex.Transaction, name: string, sql: string, bindings: unknown[]): AsyncGenerator<Record<string, any>[]> {
   await trx.raw(`declare ${name} no scroll cursor for ${sql}`, bindings as Knex.RawBinding[]);
