@@ -210,6 +210,8 @@ export async function insertInvoiceWithItems(
   ];
   // Named columns, not `*`: the statement is prepared, and a later column must not change its result.
   const returned = ['tenantId', ...VIEW_COLUMNS];
+  // Positions after the column values, as `args` lists them.
+  const AT = { items: 0, actorUserId: 1, action: 2, data: 3, requestId: 4, customerId: 5, payment: customerId ? 6 : 5 };
   const build = (...a: unknown[]) => {
     const at = (i: number) => a[valueKeys.length + i] as Knex.Value;
     const values: Record<string, unknown> = Object.fromEntries(valueKeys.map((k, i) => [k, a[i]]));
@@ -217,7 +219,7 @@ export async function insertInvoiceWithItems(
     let q = db.queryBuilder();
     if (customerId) {
       // The tenant's id is bound here; the invoice takes it from the guard.
-      q = q.with('guard', db.raw('select tenant_id from customers where tenant_id = ? and id = ? and deleted_at is null for share', [values.tenantId as Knex.Value, at(5)]));
+      q = q.with('guard', db.raw('select tenant_id from customers where tenant_id = ? and id = ? and deleted_at is null for share', [values.tenantId as Knex.Value, at(AT.customerId)]));
       values.tenantId = db.raw('(select tenant_id from guard)');
     }
     let insert = db('invoices').insert(values);
@@ -231,12 +233,15 @@ export async function insertInvoiceWithItems(
            select inv.tenant_id, inv.id, x.position, x.description, x.unit, x.quantity, x."unitPrice", x."taxRate", x."netAmount", x."taxAmount", x."grossAmount"
            from inv, json_to_recordset(?::json) as x(position int, description text, unit text, quantity numeric, "unitPrice" numeric,
              "taxRate" numeric, "netAmount" numeric, "taxAmount" numeric, "grossAmount" numeric)`,
-          [at(0)],
+          [at(AT.items)],
         ),
       )
-      .with('audit', auditOfInserted(db, 'inv', { actorUserId: at(1) as string | null, action: at(2) as string, entityType: 'invoice', dataJson: at(3) as string, requestId: at(4) as string | null }));
+      .with('audit', auditOfInserted(db, 'inv', {
+        actorUserId: at(AT.actorUserId) as string | null, action: at(AT.action) as string, entityType: 'invoice',
+        dataJson: at(AT.data) as string, requestId: at(AT.requestId) as string | null,
+      }));
     if (payment) {
-      const p = customerId ? 6 : 5;
+      const p = AT.payment;
       q = q.with('payment', db.raw('insert into payments (tenant_id, invoice_id, amount, date, method) select inv.tenant_id, inv.id, ?::numeric, ?::date, ? from inv', [at(p), at(p + 1), at(p + 2)]));
     }
     return q.select(returned).from('inv');
