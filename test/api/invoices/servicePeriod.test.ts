@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import iconv from 'iconv-lite';
-import { startTestServer } from '../../helpers/server';
-import { client, type TestClient } from '../../helpers/http';
+import { useTestServer } from '../../helpers/server';
 import { createTeam } from '../../helpers/factories';
 import { cancelInvoice, createCustomer, createDraftInvoice, createSentInvoice, getInvoice } from '../../helpers/invoiceFactory';
 
@@ -9,13 +8,7 @@ import { cancelInvoice, createCustomer, createDraftInvoice, createSentInvoice, g
  * serviceEndDate: with serviceDate, the service period (Leistungszeitraum) an invoice covers.
  * The documents (PDF, ZUGFeRD, ebInterface) are tested with the formats; here the API and DATEV.
  */
-let server: Awaited<ReturnType<typeof startTestServer>>;
-let http: TestClient;
-beforeAll(async () => {
-  server = await startTestServer();
-  http = client(server.url);
-});
-afterAll(async () => server.close());
+const api = useTestServer();
 
 const items = [{ description: 'Wartung März', quantity: 1, unitPrice: '300.00', taxRate: '20' }];
 const march = { serviceDate: '2026-03-01', serviceEndDate: '2026-03-31' };
@@ -24,14 +17,14 @@ describe('serviceEndDate', () => {
   it('is stored with serviceDate, answered by create, read and list, and cleared by a full update of a draft', async () => {
     const { tenant, member, manager } = await createTeam();
     const customer = await createCustomer(tenant);
-    const created = await http.post('/api/invoices', { type: 'rechnung', customerId: customer.id, items, ...march }, { token: member.token });
+    const created = await api.http.post('/api/invoices', { type: 'rechnung', customerId: customer.id, items, ...march }, { token: member.token });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject(march);
-    expect((await http.get(`/api/invoices/${created.body.id}`, { token: member.token })).body).toMatchObject(march);
-    const list = await http.get('/api/invoices?limit=100', { token: member.token });
+    expect((await api.http.get(`/api/invoices/${created.body.id}`, { token: member.token })).body).toMatchObject(march);
+    const list = await api.http.get('/api/invoices?limit=100', { token: member.token });
     expect(list.body.data.find((i: { id: string }) => i.id === created.body.id)).toMatchObject(march);
 
-    const updated = await http.put(`/api/invoices/${created.body.id}`, { customerId: customer.id, items, serviceDate: '2026-04-02' }, { token: manager.token });
+    const updated = await api.http.put(`/api/invoices/${created.body.id}`, { customerId: customer.id, items, serviceDate: '2026-04-02' }, { token: manager.token });
     expect(updated.status).toBe(200);
     expect(updated.body).toMatchObject({ serviceDate: '2026-04-02', serviceEndDate: null });
   });
@@ -44,15 +37,15 @@ describe('serviceEndDate', () => {
       [{ serviceDate: '2026-03-31', serviceEndDate: '2026-03-01' }, /must not be before serviceDate/],
       [{ serviceDate: '2026-03-01', serviceEndDate: '31.03.2026' }, /.+/],
     ] as const) {
-      const res = await http.post('/api/invoices', { type: 'rechnung', customerId: customer.id, items, ...body }, { token: member.token });
+      const res = await api.http.post('/api/invoices', { type: 'rechnung', customerId: customer.id, items, ...body }, { token: member.token });
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('INVALID_INPUT');
       expect(res.body.error.details).toEqual(expect.arrayContaining([expect.objectContaining({ field: 'serviceEndDate', message: expect.stringMatching(message) })]));
     }
-    expect((await http.get('/api/invoices', { token: member.token })).body.data).toEqual([]);
+    expect((await api.http.get('/api/invoices', { token: member.token })).body.data).toEqual([]);
     // the same rule on update
     const draft = await createDraftInvoice(tenant, member, { customerId: customer.id });
-    const res = await http.put(`/api/invoices/${draft.id}`, { customerId: customer.id, items, serviceDate: '2026-03-31', serviceEndDate: '2026-03-30' }, { token: manager.token });
+    const res = await api.http.put(`/api/invoices/${draft.id}`, { customerId: customer.id, items, serviceDate: '2026-03-31', serviceEndDate: '2026-03-30' }, { token: manager.token });
     expect(res.status).toBe(400);
     expect(res.body.error.details).toEqual([{ field: 'serviceEndDate', message: 'must not be before serviceDate' }]);
   });
@@ -61,7 +54,7 @@ describe('serviceEndDate', () => {
     const { tenant, member, manager } = await createTeam();
     const sent = await createSentInvoice(tenant, member, march);
     expect(sent).toMatchObject(march);
-    const change = await http.put(`/api/invoices/${sent.id}`, { serviceEndDate: '2026-03-30' }, { token: manager.token });
+    const change = await api.http.put(`/api/invoices/${sent.id}`, { serviceEndDate: '2026-03-30' }, { token: manager.token });
     expect(change.status).toBe(400);
     expect(change.body.error.code).toBe('IMMUTABLE');
     expect(change.body.error.message).toContain('serviceEndDate');
@@ -70,7 +63,7 @@ describe('serviceEndDate', () => {
     expect(await getInvoice(tenant, creditNoteId!)).toMatchObject({ type: 'gutschrift', ...march });
 
     const quote = await createDraftInvoice(tenant, member, { type: 'angebot', ...march });
-    const converted = await http.post(`/api/invoices/${quote.id}/convert`, {}, { token: member.token });
+    const converted = await api.http.post(`/api/invoices/${quote.id}/convert`, {}, { token: member.token });
     expect(converted.status).toBe(201);
     expect(converted.body).toMatchObject({ type: 'rechnung', ...march });
   });
@@ -80,7 +73,7 @@ describe('serviceEndDate', () => {
     const period = await createSentInvoice(tenant, member, march);
     const day = await createSentInvoice(tenant, member, { serviceDate: '2026-03-05' });
     const [year, month] = period.issueDate.split('-').map(Number);
-    const res = await http.get(`/api/reports/datev?year=${year}&month=${month}`, { token: admin.token });
+    const res = await api.http.get(`/api/reports/datev?year=${year}&month=${month}`, { token: admin.token });
     expect(res.status).toBe(200);
     const [, columns, ...rows] = iconv
       .decode(res.raw, 'windows-1252')
