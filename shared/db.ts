@@ -88,27 +88,6 @@ export async function queryPrepared<T = Record<string, unknown>>(knex: Db, name:
   }
 }
 
-/**
- * A knex query run as a prepared statement named after its SQL text (queryPrepared): for
- * statements whose planning costs PostgreSQL more CPU than executing them. Only for statements
- * with a fixed text per call site (or a few variants) and named result columns (no `*`). The hot
- * ones use runCompiled, which also skips knex's compiling on every call.
- */
-export function runPrepared<T = Record<string, unknown>>(db: Db, query: Knex.QueryBuilder | Knex.Raw): Promise<T[]> {
-  const native = query.toSQL().toNative();
-  let name = preparedNames.get(native.sql);
-  if (!name) {
-    name = `q-${createHash('sha256').update(native.sql).digest('base64url').slice(0, 24)}`;
-    // The texts are few (fixed per call site); the bound only guards against a caller that is not.
-    if (preparedNames.size >= 1_000) preparedNames.clear();
-    preparedNames.set(native.sql, name);
-  }
-  return queryPrepared<T>(db, name, native);
-}
-
-/** Statement text → its prepared name, so a hot statement is not hashed on every call. */
-const preparedNames = new Map<string, string>();
-
 /** Stands in for argument i while runCompiled's build() runs. */
 const argMark = (i: number) => `\u0000arg:${i}\u0000`;
 
@@ -123,8 +102,8 @@ const compiledStatements = new Map<string, CompiledStatement>();
 /**
  * Run a hot statement built with knex once per process: on the first call for `key`, build()
  * runs with placeholders in place of the arguments and the SQL text it compiles to is kept with
- * the position of every argument; each later call only binds `args` (and runs prepared, as
- * runPrepared). Compiling knex builders on every call was about a quarter of the webhook job's
+ * the position of every argument; each later call only binds `args` and runs it as a prepared
+ * statement (queryPrepared: planned once per connection). Compiling knex builders on every call was about a quarter of the webhook job's
  * JavaScript (docs/benchmarks.md).
  *
  * The text must depend on nothing but `key`: build() must bind every argument, unchanged (not
@@ -156,6 +135,14 @@ export async function runCompiled<T = Record<string, unknown>>(
   }
   const bindings = c.slots.map((s) => ('arg' in s ? args[s.arg] : s.value));
   return queryPrepared<T>(db, c.name, { sql: c.sql, bindings });
+}
+
+/**
+ * runCompiled for a plain SQL text with `?` placeholders and a value for each: the text is the
+ * key, so its texts are compiled once each (a caller may have a few, e.g. one per event shape).
+ */
+export function runCompiledSql<T = Record<string, unknown>>(db: Db, sql: string, bindings: readonly unknown[]): Promise<T[]> {
+  return runCompiled<T>(db, sql, bindings, (...marks) => db.raw(sql, marks));
 }
 
 let instance: Knex | null = null;

@@ -6,7 +6,7 @@ import { normalizeAllowedRate, taxRateMessage } from '../domain/taxRates';
 import { formatInvoiceNumber } from '../domain/numbering';
 import type { InvoiceType } from '../domain/invoiceView';
 import { isCurrency } from '../domain/currencies';
-import { camelCaseKeys, isKnexSql, runCompiled, runPrepared, type Db } from '../db';
+import { camelCaseKeys, isKnexSql, runCompiled, runCompiledSql, type Db } from '../db';
 import { VIEW_COLUMNS } from '../queries/invoices';
 import { auditOfInserted } from '../audit';
 import type { Actor } from '../actor';
@@ -99,13 +99,12 @@ export async function loadTenantAndCustomer(
   customerId: string | null | undefined,
 ): Promise<{ tenant: InvoiceRow; customer: InvoiceRow | null }> {
   if (!customerId) return { tenant: await loadTenant(trx, tenantId), customer: null };
-  const rows = await runCompiled(trx, 'tenant-and-customer', [customerId, tenantId], (customer, tenant) =>
-    trx.raw(
-      `select t.country, t.currency,
-         (select row_to_json(c) from customers c where c.tenant_id = t.id and c.id = ?) as customer
-       from tenants t where t.id = ?`,
-      [customer, tenant],
-    ),
+  const rows = await runCompiledSql(
+    trx,
+    `select t.country, t.currency,
+       (select row_to_json(c) from customers c where c.tenant_id = t.id and c.id = ?) as customer
+     from tenants t where t.id = ?`,
+    [customerId, tenantId],
   );
   if (!rows.length) throw notFound('Tenant');
   const { customer, ...tenant } = rows[0] as InvoiceRow;
@@ -192,34 +191,37 @@ export async function insertInvoiceWithItems(
 ): Promise<{ row: InvoiceRow; items: InvoiceRow[] } | null> {
   const { customerId, payment } = opts;
   const items = itemRows(columns.tenantId, '', prepared);
-  // Compiled once per shape (runCompiled): the columns written, which of them are SQL (now()),
-  // and the options; every value is an argument.
+  // Compiled once per shape (runCompiled): the columns written, those given as SQL (now()) with
+  // their text, and the options. Every other value is an argument: the column values, then
+  // `extra`'s, in their key order.
   const keys = Object.keys(columns).filter((k) => columns[k] !== undefined);
   const sqlKeys = keys.filter((k) => isKnexSql(columns[k]));
   const valueKeys = keys.filter((k) => !isKnexSql(columns[k]));
+  const extra: Record<string, unknown> = {
+    items: JSON.stringify(items),
+    actorUserId: audited.actor.userId ?? null,
+    action: audited.action,
+    data: JSON.stringify(audited.data),
+    requestId: audited.actor.requestId ?? null,
+    ...(customerId ? { customerId } : {}),
+    ...(payment ? { paymentAmount: payment.amount, paymentDate: payment.date, paymentMethod: payment.method } : {}),
+  };
+  const extraKeys = Object.keys(extra);
   const shape = [
-    'invoice-insert', valueKeys.join(','), sqlKeys.map((k) => `${k}=${(columns[k] as { sql: string }).sql}`).join(','),
-    customerId ? 'customer' : '', payment ? 'payment' : '', opts.skipExistingExternalId ? 'skip-existing' : '',
+    'invoice-insert', valueKeys.join(','), sqlKeys.map((k) => `${k}=${JSON.stringify((columns[k] as Knex.Raw).toSQL().toNative())}`).join(','),
+    extraKeys.join(','), opts.skipExistingExternalId ? 'skip-existing' : '',
   ].join('|');
-  // Arguments: the column values, then the items, the audit row's values, then the customer and
-  // the payment when there are.
-  const args = [
-    ...valueKeys.map((k) => columns[k]), JSON.stringify(items),
-    audited.actor.userId ?? null, audited.action, JSON.stringify(audited.data), audited.actor.requestId ?? null,
-    ...(customerId ? [customerId] : []), ...(payment ? [payment.amount, payment.date, payment.method] : []),
-  ];
+  const args = [...valueKeys.map((k) => columns[k]), ...Object.values(extra)];
   // Named columns, not `*`: the statement is prepared, and a later column must not change its result.
   const returned = ['tenantId', ...VIEW_COLUMNS];
-  // Positions after the column values, as `args` lists them.
-  const AT = { items: 0, actorUserId: 1, action: 2, data: 3, requestId: 4, customerId: 5, payment: customerId ? 6 : 5 };
   const build = (...a: unknown[]) => {
-    const at = (i: number) => a[valueKeys.length + i] as Knex.Value;
+    const at = (name: string) => a[valueKeys.length + extraKeys.indexOf(name)] as Knex.Value;
     const values: Record<string, unknown> = Object.fromEntries(valueKeys.map((k, i) => [k, a[i]]));
     for (const k of sqlKeys) values[k] = columns[k];
     let q = db.queryBuilder();
     if (customerId) {
       // The tenant's id is bound here; the invoice takes it from the guard.
-      q = q.with('guard', db.raw('select tenant_id from customers where tenant_id = ? and id = ? and deleted_at is null for share', [values.tenantId as Knex.Value, at(AT.customerId)]));
+      q = q.with('guard', db.raw('select tenant_id from customers where tenant_id = ? and id = ? and deleted_at is null for share', [values.tenantId as Knex.Value, at('customerId')]));
       values.tenantId = db.raw('(select tenant_id from guard)');
     }
     let insert = db('invoices').insert(values);
@@ -233,27 +235,21 @@ export async function insertInvoiceWithItems(
            select inv.tenant_id, inv.id, x.position, x.description, x.unit, x.quantity, x."unitPrice", x."taxRate", x."netAmount", x."taxAmount", x."grossAmount"
            from inv, json_to_recordset(?::json) as x(position int, description text, unit text, quantity numeric, "unitPrice" numeric,
              "taxRate" numeric, "netAmount" numeric, "taxAmount" numeric, "grossAmount" numeric)`,
-          [at(AT.items)],
+          [at('items')],
         ),
       )
       .with('audit', auditOfInserted(db, 'inv', {
-        actorUserId: at(AT.actorUserId) as string | null, action: at(AT.action) as string, entityType: 'invoice',
-        dataJson: at(AT.data) as string, requestId: at(AT.requestId) as string | null,
+        actorUserId: at('actorUserId') as string | null, action: at('action') as string, entityType: 'invoice',
+        dataJson: at('data') as string, requestId: at('requestId') as string | null,
       }));
     if (payment) {
-      const p = AT.payment;
-      q = q.with('payment', db.raw('insert into payments (tenant_id, invoice_id, amount, date, method) select inv.tenant_id, inv.id, ?::numeric, ?::date, ? from inv', [at(p), at(p + 1), at(p + 2)]));
+      q = q.with('payment', db.raw('insert into payments (tenant_id, invoice_id, amount, date, method) select inv.tenant_id, inv.id, ?::numeric, ?::date, ? from inv', [at('paymentAmount'), at('paymentDate'), at('paymentMethod')]));
     }
     return q.select(returned).from('inv');
   };
   let row: InvoiceRow | undefined;
   try {
-    // A column given as SQL with bindings of its own (or a subquery) is built per call.
-    const compilable = sqlKeys.every((k) => {
-      const sql = columns[k] as { isRawInstance?: boolean; bindings?: unknown[] };
-      return sql.isRawInstance && !sql.bindings?.length;
-    });
-    [row] = compilable ? await runCompiled<InvoiceRow>(db, shape, args, build) : await runPrepared<InvoiceRow>(db, build(...args));
+    [row] = await runCompiled<InvoiceRow>(db, shape, args, build);
   } catch (err) {
     const e = err as { code?: string; table?: string; column?: string };
     if (customerId && e.code === '23502' && e.table === 'invoices' && e.column === 'tenant_id') throw customerDeleted('customerId');

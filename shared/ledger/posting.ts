@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { runCompiled } from '../db';
+import { runCompiledSql } from '../db';
 import { dec, fmtMoney } from '../domain/money';
 import type { ProviderSlug } from '../providers/payments/types';
 import { tenantChart } from './accounts';
@@ -181,9 +181,9 @@ async function postEntry(
     e.tenantId, e.date, e.description.slice(0, 500), INVOICE_SOURCE, e.sourceId, e.reversesEntryId,
     e.tenantId, amount, '0.00', '0.00', amount,
   ];
-  // The text is its own key: three texts (forward, reversed, an original's accounts), compiled once.
+  // Three texts (forward, reversed, an original's accounts), each compiled once.
   type Row = { complete: boolean; id: string | null; found: string[]; debit: string | null; credit: string | null; source: PostedEntry['expenseSource']; chart: string | null };
-  const run = () => runCompiled<Row>(trx, text, bindings, (...marks) => trx.raw(text, marks));
+  const run = () => runCompiledSql<Row>(trx, text, bindings);
   let [r] = await run();
   if (!r.id && r.source !== 'original' && !(r.chart && r.chart in CHARTS)) {
     // No chart yet (nothing was written: no account matched): seed it, then post.

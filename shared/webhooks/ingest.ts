@@ -1,7 +1,7 @@
 import { recordWebhookOutcome } from '../metrics';
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { db, runCompiled } from '../db';
+import { db, runCompiledSql } from '../db';
 import { AppError, notFound, serviceUnavailable } from '../errors';
 import { logger } from '../logger';
 import { outboxRow, sendAfterCommit, type OutboxJob } from '../outbox';
@@ -192,7 +192,7 @@ async function storeVerifiedEvent(installation: InstallationRow, event: Normaliz
   ];
   // Prepared (planned once per connection) and compiled once per text: the text depends only on
   // the event's shape (how many money movements), so there are few of them.
-  const [row] = await runCompiled<{ status: 'pending' | 'duplicate'; outboxId: string | number | null }>(k, text, bindings, (...marks) => k.raw(text, marks));
+  const [row] = await runCompiledSql<{ status: 'pending' | 'duplicate'; outboxId: string | number | null }>(k, text, bindings);
   if (row.status === 'duplicate') {
     recordWebhookOutcome(installation.provider, 'duplicate');
     return { eventRowId, status: 'duplicate' };

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { runCompiled } from '../db';
+import { runCompiledSql } from '../db';
 
 /**
  * Transaction-scoped advisory lock on a string key (released at commit or rollback, also when the
@@ -8,7 +8,7 @@ import { runCompiled } from '../db';
  * the final guard.
  */
 export async function lockKey(trx: Knex.Transaction, key: string): Promise<void> {
-  await runCompiled(trx, 'advisory-lock', [key], (k) => trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', [k]));
+  await runCompiledSql(trx, 'select pg_advisory_xact_lock(hashtextextended(?, 0))', [key]);
 }
 
 export const moneyLockKey = (tenantId: string, provider: string, externalId: string) => `webhook:money:${tenantId}:${provider}:${externalId}`;

@@ -1,6 +1,6 @@
 import { afterAll, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
-import { db, queryPrepared, runCompiled, runPrepared, type Db } from '../../shared/db';
+import { db, queryPrepared, runCompiled, type Db } from '../../shared/db';
 
 const table = `prep_test_${randomBytes(4).toString('hex')}`;
 afterAll(async () => {
@@ -22,7 +22,7 @@ it('a prepared read maps columns to camelCase and survives a migration that chan
   for (let i = 0; i < 5; i++) expect(await read()).toEqual([{ someValue: 7, addedLater: null }]);
 });
 
-it('runPrepared in a transaction runs on its connection (sees its uncommitted rows) and is seen by knex query listeners', async () => {
+it('a compiled statement in a transaction runs on its connection (sees its uncommitted rows) and is seen by knex query listeners', async () => {
   const t2 = `${table}_trx`;
   await db().schema.createTable(t2, (t) => {
     t.integer('n');
@@ -31,7 +31,7 @@ it('runPrepared in a transaction runs on its connection (sees its uncommitted ro
     const seen: string[] = [];
     const listener = (q: { sql: string }) => seen.push(q.sql);
     db().on('query', listener);
-    const count = (k: Db) => runPrepared<{ c: number }>(k, k(t2).count({ c: '*' }));
+    const count = (k: Db) => runCompiled<{ c: number }>(k, `count-${t2}`, [], () => k(t2).count({ c: '*' }));
     await db().transaction(async (trx) => {
       await trx(t2).insert({ n: 1 });
       expect(await count(trx)).toEqual([{ c: 1 }]);

@@ -310,7 +310,7 @@ function parseDate(value: string | null | undefined, field: string): string | nu
 }
 
 /** The service period (serviceDate … serviceEndDate), when the invoice has an end date. */
-function servicePeriodOf(invoice: { serviceDate: string | null; serviceEndDate?: string | null }): { start: string; end: string } | null {
+function servicePeriodOf(invoice: Pick<InvoiceView, 'serviceDate' | 'serviceEndDate'>): { start: string; end: string } | null {
   const end = parseDate(invoice.serviceEndDate, 'serviceEndDate');
   if (!end) return null;
   const start = parseDate(invoice.serviceDate, 'serviceDate');
