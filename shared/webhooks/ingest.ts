@@ -214,11 +214,15 @@ function alreadyBookedSql(tenantId: string, event: NormalizedEvent): { dup: stri
     const ids = movements.map((e) => e.externalId).filter((x): x is string => !!x);
     if (ids.length !== movements.length) return no;
     const distinct = [...new Set(ids)];
+    // One invoice per (tenant, source, external id): the unique index invoices_external_unique.
+    // One equality lookup per movement, not `external_id = any(array)`: a prepared statement's
+    // generic plan made while the table had no statistics kept the array as a filter over all
+    // of the tenant's invoices (2,000 buffers per delivery at 6,000 invoices, growing with them).
+    const booked = '(select id from invoices where tenant_id = ? and source = ? and external_id = ?)';
     return {
-      // One invoice per (tenant, source, external id): the unique index invoices_external_unique.
-      dup: '(select count(*) from invoices where tenant_id = ? and source = ? and external_id = any(?::text[])) = ?',
-      invoiceId: '(select id from invoices where tenant_id = ? and source = ? and external_id = ?)',
-      bindings: [tenantId, event.provider, distinct, distinct.length, tenantId, event.provider, event.externalId],
+      dup: distinct.map(() => `${booked} is not null`).join(' and '),
+      invoiceId: booked,
+      bindings: [...distinct.flatMap((id) => [tenantId, event.provider, id]), tenantId, event.provider, event.externalId],
     };
   }
   if (movements.length) return no;
