@@ -55,28 +55,17 @@ interface SqlFragment {
  * reversals excluded); ties go to the most recent. As SQL of one column, so that posting can ask
  * it as a subquery of its statement.
  *
- * Driven by the supplier's invoices (invoices_supplier_idx), each entry found by its unique
- * (tenant, source) key: the work grows with this supplier's history, not the tenant's ledger.
- * The `offset 0` keeps the planner from turning the entry lookup into a scan of all the tenant's
- * entries, which it chose for the prepared (generic) plan on fresh statistics: 13 ms per posting
- * at 1,300 entries in the webhook benchmark instead of well under one.
+ * Read from supplier_expense_usage, the running counts a trigger keeps as lines are posted
+ * (migration 20261125120000): one index lookup, where aggregating the supplier's entries grew
+ * with its history. The account number breaks a tie of count and time, so the pick is stable.
  */
 function expenseHistorySql(tenantId: string, supplierId: string): SqlFragment {
   return {
-    sql: `select a.number
-            from invoices i
-            cross join lateral (
-              select je.id, je.created_at from journal_entries je
-               where je.tenant_id = i.tenant_id and je.source_type = ? and je.source_id = i.id and je.reverses_entry_id is null
-              offset 0
-            ) je
-            join journal_lines jl on jl.tenant_id = i.tenant_id and jl.entry_id = je.id and jl.debit > 0
-            join ledger_accounts a on a.tenant_id = i.tenant_id and a.id = jl.account_id and a.kind = 'expense'
-           where i.tenant_id = ? and i.supplier_id = ?
-           group by a.number
-           order by count(*) desc, max(je.created_at) desc
+    sql: `select u.account_number from supplier_expense_usage u
+           where u.tenant_id = ? and u.supplier_id = ?
+           order by u.uses desc, u.last_used_at desc, u.account_number
            limit 1`,
-    bindings: [INVOICE_SOURCE, tenantId, supplierId],
+    bindings: [tenantId, supplierId],
   };
 }
 

@@ -78,3 +78,61 @@ it('posting: a tenant without a chart gets it seeded; a refund without an origin
     postRefund(trx, { id: refundId, tenantId: tenant.id, supplierId: supplier.id, invoiceDate: '2026-11-21', totalGross: '-20.00', invoiceNumber: 'ref_1' }, 'paypal', { clearingAccount: '7777' }, 'PayPal ref_1'),
   )).rejects.toThrow(new PostingError("Clearing account 7777 does not exist in the tenant's chart of accounts"));
 });
+
+// Step 3 of the expense account (docs/ledger.md): the account most used on the supplier's earlier
+// postings, a tie to the most recent, reversals not counted. The counts are kept by a trigger on
+// journal_lines (supplier_expense_usage); they must equal the aggregate over the ledger itself.
+it('posting: the supplier history picks the most used expense account, a tie the most recent; reversals do not count', async () => {
+  const { tenant, admin } = await createTeam();
+  await seedChartOfAccounts(db(), tenant.id, 'AT');
+  const supplier = await createSupplier(tenant);
+  const other = await createSupplier(tenant);
+  const actor = { userId: admin.id, tenantId: tenant.id, role: 'admin' as const };
+  let n = 0;
+  const post = async (expenseAccount: string | null, of = supplier.id) => {
+    const number = `ch_${++n}`;
+    const { id } = await createInvoice({ trx: db(), actor }, {
+      type: 'eingangsrechnung', supplierId: of, invoiceNumber: number, invoiceDate: '2026-11-20',
+      items: [{ description: 'Zahlung', quantity: 1, unitPrice: '10.00', taxRate: '0' }],
+    });
+    const posted = await db().transaction((trx) =>
+      postIncomingInvoice(trx, { id, tenantId: tenant.id, supplierId: of, invoiceDate: '2026-11-20', totalGross: '10.00', invoiceNumber: number }, 'stripe', expenseAccount ? { expenseAccount } : {}, `Stripe ${number}`));
+    return { id, ...posted! };
+  };
+
+  await post('5800');
+  const second = await post('5800');
+  await post('7380');
+  await post('7200', other.id); // another supplier's history is not this one's
+  expect(await post(null)).toMatchObject({ debitAccount: '5800', expenseSource: 'history' }); // 5800 ×3, 7380 ×1
+
+  await post('7380');
+  await post('7380'); // 3 : 3, 7380 the most recent
+  expect(await post(null)).toMatchObject({ debitAccount: '7380', expenseSource: 'history' }); // 7380 ×4
+
+  // Reversing two 5800 entries does not take them off the count (nor add to 7380's).
+  for (const original of [second, second]) {
+    const number = `re_${++n}`;
+    const { id } = await createInvoice({ trx: db(), actor }, {
+      type: 'eingangsrechnung', supplierId: supplier.id, invoiceNumber: number, invoiceDate: '2026-11-21',
+      items: [{ description: 'Erstattung', quantity: 1, unitPrice: '-1.00', taxRate: '0' }],
+    }, { allowNegative: true });
+    await db().transaction((trx) => postRefund(trx, { id, tenantId: tenant.id, supplierId: supplier.id, invoiceDate: '2026-11-21', totalGross: '-1.00', invoiceNumber: number, relatedInvoiceId: original.id }, 'stripe', {}, `Stripe ${number}`));
+  }
+  await post('5800'); // 4 : 4, 5800 the most recent
+  expect(await post(null)).toMatchObject({ debitAccount: '5800', expenseSource: 'history' });
+
+  const counts = await db()('supplierExpenseUsage').where({ tenantId: tenant.id }).orderBy(['supplierId', 'accountNumber']).select('supplierId', 'accountNumber', 'uses', 'lastUsedAt');
+  const { rows: ledger } = await db().raw(
+    `select i.supplier_id as "supplierId", a.number as "accountNumber", count(*)::int as uses, max(je.created_at) as "lastUsedAt"
+       from journal_entries je
+       join invoices i on i.tenant_id = je.tenant_id and i.id = je.source_id
+       join journal_lines jl on jl.tenant_id = je.tenant_id and jl.entry_id = je.id and jl.debit > 0
+       join ledger_accounts a on a.tenant_id = je.tenant_id and a.id = jl.account_id and a.kind = 'expense'
+      where je.tenant_id = ? and je.source_type = 'invoice' and je.reverses_entry_id is null
+      group by i.supplier_id, a.number order by 1, 2`,
+    [tenant.id],
+  );
+  expect(counts).toEqual(ledger);
+  expect(counts.filter((c) => c.supplierId === supplier.id).map((c) => [c.accountNumber, c.uses])).toEqual([['5800', 5], ['7380', 4]]);
+});
