@@ -96,7 +96,9 @@ function decidedAccounts(tenantId: string, supplierId: string, provider: Provide
   const settingsExpense = settings.expenseAccount || null;
   const history = expenseHistorySql(tenantId, supplierId);
   // `offset 0` keeps x a subquery of its own: flattened, each of its subqueries would be copied to
-  // (and run at) every place x's columns are used.
+  // (and run at) every place x's columns are used. The supplier is read by its key alone (its own
+  // `offset 0`): with the tenant as a second condition the generic plan made on fresh statistics
+  // went through a tenant index and read all of the tenant's suppliers.
   return {
     sql: `select coalesce(cast(? as text), x.supplier_default, x.history, cast(? as jsonb) -> x.chart ->> 'defaultExpense') as ${expenseSide},
                  coalesce(cast(? as text), cast(? as jsonb) -> x.chart -> 'clearing' ->> cast(? as text)) as ${clearingSide},
@@ -104,8 +106,9 @@ function decidedAccounts(tenantId: string, supplierId: string, provider: Provide
                  x.chart
             from (select c.chart, c.supplier_default, case when c.supplier_default is null and not ? then (${history.sql}) end as history
                     from (select (select chart from ledger_accounts where tenant_id = ? limit 1) as chart,
-                                 (select a.number from suppliers s join ledger_accounts a on a.tenant_id = s.tenant_id and a.number = s.default_expense_account
-                                   where s.tenant_id = ? and s.id = ?) as supplier_default
+                                 (select a.number from (select tenant_id, default_expense_account from suppliers where id = ? offset 0) s
+                                    join ledger_accounts a on a.tenant_id = s.tenant_id and a.number = s.default_expense_account
+                                   where s.tenant_id = ?) as supplier_default
                           offset 0) c
                   offset 0) x`,
     bindings: [
@@ -114,7 +117,7 @@ function decidedAccounts(tenantId: string, supplierId: string, provider: Provide
       !!settingsExpense,
       !!settingsExpense, ...history.bindings,
       tenantId,
-      tenantId, supplierId,
+      supplierId, tenantId,
     ],
   };
 }

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { runCompiled } from '../db';
+import { runCompiled, runCompiledSql } from '../db';
 import { audit } from '../audit';
 import { systemActor } from '../actor';
 import { isValidIban, normalizeIban } from '../domain/iban';
@@ -17,11 +17,19 @@ const PROVIDER_LABEL: Record<ProviderSlug, string> = { stripe: 'Stripe', paypal:
 
 const active = (trx: Knex.Transaction, tenantId: string) => trx('suppliers').where({ tenantId }).whereNull('deletedAt');
 
+const SUPPLIER_BY_MERCHANT_ID = `select s.id, s.name
+    from supplier_merchant_ids m
+    cross join lateral (select id, name, tenant_id, created_at, deleted_at from suppliers where id = m.supplier_id offset 0) s
+   where m.tenant_id = ? and m.provider = ? and m.merchant_id = ? and s.tenant_id = m.tenant_id and s.deleted_at is null
+   order by s.created_at
+   limit 1`;
+
 async function match(trx: Knex.Transaction, tenantId: string, provider: ProviderSlug, cp: Counterparty): Promise<SupplierResolution | null> {
   if (cp.merchantId) {
-    const [s] = await runCompiled<{ id: string; name: string }>(trx, 'supplier-by-merchant-id', [tenantId, provider, cp.merchantId], (tenant, slug, merchantId) =>
-      active(trx, tenant).whereRaw('merchant_ids ->> ? = ?', [slug, merchantId]).orderBy('createdAt').first('id', 'name'),
-    );
+    // supplier_merchant_ids mirrors suppliers.merchant_ids by key (migration 20261125140000); each
+    // supplier is then read by its primary key alone (`offset 0`), so the plan stays a key lookup
+    // whatever the tables' statistics.
+    const [s] = await runCompiledSql<{ id: string; name: string }>(trx, SUPPLIER_BY_MERCHANT_ID, [tenantId, provider, cp.merchantId]);
     if (s) return { supplierId: s.id, name: s.name, how: 'merchantId' };
   }
   if (cp.email) {

@@ -135,4 +135,10 @@ it('posting: the supplier history picks the most used expense account, a tie the
   );
   expect(counts).toEqual(ledger);
   expect(counts.filter((c) => c.supplierId === supplier.id).map((c) => [c.accountNumber, c.uses])).toEqual([['5800', 5], ['7380', 4]]);
+
+  // The supplier's own default expense account beats the history, when the chart has it.
+  await db()('suppliers').where({ id: supplier.id }).update({ defaultExpenseAccount: '9999' });
+  expect(await post(null)).toMatchObject({ debitAccount: '5800', expenseSource: 'history' });
+  await db()('suppliers').where({ id: supplier.id }).update({ defaultExpenseAccount: '7400' });
+  expect(await post(null)).toMatchObject({ debitAccount: '7400', expenseSource: 'supplier' });
 });
