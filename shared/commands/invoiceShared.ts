@@ -6,6 +6,7 @@ import { normalizeAllowedRate, taxRateMessage } from '../domain/taxRates';
 import { formatInvoiceNumber } from '../domain/numbering';
 import type { InvoiceType } from '../domain/invoiceView';
 import { isCurrency } from '../domain/currencies';
+import { servicePeriodProblem } from '../domain/dates';
 import { camelCaseKeys, isKnexSql, runCompiled, runCompiledSql, type Db } from '../db';
 import { VIEW_COLUMNS } from '../queries/invoices';
 import { auditOfInserted } from '../audit';
@@ -321,11 +322,8 @@ export function typeFieldDetails(type: InvoiceType | undefined, input: InvoiceIn
     details.push({ field: 'relatedInvoiceId', message: 'is only allowed on credit notes (gutschrift)' });
   }
   if (input.currency && !isCurrency(input.currency)) details.push({ field: 'currency', message: 'must be a supported ISO 4217 currency code' });
-  if (input.serviceEndDate) {
-    // Dates are YYYY-MM-DD (schema), so comparing the strings compares the days.
-    if (!input.serviceDate) details.push({ field: 'serviceEndDate', message: 'needs serviceDate, the first day of the service period' });
-    else if (input.serviceEndDate < input.serviceDate) details.push({ field: 'serviceEndDate', message: 'must not be before serviceDate' });
-  }
+  const period = servicePeriodProblem(input.serviceDate, input.serviceEndDate);
+  if (period) details.push({ field: 'serviceEndDate', message: period });
   return details;
 }
 

@@ -46,3 +46,16 @@ export const yearOf = (date: string): number => Number(date.slice(0, 4));
 
 /** Payment term when neither the invoice nor the customer sets one (days). */
 export const DEFAULT_PAYMENT_TERM_DAYS = 14;
+
+/**
+ * What is wrong with a service period (Leistungszeitraum) from serviceDate to serviceEndDate, as
+ * a message about serviceEndDate, or null when there is nothing wrong (also when there is no end:
+ * a single day of service). YYYY-MM-DD dates compare as text. The database checks the same rule
+ * (invoices_service_period_check); the API and the e-invoice export ask this.
+ */
+export function servicePeriodProblem(serviceDate: string | null | undefined, serviceEndDate: string | null | undefined): string | null {
+  if (!serviceEndDate) return null;
+  if (!serviceDate) return 'needs serviceDate, the first day of the service period';
+  if (serviceEndDate < serviceDate) return 'must not be before serviceDate';
+  return null;
+}

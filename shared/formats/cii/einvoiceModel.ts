@@ -12,6 +12,7 @@
 import Decimal from 'decimal.js';
 import type { DocumentInput, InvoiceView, PartyView, SellerView } from '../../domain/invoiceView';
 import { stripInvalidXmlChars } from '../xml';
+import { servicePeriodProblem } from '../../domain/dates';
 
 /** Thrown when an invoice cannot (or must not) be exported as an e-invoice. */
 export class EInvoiceExportError extends Error {
@@ -314,7 +315,8 @@ function servicePeriodOf(invoice: Pick<InvoiceView, 'serviceDate' | 'serviceEndD
   const end = parseDate(invoice.serviceEndDate, 'serviceEndDate');
   if (!end) return null;
   const start = parseDate(invoice.serviceDate, 'serviceDate');
-  if (!start || end < start) throw new EInvoiceExportError(`The service period ${invoice.serviceDate ?? '(no start)'} – ${end} is not a period`);
+  const problem = servicePeriodProblem(start, end);
+  if (problem || !start) throw new EInvoiceExportError(`The service period ${start ?? '(no start)'} – ${end} is not a period: serviceEndDate ${problem}`);
   return { start, end };
 }
 
