@@ -19,6 +19,8 @@ declare module 'autocannon' {
     headers?: Record<string, string>;
     body?: string | Buffer;
     requests?: Request[];
+    /** Requests per second over all connections. */
+    overallRate?: number;
   }
   interface Histogram {
     average: number;

@@ -19,6 +19,7 @@ async function run(spec: LoadSpec, measured: boolean): Promise<LoadResult> {
     connections: spec.connections,
     ...(measured && spec.amount ? { amount: spec.amount } : { duration: measured ? spec.duration : spec.warmupSec }),
     timeout: 60,
+    ...(spec.rate ? { overallRate: spec.rate } : {}),
     requests,
   });
   instance.on('response', (_client: unknown, _status: number, _bytes: number, responseTime: number) => {
