@@ -20,6 +20,11 @@ export interface Config {
   port: number;
   host: string;
   databaseUrl: string;
+  /**
+   * A direct (session) connection for the workers' outbox relay, which LISTENs: a transaction
+   * pooler such as PgBouncer in DATABASE_URL would not deliver notifications. Defaults to DATABASE_URL.
+   */
+  databaseListenUrl: string;
   databasePoolMax: number;
   redisUrl: string;
   /** Prefix for every Redis key (queues, rate limiters): lets several deployments or test runs share one Redis. */
@@ -127,6 +132,8 @@ export function loadConfig(env: Env = process.env): Config {
   if (isProd && (env.METRICS_TOKEN ?? '').length < 16) problems.push('METRICS_TOKEN must be set to at least 16 characters in production');
 
   const databaseUrl = url('DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/accounting', ['postgres:', 'postgresql:'])!;
+  // Checked only when set: a bad DATABASE_URL is one problem, not two.
+  const databaseListenUrl = env.DATABASE_LISTEN_URL ? url('DATABASE_LISTEN_URL', null, ['postgres:', 'postgresql:'])! : databaseUrl;
   const redisUrl = url('REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:'])!;
   const port = int('PORT', 3000, 0, 65535);
   const smtpUrl = url('SMTP_URL', null, ['smtp:', 'smtps:']);
@@ -149,6 +156,7 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     host: env.HOST ?? '0.0.0.0',
     databaseUrl,
+    databaseListenUrl,
     databasePoolMax: int('DATABASE_POOL_MAX', 10, 1, 500),
     redisUrl,
     redisPrefix: env.REDIS_PREFIX ?? 'acct',

@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import client from 'prom-client';
 import { ALL_QUEUES, getQueue } from './queues';
 import { safeEqual } from './crypto/secretBox';
+import { db } from './db';
+import { config } from './config';
 
 /**
  * Prometheus metrics. Each process (API, every worker) keeps its own registry and exposes it:
@@ -59,6 +61,50 @@ new client.Gauge({
     );
   },
 });
+
+/**
+ * The outbox rows of this deployment (REDIS_PREFIX) not yet handed to Redis, per queue. Webhook
+ * jobs wait there until a worker's relay sends them, so with no worker running they show up here,
+ * not in queue_jobs. One query per scrape serves both gauges; on a database error both are absent.
+ */
+let outboxScrape: { at: number; rows: Promise<{ queue: string; n: number; oldest: number }[]> } | null = null;
+function pendingOutbox() {
+  if (!outboxScrape || Date.now() - outboxScrape.at > 1000) {
+    const rows = Promise.race([
+      db()
+        .raw(
+          `select queue, count(*)::int as n, extract(epoch from now() - min(created_at))::float8 as oldest
+             from outbox where prefix = ? and enqueued_at is null group by queue`,
+          [config().redisPrefix],
+        )
+        .then((r: { rows: { queue: string; n: number; oldest: number }[] }) => r.rows),
+      new Promise<never>((_, rej) => setTimeout(() => rej(new Error('timeout')), 1000).unref()),
+    ]);
+    rows.catch(() => {});
+    outboxScrape = { at: Date.now(), rows };
+  }
+  return outboxScrape.rows;
+}
+
+/** A per-queue gauge of the pending outbox rows; absent for a scrape when PostgreSQL does not answer. */
+function outboxGauge(name: string, help: string, value: (r: { n: number; oldest: number }) => number) {
+  new client.Gauge({
+    name,
+    help,
+    labelNames: ['queue'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      try {
+        for (const r of await pendingOutbox()) this.set({ queue: r.queue }, value(r));
+      } catch {
+        // PostgreSQL unreachable or slow: absent rather than wrong.
+      }
+    },
+  });
+}
+outboxGauge('outbox_pending', 'Outbox rows not yet handed to Redis, per queue, read from PostgreSQL at scrape time', (r) => r.n);
+outboxGauge('outbox_oldest_pending_seconds', 'Age of the oldest outbox row not yet handed to Redis, per queue', (r) => r.oldest);
 
 /** Whether an Authorization header carries the METRICS_TOKEN bearer token (constant-time compare). */
 export function hasMetricsToken(authorization: string | undefined, token: string): boolean {

@@ -10,6 +10,8 @@ import { config } from './config';
  * inside its transaction: the job is written to the outbox table with the data it acts on, so a
  * rollback leaves no job and a commit never loses one. After commit runInTransaction() relays the
  * rows to BullMQ; if Redis is down they stay and the worker's periodic relay sends them later.
+ * Rows written by outboxRow() (webhook deliveries) are not sent by their writer: its statement
+ * notifies OUTBOX_CHANNEL and the workers' listeners relay them (workers/outboxRelay.ts).
  * Job ids come from business keys, so a row relayed twice is deduplicated by BullMQ.
  */
 export interface OutboxJob {
@@ -74,40 +76,52 @@ async function sendCommitted(jobs: (OutboxJob & { id: string })[]): Promise<void
 }
 
 /**
- * Adds jobs in batches (see groupBatches): the jobs of requests finishing together go to Redis in
- * one addBulk per queue instead of one round trip each. If a batch fails or times out, each of
- * its callers sees the error and leaves its rows to the relay.
+ * Add jobs to their queues now: one addBulk per queue (a pipeline: one round trip however many
+ * jobs). Bounded: should Redis drop right now, the caller must not wait for it.
  */
-const addBatched = groupBatches<OutboxJob>(async (batch) => {
+async function addJobs(jobs: OutboxJob[]): Promise<void> {
   const byQueue = new Map<QueueName, OutboxJob[]>();
-  for (const j of batch) {
+  for (const j of jobs) {
     const list = byQueue.get(j.queue);
     if (list) list.push(j);
     else byQueue.set(j.queue, [j]);
   }
-  // Bounded: should Redis drop right now, the callers' answers must not wait for it.
-  await Promise.race([
-    Promise.all([...byQueue].map(([queue, js]) => getQueue(queue).addBulk(js.map((j) => ({ name: j.name, data: j.data, opts: { jobId: j.jobId } }))))),
-    new Promise((_, reject) => setTimeout(() => reject(new Error('queue add timed out')), 2000).unref()),
-  ]);
-});
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      Promise.all([...byQueue].map(([queue, js]) => getQueue(queue).addBulk(js.map((j) => ({ name: j.name, data: j.data, opts: { jobId: j.jobId } }))))),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error('queue add timed out')), 2000);
+        timer.unref();
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Adds jobs in batches (see groupBatches): the jobs of requests finishing together go to Redis in
+ * one addBulk per queue instead of one round trip each. If a batch fails or times out, each of
+ * its callers sees the error and leaves its rows to the relay.
+ */
+const addBatched = groupBatches<OutboxJob>(addJobs);
 
 /**
  * For a caller that writes its outbox row in the same single statement as its data (atomic
- * without a transaction; ingestDelivery): the row's columns. After that statement has committed,
- * hand the job with the row's id to sendAfterCommit().
+ * without a transaction; ingestDelivery): the row's columns. Such a caller does not send the job
+ * itself: the same statement calls `pg_notify(OUTBOX_CHANNEL, prefix)`, which PostgreSQL delivers
+ * on commit (never on rollback) to the workers' relays (workers/outboxRelay.ts); they add the
+ * jobs in batches and mark the rows. Used where requests are many and public (webhooks): their
+ * answer waits for neither Redis nor BullMQ, and adding 100 jobs at once costs a fraction of 100
+ * single adds (docs/webhooks.md). The periodic relay-outbox job stays the backstop.
  */
 export function outboxRow(job: OutboxJob): { prefix: string; queue: string; jobName: string; jobId: string; payload: string } {
   return { prefix: config().redisPrefix, queue: job.queue, jobName: job.name, jobId: job.jobId, payload: JSON.stringify(job.data) };
 }
 
-/** runInTransaction's after-commit send, for rows written by outboxRow(); never throws. */
-export async function sendAfterCommit(jobs: (OutboxJob & { id: string })[]): Promise<void> {
-  if (!jobs.length) return;
-  await sendCommitted(jobs).catch((err) =>
-    logger.warn({ err: String(err) }, 'sending jobs after commit failed; the periodic relay will retry'),
-  );
-}
+/** The notification channel of outbox rows written by outboxRow(); the payload is their prefix. */
+export const OUTBOX_CHANNEL = 'outbox';
 
 /**
  * Marks sent rows with one UPDATE per batch. A failed or lost mark is harmless: the row stays
@@ -145,29 +159,41 @@ function groupBatches<T>(run: (batch: T[]) => Promise<void>): (items: T[]) => Pr
 }
 
 /**
- * Send pending outbox rows to their queues. Rows are locked with SKIP LOCKED so several relays
- * (API after commit, every worker's timer) never double-send the same row concurrently.
+ * Send pending outbox rows to their queues, up to `limit` at once: one addBulk per queue and one
+ * UPDATE for all of them. Rows are locked with SKIP LOCKED so several relays (every worker's
+ * listener and timer) never send the same row concurrently. Should the batch fail, its rows are
+ * tried one by one while Redis is connected, so a row Redis refuses (its error noted on the row)
+ * holds back no other; once Redis is gone the rest stay pending for the next relay. Jobs of a
+ * failed batch that did reach Redis are deduplicated by their job ids on the retry.
  */
 export async function relayOutbox(opts: { ids?: string[]; limit?: number } = {}): Promise<number> {
   return db().transaction(async (trx) => {
     let q = trx('outbox').where({ prefix: config().redisPrefix }).whereNull('enqueuedAt').orderBy('id').limit(opts.limit ?? 200).forUpdate().skipLocked();
     if (opts.ids) q = q.whereIn('id', opts.ids);
-    const rows: { id: string; queue: QueueName; jobName: string; jobId: string; payload: Record<string, unknown> }[] =
-      await q;
-    let sent = 0;
+    const rows: { id: string; queue: QueueName; jobName: string; jobId: string; payload: Record<string, unknown> }[] = await q;
     // BullMQ's add() waits for a connection indefinitely: with Redis down, leave the rows for
     // the next relay instead of holding their locks (and the caller) until Redis returns.
-    if (rows.length && !(await redisReady(producerRedis()))) return 0;
+    if (!rows.length || !(await redisReady(producerRedis()))) return 0;
+    const jobOf = (r: (typeof rows)[number]): OutboxJob => ({ queue: r.queue, name: r.jobName, jobId: r.jobId, data: r.payload });
+    const markSent = (ids: string[]) => trx('outbox').whereIn('id', ids).update({ enqueuedAt: trx.fn.now(), attempts: trx.raw('attempts + 1') });
+    try {
+      await addJobs(rows.map(jobOf));
+      await markSent(rows.map((r) => r.id));
+      return rows.length;
+    } catch {
+      // Find the row(s) at fault below; each keeps its own error.
+    }
+    let sent = 0;
     for (const row of rows) {
+      if (producerRedis().status !== 'ready') break;
       try {
-        await getQueue(row.queue).add(row.jobName, row.payload, { jobId: row.jobId });
-        await trx('outbox').where({ id: row.id }).update({ enqueuedAt: trx.fn.now(), attempts: trx.raw('attempts + 1') });
+        await addJobs([jobOf(row)]);
+        await markSent([row.id]);
         sent++;
       } catch (err) {
         await trx('outbox')
           .where({ id: row.id })
           .update({ attempts: trx.raw('attempts + 1'), lastError: String((err as Error).message ?? err).slice(0, 500) });
-        break; // Redis is probably down: stop and let the next relay run retry in order.
       }
     }
     return sent;

@@ -7,6 +7,7 @@ import { logger } from '../shared/logger';
 import { registry } from './registry';
 import type { JobHandlers } from './types';
 import { jobDuration } from '../shared/metrics';
+import { startOutboxRelay } from './outboxRelay';
 
 export interface RunningWorkers {
   workers: Worker[];
@@ -44,11 +45,12 @@ function dispatcher(queue: QueueName, handlers: JobHandlers) {
 }
 
 /**
- * Start one BullMQ Worker per queue (or the given subset). Many worker processes may run against
- * one Redis: BullMQ's locks make sure each job is processed by one of them at a time.
+ * Start one BullMQ Worker per queue (or the given subset), and the process's outbox relay
+ * (workers/outboxRelay.ts) unless `relay: false`. Many worker processes may run against one
+ * Redis: BullMQ's locks make sure each job is processed by one of them at a time.
  */
 export async function startWorkers(
-  opts: { queues?: QueueName[]; cfg?: Config; schedule?: boolean; sandbox?: boolean } = {},
+  opts: { queues?: QueueName[]; cfg?: Config; schedule?: boolean; sandbox?: boolean; relay?: boolean } = {},
 ): Promise<RunningWorkers> {
   const cfg = opts.cfg ?? config();
   const names = opts.queues ?? (Object.keys(registry) as QueueName[]);
@@ -81,10 +83,12 @@ export async function startWorkers(
     workers.push(w);
   }
   if (opts.schedule !== false) await scheduleRecurringJobs();
+  const relay = opts.relay === false ? null : startOutboxRelay(cfg);
   return {
     workers,
     // close() waits for active jobs to finish; new jobs are not taken meanwhile.
     close: async () => {
+      await relay?.close();
       await Promise.allSettled(workers.map((w) => w.close()));
     },
   };

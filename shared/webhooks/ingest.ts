@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
 import { db, runCompiledSql } from '../db';
 import { AppError, notFound, serviceUnavailable } from '../errors';
 import { logger } from '../logger';
-import { outboxRow, sendAfterCommit, type OutboxJob } from '../outbox';
+import { OUTBOX_CHANNEL, outboxRow, type OutboxJob } from '../outbox';
 import { decryptJson, sha256Hex } from '../crypto/secretBox';
 import {
   getAdapter,
@@ -163,8 +163,9 @@ export async function ingestDelivery(args: {
  * path, the log row and — when pending — its outbox row commit together or not at all, exactly
  * like the transaction it replaces (BEGIN, select, insert, insert, COMMIT: five round trips, now
  * one). The row id is generated here so the job id and payload are known before the statement.
- * After it has committed, the job is sent as runInTransaction would (Redis readiness checked,
- * bounded; otherwise the workers' periodic relay sends it).
+ * With the outbox row the statement notifies the workers' relays (delivered on commit; see
+ * outboxRow): the answer waits for neither Redis nor BullMQ, and the relay adds the jobs of many
+ * deliveries at once.
  */
 async function storeVerifiedEvent(installation: InstallationRow, event: NormalizedEvent): Promise<IngestResult> {
   const k = db();
@@ -183,21 +184,21 @@ async function storeVerifiedEvent(installation: InstallationRow, event: Normaliz
        select ?, ?, ?, ?, cast(? as jsonb) from ev where ev.status = 'pending'
        returning id
      )
-     select ev.status, (select id from ob) as "outboxId" from ev`;
+     select ev.status, (select count(*) from (select pg_notify(?, ?) from ob) n) as notified from ev`;
   const bindings = [
     eventRowId, installation.tenantId, installation.id, installation.provider, event.eventType.slice(0, 200),
     event.eventId.slice(0, 500), event.externalId ?? null, JSON.stringify(event),
     ...dup.bindings,
     ob.prefix, ob.queue, ob.jobName, ob.jobId, ob.payload,
+    OUTBOX_CHANNEL, ob.prefix,
   ];
   // Prepared (planned once per connection) and compiled once per text: the text depends only on
   // the event's shape (how many money movements), so there are few of them.
-  const [row] = await runCompiledSql<{ status: 'pending' | 'duplicate'; outboxId: string | number | null }>(k, text, bindings);
+  const [row] = await runCompiledSql<{ status: 'pending' | 'duplicate' }>(k, text, bindings);
   if (row.status === 'duplicate') {
     recordWebhookOutcome(installation.provider, 'duplicate');
     return { eventRowId, status: 'duplicate' };
   }
-  await sendAfterCommit([{ ...job, id: String(row.outboxId) }]);
   return { eventRowId, status: 'pending' };
 }
 

@@ -8,12 +8,15 @@ import { startFakeSmtp, type FakeSmtp } from '../helpers/fakeSmtp';
 import { db } from '../../shared/db';
 import { bounded, isEnvelope, restartableRedis, waitUntil, type RestartableServer } from './faults';
 import { uniqueEmail } from '../api/auth/authHelpers';
+import { deliver, install, stripeDelivery, stripePaymentEvent, waitForLogRows } from '../helpers/webhookFactory';
 
 /**
  * Redis dies while a real API process serves (its own redis-server, the run's PostgreSQL).
  * PostgreSQL-only work goes on; work that needs the queue answers 503 + Retry-After at once or is
  * parked in the outbox; readiness says redis is down; rate limiting falls back to memory. When
  * Redis is back on the same port, the API reconnects by itself and a worker relays the outbox.
+ * Webhook deliveries never need Redis to be answered: stored during the outage, processed after it
+ * by the worker that was running all along.
  */
 let redis: RestartableServer;
 let smtp: FakeSmtp;
@@ -128,5 +131,34 @@ describe('Redis stops while the API serves', () => {
     const again = await bounded(base, 'GET', `/api/invoices/${draft.id}/pdf`, { token: t, boundMs: 20_000 });
     expect(again.status).toBe(200);
     expect(again.headers.get('content-type')).toMatch(/application\/pdf/);
+  }, 120_000);
+
+  it('webhook deliveries are stored and answered 200 while Redis is down, and the running worker processes them when it returns', async () => {
+    const secret = 'whsec_outage';
+    const { tenant, admin } = await createTeam();
+    const { path } = await install(base, admin.token, 'stripe', { webhookSecret: secret });
+    // The worker from the test above runs through this outage (started here if that one failed early).
+    worker ??= spawnEntry('workers/index.ts', { REDIS_URL: redis.url, SMTP_URL: smtp.url });
+    await waitForOutput(worker, /workers started/);
+
+    await redis.stop();
+    const events = [stripePaymentEvent(), stripePaymentEvent()];
+    for (const event of events) {
+      const { body, headers } = stripeDelivery(secret, event);
+      const res = await deliver(base, path, body, headers);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body).toEqual({ received: true, status: 'pending' });
+    }
+    // Stored with their jobs' outbox rows, which nobody could hand to Redis.
+    const rows = await db()('webhookEvents').where({ tenantId: tenant.id });
+    expect(rows.map((r) => r.status)).toEqual(['pending', 'pending']);
+    const parked = await db()('outbox').whereIn('jobId', rows.map((r) => `webhook-${r.id}`));
+    expect(parked.map((o) => o.enqueuedAt)).toEqual([null, null]);
+
+    // Redis returns: the worker reconnects by itself and its relay sends both; one invoice each.
+    await redis.start();
+    const done = await waitForLogRows(tenant.id, 'stripe', 2, 30_000);
+    expect(done.map((r) => r.status)).toEqual(['processed', 'processed']);
+    expect(await db()('invoices').where({ tenantId: tenant.id })).toHaveLength(2);
   }, 120_000);
 });

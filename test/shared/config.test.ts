@@ -36,6 +36,13 @@ describe('loadConfig', () => {
     expect(cfg.env).toBe('production');
   });
 
+  it('the relay listens on DATABASE_URL unless DATABASE_LISTEN_URL names a direct connection', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://a@pgbouncer:6432/acct' }).databaseListenUrl).toBe('postgres://a@pgbouncer:6432/acct');
+    const direct = loadConfig({ DATABASE_URL: 'postgres://a@pgbouncer:6432/acct', DATABASE_LISTEN_URL: 'postgres://a@db:5432/acct' });
+    expect(direct).toMatchObject({ databaseUrl: 'postgres://a@pgbouncer:6432/acct', databaseListenUrl: 'postgres://a@db:5432/acct' });
+    expect(() => loadConfig({ DATABASE_LISTEN_URL: 'redis://db' })).toThrow(/DATABASE_LISTEN_URL must use postgres/);
+  });
+
   it('reads per-queue worker concurrency', () => {
     const cfg = loadConfig({ WORKER_CONCURRENCY: '3', WORKER_CONCURRENCY_TAX_PORTAL: '1' });
     expect(cfg.workerConcurrency).toMatchObject({ default: 3, 'tax-portal': 1 });

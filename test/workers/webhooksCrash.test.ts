@@ -5,7 +5,6 @@ import { createTeam } from '../helpers/factories';
 import { exitOf, spawnEntry, waitForOutput } from '../helpers/processes';
 import { deliver, expectLedgerBalanced, install, stripeDelivery, stripePaymentEvent, waitForLogRows } from '../helpers/webhookFactory';
 import { db } from '../../shared/db';
-import { relayOutbox } from '../../shared/outbox';
 import { startWorkers } from '../../workers/worker';
 
 /**
@@ -88,7 +87,7 @@ it('SIGKILL mid-job: the job is retried by another worker process and books exac
   await exitOf(second);
 }, 150_000);
 
-it('Redis down at ingest: the event is still stored with its outbox row and answered 200; the relay queues it later', async () => {
+it('Redis down at ingest: the event is still stored with its outbox row and answered 200; a starting worker relays it', async () => {
   const { tenant, admin } = await createTeam();
   const { path } = await install(server.url, admin.token, 'stripe', { webhookSecret: SECRET });
   // An API process whose Redis is unreachable (nothing listens on port 1).
@@ -108,9 +107,9 @@ it('Redis down at ingest: the event is still stored with its outbox row and answ
   const outbox = await db()('outbox').where({ jobId: `webhook-${row.id}` }).first();
   expect(outbox).toMatchObject({ queue: 'webhooks', enqueuedAt: null });
 
+  // No relay-outbox schedule: the worker's own relay sends rows that waited while nobody listened.
   const workers = await startWorkers({ queues: ['webhooks'], schedule: false });
   try {
-    expect(await relayOutbox()).toBeGreaterThanOrEqual(1);
     const [done] = await waitForLogRows(tenant.id, 'stripe', 1);
     expect(done.status).toBe('processed');
     expect(await db()('invoices').where({ tenantId: tenant.id })).toHaveLength(1);

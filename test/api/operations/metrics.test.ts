@@ -150,6 +150,23 @@ it('reports labelled samples from real requests, jobs, queues and webhook delive
   expect(value(s, 'webhook_events_total', { provider: 'bank', status: 'invalid_signature' })).toBe(1);
 });
 
+it('outbox rows not yet handed to Redis are counted per queue with the age of the oldest', async () => {
+  const { db } = await import('../../../shared/db');
+  // No notification, so no relay sends it during the test: as a row waits while no worker runs.
+  const jobId = `metrics-outbox-${randomUUID()}`;
+  await db()('outbox').insert({ prefix: config().redisPrefix, queue: QUEUES.email, jobName: 'noop', jobId, payload: '{}', createdAt: db().raw("now() - interval '2 minutes'") });
+  try {
+    const s = await waitFor('the outbox gauge', async () => {
+      const samples = await scrape();
+      return value(samples, 'outbox_pending', { queue: QUEUES.email }) === 1 ? samples : undefined;
+    });
+    expect(value(s, 'outbox_oldest_pending_seconds', { queue: QUEUES.email })).toBeGreaterThanOrEqual(120);
+    expect(value(s, 'outbox_pending', { queue: QUEUES.webhooks })).toBeUndefined();
+  } finally {
+    await db()('outbox').where({ jobId }).delete();
+  }
+});
+
 it('with METRICS_TOKEN set, scraping needs the bearer token, even from loopback', async () => {
   const http = client(guarded.url);
   const none = await http.get('/metrics');

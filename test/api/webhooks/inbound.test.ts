@@ -76,7 +76,7 @@ describe('stripe', () => {
     const [row] = await waitForLogRows(tenant.id, 'stripe', 1);
     expect(row).toMatchObject({ status: 'processed', event: 'invoice.payment_succeeded', externalId: event.id, moneyExternalId: event.data.object.id });
     expect(row.processedAt).not.toBeNull();
-    // Its job went through the outbox, and the after-commit send marked the row as sent (so the
+    // Its job went through the outbox, and the worker's relay marked the row as sent (so the
     // periodic relay does not add it again).
     const outbox = await db()('outbox').where({ jobId: `webhook-${row.id}` });
     expect(outbox).toHaveLength(1);
