@@ -84,6 +84,10 @@ export function fromDatabaseError(err: unknown): AppError | null {
     case '22003':
     case '22001':
       return invalidInput('A value has an invalid format or is out of range');
+    case '22021':
+    case '22P05':
+      // U+0000 in text or jsonb; validate() refuses it first, this covers input it does not see.
+      return invalidInput('A text contains a character that cannot be stored (U+0000)');
     default:
       return null;
   }

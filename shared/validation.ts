@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { AppError, invalidInput, type ErrorDetail } from './errors';
+import { pathOfNul } from './nulCharacter';
 
 /**
  * One ajv instance for the service. Body schemas are strict (additionalProperties: false is the
@@ -81,5 +82,8 @@ export function validate<T>(schema: object, data: unknown, opts: { query?: boole
     }
     throw invalidInput(`${opts.what ?? 'Request'} failed validation`, details);
   }
+  // Schemas do not say it for every string: the database cannot store U+0000 (shared/nulCharacter.ts).
+  const nulAt = pathOfNul(data);
+  if (nulAt) throw invalidInput(`${opts.what ?? 'Request'} failed validation`, [{ field: nulAt, message: 'must not contain the NUL character (U+0000)' }]);
   return data as T;
 }

@@ -6,6 +6,7 @@ import { AppError, notFound, serviceUnavailable } from '../errors';
 import { logger } from '../logger';
 import { OUTBOX_CHANNEL, outboxRow, type OutboxJob } from '../outbox';
 import { decryptJson, sha256Hex } from '../crypto/secretBox';
+import { withoutNul } from '../nulCharacter';
 import {
   getAdapter,
   isProviderSlug,
@@ -123,7 +124,9 @@ export async function ingestDelivery(args: {
   let event: NormalizedEvent;
   try {
     const secrets = (found.secrets ??= decryptJson<ProviderSecrets>(installation.secretsEnc));
-    event = await getAdapter(provider).verifyAndParse({ rawBody: args.rawBody, headers: args.headers }, { secrets, config: args.config });
+    // Verified first, then cleaned: a U+0000 in a payer's name must not make the store fail and
+    // the provider redeliver the same bytes for days (the database cannot hold the character).
+    event = withoutNul(await getAdapter(provider).verifyAndParse({ rawBody: args.rawBody, headers: args.headers }, { secrets, config: args.config }));
   } catch (err) {
     if (err instanceof SignatureError) {
       await logRejected(installation, 'invalid_signature', `${err.reason}: ${err.message}`);
@@ -255,10 +258,11 @@ async function insertRejectedRow(
       tenantId: installation.tenantId,
       connectorId: installation.id,
       provider: installation.provider,
-      event: identity.eventType?.slice(0, 200) ?? null,
-      externalId: identity.eventId?.slice(0, 500) ?? null,
+      // Payload text (ids, the parser's message) may carry U+0000, which no text column holds.
+      event: withoutNul(identity.eventType?.slice(0, 200)) ?? null,
+      externalId: withoutNul(identity.eventId?.slice(0, 500)) ?? null,
       status,
-      error: error.slice(0, 1000),
+      error: withoutNul(error.slice(0, 1000)),
       processedAt: db().fn.now(),
     })
     .returning('id');

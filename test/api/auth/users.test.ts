@@ -79,6 +79,16 @@ describe('users', () => {
     expectError(await http.put(`/api/users/not-a-uuid`, { name: 'x' }, { token: admin.token }), 400, 'INVALID_INPUT');
   });
 
+  it('U+0000 in a body is 400 naming the field (the database cannot store it), never a 500', async () => {
+    const { admin } = await createTeam();
+    const res = await http.post('/api/users', newUser('viewer', { name: 'Nul\u0000Byte' }), { token: admin.token });
+    expectError(res, 400, 'INVALID_INPUT');
+    expect(res.body.error.details).toEqual([{ field: 'name', message: 'must not contain the NUL character (U+0000)' }]);
+    const renamed = await http.put(`/api/users/${admin.id}`, { name: 'Admin\u0000' }, { token: admin.token });
+    expectError(renamed, 400, 'INVALID_INPUT');
+    expect(renamed.body.error.details).toEqual([{ field: 'name', message: 'must not contain the NUL character (U+0000)' }]);
+  });
+
   it('pagination: page/limit and out-of-range values', async () => {
     const { admin } = await createTeam();
     const res = await http.get('/api/users?page=2&limit=3', { token: admin.token });

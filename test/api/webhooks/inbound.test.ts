@@ -121,6 +121,21 @@ describe('stripe', () => {
     expect(view.body).toMatchObject({ type: 'eingangsrechnung', status: 'bezahlt' });
   });
 
+  it('a verified event with U+0000 in a text is stored without it and processed (no 503 loop of redeliveries)', async () => {
+    const { tenant, admin } = await createTeam();
+    const { path } = await install(env.server.url, admin.token, 'stripe', { webhookSecret: STRIPE_SECRET });
+    const event = stripePaymentEvent({ amount: 1000 });
+    event.data.object.customer_name = 'Nul\u0000 Byte GmbH';
+    const { body, headers } = stripeDelivery(STRIPE_SECRET, event);
+    const res = await deliver(env.server.url, path, body, headers);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const [row] = await waitForLogRows(tenant.id, 'stripe', 1);
+    expect(row.status).toBe('processed');
+    const invoice = await db()('invoices').where({ tenantId: tenant.id, source: 'stripe' }).first();
+    const supplier = await db()('suppliers').where({ id: invoice.supplierId }).first();
+    expect(supplier.name).toBe('Nul Byte GmbH');
+  });
+
   it('a failure event creates nothing and is logged processed; its redelivery is a duplicate', async () => {
     const { tenant, admin } = await createTeam();
     const { path } = await install(env.server.url, admin.token, 'stripe', { webhookSecret: STRIPE_SECRET });
