@@ -79,6 +79,8 @@ async function sendCommitted(jobs: (OutboxJob & { id: string })[]): Promise<void
  * Add jobs to their queues now: one addBulk per queue (a pipeline: one round trip however many
  * jobs). Bounded: should Redis drop right now, the caller must not wait for it.
  */
+const ADD_TIMED_OUT = new Error('queue add timed out');
+
 async function addJobs(jobs: OutboxJob[]): Promise<void> {
   const byQueue = new Map<QueueName, OutboxJob[]>();
   for (const j of jobs) {
@@ -91,7 +93,7 @@ async function addJobs(jobs: OutboxJob[]): Promise<void> {
     await Promise.race([
       Promise.all([...byQueue].map(([queue, js]) => getQueue(queue).addBulk(js.map((j) => ({ name: j.name, data: j.data, opts: { jobId: j.jobId } }))))),
       new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error('queue add timed out')), 2000);
+        timer = setTimeout(() => reject(ADD_TIMED_OUT), 2000);
         timer.unref();
       }),
     ]);
@@ -194,6 +196,8 @@ export async function relayOutbox(opts: { ids?: string[]; limit?: number } = {})
         await trx('outbox')
           .where({ id: row.id })
           .update({ attempts: trx.raw('attempts + 1'), lastError: String((err as Error).message ?? err).slice(0, 500) });
+        // No answer at all is Redis's fault, not the row's: waiting 2 s per row would hold the locks for minutes.
+        if (err === ADD_TIMED_OUT) break;
       }
     }
     return sent;
