@@ -203,3 +203,34 @@ export async function relayOutbox(opts: { ids?: string[]; limit?: number } = {})
     return sent;
   });
 }
+
+/** Sent rows are kept this long (to answer "was that job handed to Redis, and when?"), then purged. */
+export const OUTBOX_RETENTION_DAYS = 7;
+
+/**
+ * Delete this deployment's outbox rows sent more than OUTBOX_RETENTION_DAYS ago, `batch` rows per
+ * statement so no delete holds many locks or writes much WAL at once. Rows still pending are never
+ * deleted: they are work not yet done (outbox_pending shows them). Without this the table would
+ * grow by every job ever sent.
+ */
+export async function purgeSentOutbox(opts: { batch?: number } = {}): Promise<number> {
+  const batch = opts.batch ?? 10_000;
+  let purged = 0;
+  for (;;) {
+    // By id, oldest first: sent rows are old rows, so the primary key finds them without an index
+    // on enqueued_at (which every relay's UPDATE would have to maintain).
+    const n = await db()('outbox')
+      .whereIn(
+        'id',
+        db()('outbox')
+          .select('id')
+          .where({ prefix: config().redisPrefix })
+          .where('enqueuedAt', '<', db().raw(`now() - make_interval(days => ?)`, [OUTBOX_RETENTION_DAYS]))
+          .orderBy('id')
+          .limit(batch),
+      )
+      .delete();
+    purged += n;
+    if (n < batch) return purged;
+  }
+}

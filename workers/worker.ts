@@ -106,4 +106,5 @@ export async function scheduleRecurringJobs(): Promise<void> {
   // Webhook rows whose job was lost or died outside its failure path (shared/webhooks/sweepStuckEvents.ts).
   await maintenance.upsertJobScheduler('sweep-stuck-webhook-events', { every: 5 * 60_000 }, { name: 'sweep-stuck-webhook-events', data: {} });
   await maintenance.upsertJobScheduler('purge-unknown-login-attempts-hourly', { pattern: '23 * * * *' }, { name: 'purge-unknown-login-attempts', data: {} });
+  await maintenance.upsertJobScheduler('purge-sent-outbox-daily', { pattern: '30 3 * * *', tz: 'Europe/Vienna' }, { name: 'purge-sent-outbox', data: {} });
 }

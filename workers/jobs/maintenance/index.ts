@@ -4,6 +4,7 @@ import { relayOutboxJob } from './relayOutbox';
 import { purgeIdempotencyKeysJob } from './purgeIdempotencyKeys';
 import { sweepStuckWebhookEventsJob } from './sweepStuckWebhookEvents';
 import { purgeUnknownLoginAttemptsJob } from './purgeUnknownLoginAttempts';
+import { purgeSentOutboxJob } from './purgeSentOutbox';
 
 export const maintenanceJobs: JobHandlers = {
   'purge-deleted-customers': purgeDeletedCustomersJob,
@@ -11,4 +12,5 @@ export const maintenanceJobs: JobHandlers = {
   'purge-idempotency-keys': purgeIdempotencyKeysJob,
   'sweep-stuck-webhook-events': sweepStuckWebhookEventsJob,
   'purge-unknown-login-attempts': purgeUnknownLoginAttemptsJob,
+  'purge-sent-outbox': purgeSentOutboxJob,
 };
