@@ -5,6 +5,7 @@ import { ALL_QUEUES, getQueue } from './queues';
 import { safeEqual } from './crypto/secretBox';
 import { db } from './db';
 import { config } from './config';
+import { withTimeout } from './timeout';
 
 /**
  * Prometheus metrics. Each process (API, every worker) keeps its own registry and exposes it:
@@ -49,10 +50,7 @@ new client.Gauge({
     await Promise.all(
       ALL_QUEUES.map(async (q) => {
         try {
-          const counts = await Promise.race([
-            getQueue(q).getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized'),
-            new Promise<never>((_, rej) => setTimeout(() => rej(new Error('timeout')), 1000).unref()),
-          ]);
+          const counts = await withTimeout(getQueue(q).getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized'), 1000);
           for (const [state, n] of Object.entries(counts)) this.set({ queue: q, state }, n);
         } catch {
           // Redis down: the gauge is absent for this scrape rather than wrong.
@@ -70,7 +68,7 @@ new client.Gauge({
 let outboxScrape: { at: number; rows: Promise<{ queue: string; n: number; oldest: number }[]> } | null = null;
 function pendingOutbox() {
   if (!outboxScrape || Date.now() - outboxScrape.at > 1000) {
-    const rows = Promise.race([
+    const rows = withTimeout(
       db()
         .raw(
           `select queue, count(*)::int as n, extract(epoch from now() - min(created_at))::float8 as oldest
@@ -78,8 +76,8 @@ function pendingOutbox() {
           [config().redisPrefix],
         )
         .then((r: { rows: { queue: string; n: number; oldest: number }[] }) => r.rows),
-      new Promise<never>((_, rej) => setTimeout(() => rej(new Error('timeout')), 1000).unref()),
-    ]);
+      1000,
+    );
     rows.catch(() => {});
     outboxScrape = { at: Date.now(), rows };
   }

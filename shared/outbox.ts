@@ -4,6 +4,7 @@ import { getQueue, type QueueName } from './queues';
 import { producerRedis, redisReady } from './redis';
 import { logger } from './logger';
 import { config } from './config';
+import { TimeoutError, withTimeout } from './timeout';
 
 /**
  * Transactional outbox. A command that must trigger background work calls enqueueAfterCommit()
@@ -79,8 +80,6 @@ async function sendCommitted(jobs: (OutboxJob & { id: string })[]): Promise<void
  * Add jobs to their queues now: one addBulk per queue (a pipeline: one round trip however many
  * jobs). Bounded: should Redis drop right now, the caller must not wait for it.
  */
-const ADD_TIMED_OUT = new Error('queue add timed out');
-
 async function addJobs(jobs: OutboxJob[]): Promise<void> {
   const byQueue = new Map<QueueName, OutboxJob[]>();
   for (const j of jobs) {
@@ -88,18 +87,11 @@ async function addJobs(jobs: OutboxJob[]): Promise<void> {
     if (list) list.push(j);
     else byQueue.set(j.queue, [j]);
   }
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    await Promise.race([
-      Promise.all([...byQueue].map(([queue, js]) => getQueue(queue).addBulk(js.map((j) => ({ name: j.name, data: j.data, opts: { jobId: j.jobId } }))))),
-      new Promise((_, reject) => {
-        timer = setTimeout(() => reject(ADD_TIMED_OUT), 2000);
-        timer.unref();
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
+  await withTimeout(
+    Promise.all([...byQueue].map(([queue, js]) => getQueue(queue).addBulk(js.map((j) => ({ name: j.name, data: j.data, opts: { jobId: j.jobId } }))))),
+    2000,
+    'queue add timed out',
+  );
 }
 
 /**
@@ -197,7 +189,7 @@ export async function relayOutbox(opts: { ids?: string[]; limit?: number } = {})
           .where({ id: row.id })
           .update({ attempts: trx.raw('attempts + 1'), lastError: String((err as Error).message ?? err).slice(0, 500) });
         // No answer at all is Redis's fault, not the row's: waiting 2 s per row would hold the locks for minutes.
-        if (err === ADD_TIMED_OUT) break;
+        if (err instanceof TimeoutError) break;
       }
     }
     return sent;

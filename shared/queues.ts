@@ -2,6 +2,7 @@ import { Queue, QueueEvents, type JobsOptions } from 'bullmq';
 import { config } from './config';
 import { createRedis, producerRedis, redisReady } from './redis';
 import { serviceUnavailable } from './errors';
+import { withTimeout } from './timeout';
 
 /**
  * Every queue of the service, declared once. The API produces into them, workers/index.ts runs
@@ -105,10 +106,7 @@ export class JobWaitTimeout extends Error {}
 export async function runAndWait<T>(queue: QueueName, name: string, data: object, opts: JobsOptions & { jobId: string }, waitMs: number) {
   const events = getQueueEvents(queue);
   try {
-    await Promise.race([
-      events.waitUntilReady(),
-      new Promise((_, reject) => setTimeout(() => reject(new Error('not ready')), 2000).unref()),
-    ]);
+    await withTimeout(events.waitUntilReady(), 2000, 'not ready');
   } catch {
     throw serviceUnavailable('The job queue is temporarily unavailable; please retry shortly', 5);
   }

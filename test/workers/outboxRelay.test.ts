@@ -5,6 +5,7 @@ import { db } from '../../shared/db';
 import { OUTBOX_CHANNEL, relayOutbox } from '../../shared/outbox';
 import { getQueue } from '../../shared/queues';
 import { startOutboxRelay, type OutboxRelay } from '../../workers/outboxRelay';
+import { waitUntil } from '../resilience/faults';
 
 /**
  * The worker's outbox relay (workers/outboxRelay.ts) against the real PostgreSQL and Redis: rows
@@ -26,21 +27,11 @@ async function writeNotified(jobId: string, opts: { notify?: boolean; prefix?: s
   );
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | null | false>, ms = 5_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 const listening = () =>
-  until('the relay to listen', async () => {
+  waitUntil(async () => {
     const { rows } = await db().raw(`select pid from pg_stat_activity where application_name = ? and query ilike 'listen%'`, [appName()]);
     return rows[0]?.pid as number | undefined;
-  });
+  }, 'the relay to listen', 5_000, 25);
 
 const sentAt = async (jobId: string) => (await db()('outbox').where({ jobId }).first())?.enqueuedAt as Date | null | undefined;
 
@@ -57,9 +48,9 @@ it('a notified row is queued at once and marked, without the recurring relay; ot
   const foreign = `relay-${randomUUID()}`;
   await writeNotified(foreign, { prefix: `${prefix()}-other` });
   await writeNotified(id);
-  const job = await until('the job', () => getQueue('maintenance').getJob(id), 3_000);
+  const job = await waitUntil(() => getQueue('maintenance').getJob(id), 'the job', 3_000, 25);
   expect(job.data).toEqual({ n: 1 });
-  expect(await until('the mark', () => sentAt(id))).toBeInstanceOf(Date);
+  expect(await waitUntil(() => sentAt(id), 'the mark', 5_000, 25)).toBeInstanceOf(Date);
   expect(await sentAt(foreign)).toBeNull();
   await db()('outbox').where({ jobId: foreign }).delete();
 });
@@ -67,7 +58,7 @@ it('a notified row is queued at once and marked, without the recurring relay; ot
 it('under a burst the notifications collapse into a few passes: one addBulk and one UPDATE for many rows', async () => {
   const ids = Array.from({ length: 200 }, () => `relay-${randomUUID()}`);
   await Promise.all(ids.map((id) => writeNotified(id)));
-  await until('every row sent', async () => Number((await db()('outbox').whereIn('jobId', ids).whereNull('enqueuedAt').count({ n: '*' }))[0].n) === 0, 10_000);
+  await waitUntil(async () => Number((await db()('outbox').whereIn('jobId', ids).whereNull('enqueuedAt').count({ n: '*' }))[0].n) === 0, 'every row sent', 10_000, 25);
   // A pass marks its rows in one UPDATE, so its rows share one enqueued_at (the transaction's now()).
   const [{ passes }] = await db()('outbox').whereIn('jobId', ids).countDistinct({ passes: 'enqueuedAt' });
   expect(Number(passes)).toBeLessThan(ids.length / 5);
@@ -82,12 +73,12 @@ it('a lost connection is re-established, and rows committed while nobody listene
   // notification at all: only the catch-up pass on reconnect can send it.
   const missed = `relay-${randomUUID()}`;
   await writeNotified(missed, { notify: false });
-  await until('the missed row to be sent', () => getQueue('maintenance').getJob(missed), 10_000);
+  await waitUntil(() => getQueue('maintenance').getJob(missed), 'the missed row to be sent', 10_000, 25);
   const newPid = await listening();
   expect(newPid).not.toBe(pid);
   const id = `relay-${randomUUID()}`;
   await writeNotified(id);
-  await until('the job after reconnecting', () => getQueue('maintenance').getJob(id), 3_000);
+  await waitUntil(() => getQueue('maintenance').getJob(id), 'the job after reconnecting', 3_000, 25);
 });
 
 it('a row Redis refuses keeps its error and holds back no other row of its batch', async () => {

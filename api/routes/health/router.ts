@@ -1,12 +1,10 @@
 import { createRouter } from '../../routing';
 import { db } from '../../../shared/db';
 import { producerRedis, redisReady } from '../../../shared/redis';
+import { withTimeout } from '../../../shared/timeout';
 
 /** Liveness and readiness for load balancers and orchestrators. */
 export const { router: healthRouter, add } = createRouter('', 'Operations');
-
-const withTimeout = <T>(p: Promise<T>, ms: number) =>
-  Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), ms).unref())]);
 
 add({
   method: 'get',
