@@ -17,6 +17,18 @@ export const migrationsDir = path.resolve(path.dirname(fileURLToPath(import.meta
 export type Trx = Knex.Transaction;
 export type Db = Knex | Knex.Transaction;
 
+/**
+ * Who opened a connection, as pg_stat_activity shows it: the entry script, relative to the project
+ * (`accounting:api/server.ts`, `accounting:workers/index.ts`; BullMQ's sandbox runner for
+ * rendering jobs), so an operator — and the webhook benchmark's CPU split — can tell the API's
+ * backends from the workers'. PostgreSQL keeps 63 bytes of it.
+ */
+export const applicationName = (): string => {
+  const entry = process.argv[1];
+  const program = entry ? path.relative(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'), entry) : process.title;
+  return `accounting:${program}`.slice(0, 63);
+};
+
 export function createKnex(databaseUrl: string, poolMax: number, opts: { camelCase?: boolean } = {}): Knex {
   return knexFactory({
     client: 'pg',
@@ -26,7 +38,7 @@ export function createKnex(databaseUrl: string, poolMax: number, opts: { camelCa
       statement_timeout: 30_000,
       query_timeout: 35_000,
       connectionTimeoutMillis: 5_000,
-      application_name: `accounting:${process.title}`,
+      application_name: applicationName(),
     } as Knex.PgConnectionConfig,
     pool: { min: 0, max: poolMax },
     acquireConnectionTimeout: 10_000,

@@ -10,6 +10,7 @@
  */
 import crypto from 'node:crypto';
 import { fork } from 'node:child_process';
+import { cpuSplit } from './lib/cpuSplit';
 import fs from 'node:fs';
 import path from 'node:path';
 import { barePool, bareApp, readBody, startBare, startOurServer } from './lib/servers';
@@ -77,7 +78,7 @@ export async function stripeDeliveriesFor(baseUrl: string, token: string, n: num
  * The worker as production runs it (Procfile: worker): its own process, `npm run worker`, with the
  * benchmark's environment. Ready once BullMQ lists a worker on the webhooks queue.
  */
-async function startWorkerProcess(): Promise<{ cpuSeconds: () => { user: number; system: number }; close: () => Promise<void> }> {
+async function startWorkerProcess(): Promise<{ pid: number | undefined; cpuSeconds: () => { user: number; system: number }; close: () => Promise<void> }> {
   const { getQueue } = await import('../../shared/queues');
   const child = fork(path.resolve(import.meta.dirname, '../../workers/index.ts'), [], { execArgv: ['--import', 'tsx', ...(process.env.BENCH_WORKER_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_WORKER_PROF}`] : [])], stdio: 'inherit' });
   const queue = getQueue('webhooks');
@@ -87,6 +88,7 @@ async function startWorkerProcess(): Promise<{ cpuSeconds: () => { user: number;
     await new Promise((r) => setTimeout(r, 100));
   }
   return {
+    pid: child.pid,
     /** CPU seconds the worker process has used so far, user and system, from /proc (Linux). */
     cpuSeconds: () => {
       const fields = fs.readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
@@ -159,7 +161,14 @@ export const webhookIngest: Benchmark = {
         ctx.log(`  ${n} deliveries of ${unique} distinct events, ${ctx.connections} connections, 1 worker process (concurrency ${process.env.WORKER_CONCURRENCY ?? 5}, WORKER_NICE ${process.env.WORKER_NICE || 0})`);
         const t0 = performance.now();
         const workerCpu0 = workers.cpuSeconds();
-        o = await runLoad({ url: ours.url, connections: ctx.connections, amount: n, requests });
+        const load = () => runLoad({ url: ours.url, connections: ctx.connections, amount: n, requests });
+        if (process.env.BENCH_CPU_SPLIT) {
+          const split = await cpuSplit(k, { 'worker process': () => workers.pid }, load);
+          o = split.result;
+          ctx.log(split.report);
+        } else {
+          o = await load();
+        }
         ctx.log(`  ours accepted: ${fmtLoad(o)}`);
         // Wait for the worker: every stored row leaves pending (processed, duplicate or failed).
         await drained(tenant.id);
