@@ -46,6 +46,8 @@ export interface Config {
   /** How long the API waits for a rendering job before answering 503 + Retry-After. */
   renderWaitMs: number;
   workerConcurrency: Record<string, number>;
+  /** Webhook events a worker process books in one transaction (1 = one transaction per event). */
+  webhookBatchMax: number;
   /** BullMQ job lock: a job whose worker died is retried after this long (stalled-job check). */
   workerLockDurationMs: number;
   bullBoard: { user: string | null; password: string | null };
@@ -179,6 +181,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     renderWaitMs: int('RENDER_WAIT_MS', 15000, 100),
     workerConcurrency: concurrency,
+    webhookBatchMax: int('WEBHOOK_BATCH_MAX', 20, 1, 100),
     workerLockDurationMs: int('WORKER_LOCK_DURATION_MS', 30_000, 1000, 600_000),
     bullBoard: { user: env.BULL_BOARD_USER ?? null, password: env.BULL_BOARD_PASSWORD ?? null },
     metricsToken: env.METRICS_TOKEN || null,

@@ -38,6 +38,14 @@ export const webhookOutcomes = new client.Counter({
   registers: [registry],
 });
 
+export const webhookBatchEvents = new client.Histogram({
+  name: 'webhook_batch_events',
+  help: 'Webhook events per batch booked in one transaction by a worker (outcome committed, or rolled_back: its events then ran one by one)',
+  labelNames: ['outcome'] as const,
+  buckets: [2, 5, 10, 20, 50, 100],
+  registers: [registry],
+});
+
 export const recordWebhookOutcome = (provider: string, status: string) => webhookOutcomes.inc({ provider, status });
 
 new client.Gauge({

@@ -158,7 +158,7 @@ export const webhookIngest: Benchmark = {
         steadyLedger = await toLedgerMs(steady.tenant.id);
         ctx.log(`  steady 50/s: receipt → journal entry p50 ${percentile(steadyLedger, 50).toFixed(0)} / p99 ${percentile(steadyLedger, 99).toFixed(0)} ms`);
         const { requests, unique } = await deliveriesFor(admin.token);
-        ctx.log(`  ${n} deliveries of ${unique} distinct events, ${ctx.connections} connections, 1 worker process (concurrency ${process.env.WORKER_CONCURRENCY ?? 5}, WORKER_NICE ${process.env.WORKER_NICE || 0})`);
+        ctx.log(`  ${n} deliveries of ${unique} distinct events, ${ctx.connections} connections, 1 worker process (WEBHOOK_BATCH_MAX ${process.env.WEBHOOK_BATCH_MAX || 20}, WORKER_NICE ${process.env.WORKER_NICE || 0})`);
         const t0 = performance.now();
         const workerCpu0 = workers.cpuSeconds();
         const load = () => runLoad({ url: ours.url, connections: ctx.connections, amount: n, requests });

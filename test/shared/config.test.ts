@@ -47,4 +47,11 @@ describe('loadConfig', () => {
     const cfg = loadConfig({ WORKER_CONCURRENCY: '3', WORKER_CONCURRENCY_TAX_PORTAL: '1' });
     expect(cfg.workerConcurrency).toMatchObject({ default: 3, 'tax-portal': 1 });
   });
+
+  it('webhook batches: 20 by default, 1 turns them off, out of range is refused', () => {
+    expect(loadConfig({}).webhookBatchMax).toBe(20);
+    expect(loadConfig({ WEBHOOK_BATCH_MAX: '1' }).webhookBatchMax).toBe(1);
+    expect(() => loadConfig({ WEBHOOK_BATCH_MAX: '0' })).toThrow(/WEBHOOK_BATCH_MAX/);
+    expect(() => loadConfig({ WEBHOOK_BATCH_MAX: '101' })).toThrow(/WEBHOOK_BATCH_MAX/);
+  });
 });

@@ -2,7 +2,9 @@ import { UnrecoverableError, type Job } from 'bullmq';
 import { AppError } from '../../../shared/errors';
 import { PayloadError } from '../../../shared/providers/payments/errors';
 import { PermanentPipelineError } from '../../../shared/commands/webhooks/createIncomingInvoiceFromEvent';
+import { config } from '../../../shared/config';
 import { markEventFailed, processStoredEvent } from '../../../shared/webhooks/processStoredEvent';
+import { EventBatches } from './eventBatches';
 
 export interface ProcessWebhookEventData {
   eventRowId: string;
@@ -17,9 +19,13 @@ export function isPermanent(err: unknown): boolean {
   return typeof code === 'string' && /^2[23]/.test(code) && code !== '23505';
 }
 
+let batches: EventBatches | undefined;
+const eventBatches = () => (batches ??= new EventBatches(config().webhookBatchMax));
+
 /**
  * Job "process-webhook-event" (queue webhooks, jobId webhook-<eventRowId>): runs one stored,
- * verified event through the pipeline (shared/webhooks). Idempotent: the log row is the state;
+ * verified event through the pipeline (shared/webhooks), batched with the process's other
+ * webhook jobs unless WEBHOOK_BATCH_MAX is 1 (./eventBatches.ts). Idempotent: the log row is the state;
  * a finished row is skipped. Transient errors (database, deadlock, a lost connection) throw and
  * BullMQ retries with exponential backoff and jitter; permanent ones, and the last attempt, end
  * the log row as failed with the reason.
@@ -27,7 +33,9 @@ export function isPermanent(err: unknown): boolean {
 export async function processWebhookEventJob(job: Job<ProcessWebhookEventData>) {
   const { eventRowId, tenantId } = job.data;
   try {
-    return await processStoredEvent(eventRowId, tenantId).then(({ result: _r, ...summary }) => summary);
+    const outcome = config().webhookBatchMax > 1 ? await eventBatches().process({ eventRowId, tenantId }) : await processStoredEvent(eventRowId, tenantId);
+    const { result: _r, ...summary } = outcome;
+    return summary;
   } catch (err) {
     const message = (err as Error)?.message ?? String(err);
     const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);

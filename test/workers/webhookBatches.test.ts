@@ -1,0 +1,146 @@
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { createTeam } from '../helpers/factories';
+import { bankEvent, expectLedgerBalanced, suffix } from '../helpers/webhookFactory';
+import { loadConfig } from '../../shared/config';
+import { db } from '../../shared/db';
+import { webhookBatchEvents } from '../../shared/metrics';
+import { getQueue, QUEUES } from '../../shared/queues';
+import { mapBankEvent } from '../../shared/providers/payments/bank';
+import { PermanentPipelineError } from '../../shared/commands/webhooks/createIncomingInvoiceFromEvent';
+import { BATCH_LOCK_TIMEOUT_MS, type ProcessOutcome } from '../../shared/webhooks/processStoredEvent';
+import { EventBatches } from '../../workers/jobs/webhooks/eventBatches';
+import { concurrencyFor, startWorkers, type RunningWorkers } from '../../workers/worker';
+import { waitUntil } from '../resilience/faults';
+
+/**
+ * Webhook events booked in batches (workers/jobs/webhooks/eventBatches.ts): several events in one
+ * transaction, and when a batch cannot commit, each event alone. Events are stored as ingest
+ * stores them (verified, normalized, pending). Which transaction wrote a row is read from its
+ * xmin: rows written by one transaction share it.
+ */
+let workers: RunningWorkers | null = null;
+
+afterEach(async () => {
+  await workers?.close();
+  workers = null;
+  await expectLedgerBalanced();
+});
+afterAll(async () => {
+  await getQueue(QUEUES.webhooks).obliterate({ force: true });
+});
+
+async function storePending(tenantId: string, over: Parameters<typeof bankEvent>[0] & { currency?: string } = {}) {
+  const raw = bankEvent({ amount: '42.00', counterparty: { name: `Lieferant ${suffix()}` }, ...over });
+  if (over.currency) raw.data.currency = over.currency;
+  const event = mapBankEvent(raw as never);
+  const [row] = await db()('webhookEvents')
+    .insert({ tenantId, provider: 'bank', event: event.eventType, status: 'pending', externalId: event.eventId, moneyExternalId: event.externalId, normalized: JSON.stringify(event) })
+    .returning('id');
+  return { eventRowId: row.id as string, tenantId, moneyExternalId: event.externalId! };
+}
+
+/** How many transactions wrote the final state of these log rows. */
+async function writingTransactions(ids: string[]): Promise<number> {
+  const { rows } = await db().raw('select count(distinct xmin::text)::int as n from webhook_events where id = any(?)', [ids]);
+  return rows[0].n;
+}
+
+const settle = (p: Promise<ProcessOutcome>) => p.then((o) => ({ ok: o }), (err: unknown) => ({ err }));
+
+describe('webhook event batches', () => {
+  it('events handed over together are booked in one transaction, each once', async () => {
+    const { tenant } = await createTeam();
+    const before = await batchMetric('committed');
+    const refs = await Promise.all(Array.from({ length: 6 }, () => storePending(tenant.id)));
+    const outcomes = await Promise.all(batchAll(refs));
+    expect(outcomes.map((o) => o.status)).toEqual(Array(6).fill('processed'));
+    expect(await writingTransactions(refs.map((r) => r.eventRowId))).toBe(1);
+    expect(await db()('invoices').where({ tenantId: tenant.id })).toHaveLength(6);
+    expect(await db()('webhookEvents').where({ tenantId: tenant.id, status: 'processed' })).toHaveLength(6);
+    expect(await batchMetric('committed')).toEqual({ count: before.count + 1, sum: before.sum + 6 });
+  });
+
+  it('two events of one money movement in one batch: one invoice, the second ends duplicate', async () => {
+    const { tenant } = await createTeam();
+    const paymentId = `pay_${suffix()}`;
+    const first = await storePending(tenant.id, { paymentId });
+    const second = await storePending(tenant.id, { paymentId });
+    const outcomes = await Promise.all(batchAll([first, second]));
+    expect(outcomes.map((o) => o.status)).toEqual(['processed', 'duplicate']);
+    expect(outcomes[1].invoiceId).toBe(outcomes[0].invoiceId);
+    expect(await db()('invoices').where({ tenantId: tenant.id })).toHaveLength(1);
+  });
+
+  it('an event that cannot be booked fails alone: the others of its batch are booked', async () => {
+    const { tenant } = await createTeam();
+    const good = await Promise.all([storePending(tenant.id), storePending(tenant.id), storePending(tenant.id)]);
+    const bad = await storePending(tenant.id, { amount: '1.234', currency: 'KWD' });
+    const before = await batchMetric('rolled_back');
+    const refs = [good[0], bad, good[1], good[2]];
+    const results = await Promise.all(batchAll(refs, settle));
+    expect(results[1]).toMatchObject({ err: expect.any(PermanentPipelineError) });
+    for (const i of [0, 2, 3]) expect(results[i]).toMatchObject({ ok: { status: 'processed' } });
+    // Each good event committed alone after the batch rolled back; the bad one wrote nothing.
+    expect(await writingTransactions(good.map((r) => r.eventRowId))).toBe(3);
+    expect(await db()('invoices').where({ tenantId: tenant.id })).toHaveLength(3);
+    expect((await db()('webhookEvents').where({ id: bad.eventRowId }).first()).status).toBe('pending');
+    expect(await batchMetric('rolled_back')).toEqual({ count: before.count + 1, sum: before.sum + 4 });
+  });
+
+  it(`a lock held elsewhere: the batch gives up after ${BATCH_LOCK_TIMEOUT_MS} ms, the others are booked at once, the held one when its lock is free`, async () => {
+    const { tenant } = await createTeam();
+    const refs = await Promise.all([storePending(tenant.id), storePending(tenant.id), storePending(tenant.id)]);
+    const held = refs[1];
+    const lock = await db().transaction();
+    try {
+      await lock.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`webhook:money:${tenant.id}:bank:${held.moneyExternalId}`]);
+      const pending = batchAll(refs, settle);
+      await waitUntil(async () => (await db()('webhookEvents').whereIn('id', [refs[0].eventRowId, refs[2].eventRowId]).where({ status: 'processed' })).length === 2, 'the two free events booked', 10_000);
+      expect((await db()('webhookEvents').where({ id: held.eventRowId }).first()).status).toBe('pending');
+      await lock.commit();
+      const results = await Promise.all(pending);
+      expect(results.map((r) => ('ok' in r ? r.ok.status : r.err))).toEqual(['processed', 'processed', 'processed']);
+    } finally {
+      if (!lock.isCompleted()) await lock.rollback();
+    }
+    expect(await writingTransactions(refs.map((r) => r.eventRowId))).toBe(3);
+    expect(await db()('invoices').where({ tenantId: tenant.id })).toHaveLength(3);
+  });
+
+  it('in a running worker, a burst of webhook jobs is booked in batches: fewer transactions than events, every job completed once', async () => {
+    const { tenant } = await createTeam();
+    const refs = await Promise.all(Array.from({ length: 30 }, () => storePending(tenant.id)));
+    await getQueue(QUEUES.webhooks).addBulk(refs.map((r) => ({ name: 'process-webhook-event', data: r, opts: { jobId: `webhook-${r.eventRowId}` } })));
+    workers = await startWorkers({ queues: [QUEUES.webhooks], schedule: false, relay: false });
+    await waitUntil(async () => (await db()('webhookEvents').where({ tenantId: tenant.id, status: 'processed' })).length === 30, 'all 30 events booked');
+    expect(await writingTransactions(refs.map((r) => r.eventRowId))).toBeLessThanOrEqual(15);
+    expect(await db()('invoices').where({ tenantId: tenant.id })).toHaveLength(30);
+    const jobs = () => Promise.all(refs.map((r) => getQueue(QUEUES.webhooks).getJob(`webhook-${r.eventRowId}`)));
+    await waitUntil(async () => (await jobs()).every((j) => j?.finishedOn), 'all 30 jobs finished', 10_000);
+    expect((await jobs()).map((j) => j!.returnvalue?.status)).toEqual(Array(30).fill('processed'));
+  });
+
+  it('the webhooks queue holds WEBHOOK_BATCH_MAX jobs per process unless its concurrency is set; 1 turns batches off', () => {
+    expect(concurrencyFor(loadConfig({}), QUEUES.webhooks)).toBe(20);
+    expect(concurrencyFor(loadConfig({ WEBHOOK_BATCH_MAX: '8' }), QUEUES.webhooks)).toBe(8);
+    expect(concurrencyFor(loadConfig({ WEBHOOK_BATCH_MAX: '8', WORKER_CONCURRENCY_WEBHOOKS: '3' }), QUEUES.webhooks)).toBe(3);
+    expect(concurrencyFor(loadConfig({ WEBHOOK_BATCH_MAX: '1' }), QUEUES.webhooks)).toBe(5);
+    expect(concurrencyFor(loadConfig({}), QUEUES.email)).toBe(5);
+  });
+});
+
+/** webhook_batch_events for one outcome: batches observed and events in them. */
+async function batchMetric(outcome: 'committed' | 'rolled_back') {
+  const { values } = await webhookBatchEvents.get();
+  const of = (name: string) => values.find((v) => v.metricName === name && v.labels.outcome === outcome)?.value ?? 0;
+  return { count: of('webhook_batch_events_count'), sum: of('webhook_batch_events_sum') };
+}
+
+/** Hand all refs to one EventBatches in the same turn, as a worker does with a burst of jobs. */
+function batchAll<T = ProcessOutcome>(refs: { eventRowId: string; tenantId: string }[], map?: (p: Promise<ProcessOutcome>) => Promise<T>): Promise<T>[] {
+  const batches = new EventBatches(20);
+  return refs.map((r) => {
+    const p = batches.process(r);
+    return (map ? map(p) : p) as Promise<T>;
+  });
+}
