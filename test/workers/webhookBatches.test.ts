@@ -107,6 +107,27 @@ describe('webhook event batches', () => {
     expect(await db()('invoices').where({ tenantId: tenant.id })).toHaveLength(3);
   });
 
+  it('two processes batching the same burst (redeliveries, shared new payers): every movement booked once, every job settles', async () => {
+    const { tenant } = await createTeam();
+    // 12 money movements of 4 new payers, each delivered 3 times: 36 events, stored in random order.
+    const movements = Array.from({ length: 12 }, (_, i) => ({ paymentId: `pay_${suffix()}`, counterparty: { name: `Zahler ${i % 4} ${tenant.id}` } }));
+    const deliveries = movements.flatMap((m) => [m, m, m]).sort(() => Math.random() - 0.5);
+    const refs = [];
+    for (const m of deliveries) refs.push(await storePending(tenant.id, m));
+    // Two EventBatches, as two worker processes have: each batches on its own connection. They
+    // contend for the same money and payer locks, so usually one batch gives up (lock_timeout)
+    // and its events run one by one: both paths end in the same bookings.
+    const [a, b] = [new EventBatches(20), new EventBatches(20)];
+    const results = await Promise.all(refs.map((r, i) => settle((i % 2 ? a : b).process(r))));
+    expect(results.filter((r) => 'err' in r)).toEqual([]);
+    const statuses = results.map((r) => ('ok' in r ? r.ok.status : 'error'));
+    expect(statuses.filter((st) => st === 'processed')).toHaveLength(12);
+    expect(statuses.filter((st) => st === 'duplicate')).toHaveLength(24);
+    expect(await db()('invoices').where({ tenantId: tenant.id })).toHaveLength(12);
+    expect(await db()('suppliers').where({ tenantId: tenant.id })).toHaveLength(4);
+    expect(await db()('webhookEvents').where({ tenantId: tenant.id, status: 'pending' })).toHaveLength(0);
+  });
+
   it('in a running worker, a burst of webhook jobs is booked in batches: fewer transactions than events, every job completed once', async () => {
     const { tenant } = await createTeam();
     const refs = await Promise.all(Array.from({ length: 30 }, () => storePending(tenant.id)));
