@@ -8,6 +8,8 @@ import Stripe from 'stripe';
 import { expect } from 'vitest';
 import { db } from '../../shared/db';
 import { signBankPayload } from '../../shared/providers/payments';
+import { mapBankEvent } from '../../shared/providers/payments/bank';
+import { getQueue, QUEUES } from '../../shared/queues';
 import { client } from './http';
 import type { PaypalTestCert } from './paypalCerts';
 import { signPaypalDelivery } from './paypalCerts';
@@ -99,6 +101,46 @@ export function bankEvent(over: { type?: string; paymentId?: string; amount?: st
       reference: `RE-${s}`,
     },
   };
+}
+
+/**
+ * A bank payment stored as ingest stores it (verified, normalized, pending), with no job queued:
+ * for tests that drive the job, the sweep or the batches themselves. `minutesAgo` backdates its
+ * receipt; `currency` replaces EUR (e.g. KWD, which the pipeline cannot book).
+ */
+export async function storePendingBankEvent(
+  tenantId: string,
+  over: Parameters<typeof bankEvent>[0] & { currency?: string; minutesAgo?: number } = {},
+) {
+  const raw = bankEvent({ amount: '42.00', counterparty: { name: `Lieferant ${suffix()}` }, ...over });
+  if (over.currency) raw.data.currency = over.currency;
+  const event = mapBankEvent(raw as never);
+  const [row] = await db()('webhookEvents')
+    .insert({
+      tenantId, provider: 'bank', event: event.eventType, status: 'pending', externalId: event.eventId, moneyExternalId: event.externalId,
+      normalized: JSON.stringify(event), receivedAt: new Date(Date.now() - (over.minutesAgo ?? 0) * 60_000),
+    })
+    .returning('id');
+  const eventRowId = row.id as string;
+  return { eventRowId, tenantId, jobId: `webhook-${eventRowId}`, moneyExternalId: event.externalId!, event };
+}
+
+/**
+ * For test files that start workers themselves: the workers a test started (set `.workers`) are
+ * closed after it, the ledger must balance after every test, and the webhooks queue is emptied
+ * after the file.
+ */
+export function workersPerTest(): { workers: RunningWorkers | null } {
+  const state = { workers: null as RunningWorkers | null };
+  afterEach(async () => {
+    await state.workers?.close();
+    state.workers = null;
+    await expectLedgerBalanced();
+  });
+  afterAll(async () => {
+    await getQueue(QUEUES.webhooks).obliterate({ force: true });
+  });
+  return state;
 }
 
 /** A PayPal delivery signed with the test certificate, transmitted now or at `at` (PayPal allows ±300 s). */

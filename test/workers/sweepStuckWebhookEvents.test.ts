@@ -1,13 +1,12 @@
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createTeam } from '../helpers/factories';
-import { bankEvent, expectLedgerBalanced, suffix } from '../helpers/webhookFactory';
+import { storePendingBankEvent, workersPerTest } from '../helpers/webhookFactory';
 import { config } from '../../shared/config';
 import { db } from '../../shared/db';
 import { getQueue, QUEUES } from '../../shared/queues';
 import { createRedis } from '../../shared/redis';
-import { mapBankEvent } from '../../shared/providers/payments/bank';
-import { startWorkers, type RunningWorkers } from '../../workers/worker';
+import { startWorkers } from '../../workers/worker';
 import { sweepStuckWebhookEventsJob } from '../../workers/jobs/maintenance/sweepStuckWebhookEvents';
 import { maintenanceJobs } from '../../workers/jobs/maintenance';
 
@@ -17,27 +16,9 @@ import { maintenanceJobs } from '../../workers/jobs/maintenance';
  * the past; each test narrows the sweep to its own tenant, as the test database is shared.
  */
 const queue = () => getQueue(QUEUES.webhooks);
-let workers: RunningWorkers | null = null;
+const running = workersPerTest();
 
-afterEach(async () => {
-  await workers?.close();
-  workers = null;
-  await expectLedgerBalanced();
-});
-afterAll(async () => {
-  await queue().obliterate({ force: true });
-});
-
-async function storePending(tenantId: string, minutesAgo: number) {
-  const event = mapBankEvent(bankEvent({ amount: '42.00', counterparty: { name: `Lieferant ${suffix()}` } }) as never);
-  const [row] = await db()('webhookEvents')
-    .insert({
-      tenantId, provider: 'bank', event: event.eventType, status: 'pending', externalId: event.eventId, moneyExternalId: event.externalId,
-      normalized: JSON.stringify(event), receivedAt: new Date(Date.now() - minutesAgo * 60_000),
-    })
-    .returning('id');
-  return { id: row.id as string, jobId: `webhook-${row.id}`, event };
-}
+const storePending = (tenantId: string, minutesAgo: number) => storePendingBankEvent(tenantId, { minutesAgo });
 
 const sweep = (tenantId: string, over: Record<string, unknown> = {}) =>
   sweepStuckWebhookEventsJob({ data: { tenantId, ...over } } as unknown as Job);
@@ -64,13 +45,13 @@ describe('sweep-stuck-webhook-events', () => {
 
     expect(await sweep(tenant.id)).toEqual({ requeued: 1, retried: 0, inFlight: 0, failed: 0 });
     const job = await queue().getJob(lost.jobId);
-    expect(job?.data).toEqual({ eventRowId: lost.id, tenantId: tenant.id });
+    expect(job?.data).toEqual({ eventRowId: lost.eventRowId, tenantId: tenant.id });
     expect(await queue().getJob(fresh.jobId)).toBeUndefined();
     // Idempotent: the job is waiting now, so a second run leaves it alone.
     expect(await sweep(tenant.id)).toEqual({ requeued: 0, retried: 0, inFlight: 1, failed: 0 });
 
-    workers = await startWorkers({ queues: ['webhooks'], schedule: false });
-    const row = await waitForStatus(lost.id, 'processed');
+    running.workers = await startWorkers({ queues: ['webhooks'], schedule: false });
+    const row = await waitForStatus(lost.eventRowId, 'processed');
     const invoices = await db()('invoices').where({ tenantId: tenant.id });
     expect(invoices.map((i) => [i.externalId, i.totalGross])).toEqual([[lost.event.externalId, '42.00']]);
     expect(row.invoiceId).toBe(invoices[0].id);
@@ -81,7 +62,7 @@ describe('sweep-stuck-webhook-events', () => {
   it('a job BullMQ failed outside processWebhookEvent (stall limit) is retried with fresh attempts; re-adding would be a no-op', async () => {
     const { tenant } = await createTeam();
     const stuck = await storePending(tenant.id, 30);
-    await queue().add('process-webhook-event', { eventRowId: stuck.id, tenantId: tenant.id }, { jobId: stuck.jobId, attempts: 1 });
+    await queue().add('process-webhook-event', { eventRowId: stuck.eventRowId, tenantId: tenant.id }, { jobId: stuck.jobId, attempts: 1 });
     // A worker that dies the way a stalled job does: the job ends failed and the row stays pending.
     const dying = new Worker(QUEUES.webhooks, async () => {
       throw new UnrecoverableError('job stalled more than allowable limit');
@@ -94,9 +75,9 @@ describe('sweep-stuck-webhook-events', () => {
     } finally {
       await dying.close();
     }
-    expect((await db()('webhookEvents').where({ id: stuck.id }).first()).status).toBe('pending');
+    expect((await db()('webhookEvents').where({ id: stuck.eventRowId }).first()).status).toBe('pending');
     // BullMQ ignores an add whose id exists: that is why the sweep retries instead.
-    await queue().add('process-webhook-event', { eventRowId: stuck.id, tenantId: tenant.id }, { jobId: stuck.jobId });
+    await queue().add('process-webhook-event', { eventRowId: stuck.eventRowId, tenantId: tenant.id }, { jobId: stuck.jobId });
     expect(await (await queue().getJob(stuck.jobId))!.getState()).toBe('failed');
 
     expect(await sweep(tenant.id)).toEqual({ requeued: 0, retried: 1, inFlight: 0, failed: 0 });
@@ -104,8 +85,8 @@ describe('sweep-stuck-webhook-events', () => {
     expect(await retried.getState()).toBe('waiting');
     expect(retried.attemptsMade).toBe(0);
 
-    workers = await startWorkers({ queues: ['webhooks'], schedule: false });
-    await waitForStatus(stuck.id, 'processed');
+    running.workers = await startWorkers({ queues: ['webhooks'], schedule: false });
+    await waitForStatus(stuck.eventRowId, 'processed');
     expect(await db()('invoices').where({ tenantId: tenant.id })).toHaveLength(1);
   });
 
@@ -113,16 +94,16 @@ describe('sweep-stuck-webhook-events', () => {
     const { tenant } = await createTeam();
     const ancient = await storePending(tenant.id, 25 * 60);
     const backingOff = await storePending(tenant.id, 30);
-    await queue().add('process-webhook-event', { eventRowId: backingOff.id, tenantId: tenant.id }, { jobId: backingOff.jobId, delay: 3600_000 });
+    await queue().add('process-webhook-event', { eventRowId: backingOff.eventRowId, tenantId: tenant.id }, { jobId: backingOff.jobId, delay: 3600_000 });
 
     expect(await sweep(tenant.id)).toEqual({ requeued: 0, retried: 0, inFlight: 1, failed: 1 });
-    const failed = await db()('webhookEvents').where({ id: ancient.id }).first();
+    const failed = await db()('webhookEvents').where({ id: ancient.eventRowId }).first();
     expect(failed).toMatchObject({ status: 'failed' });
     expect(failed.error).toMatch(/not processed within 24 h/);
     expect(failed.processedAt).not.toBeNull();
     expect(await queue().getJob(ancient.jobId)).toBeUndefined();
     expect(await (await queue().getJob(backingOff.jobId))!.getState()).toBe('delayed');
-    expect((await db()('webhookEvents').where({ id: backingOff.id }).first()).status).toBe('pending');
+    expect((await db()('webhookEvents').where({ id: backingOff.eventRowId }).first()).status).toBe('pending');
     // Shorter ages from the job data: the backing-off row is now past the maximum too.
     expect(await sweep(tenant.id, { maxAgeHours: 0.25 })).toEqual({ requeued: 0, retried: 0, inFlight: 0, failed: 1 });
     expect(await db()('invoices').where({ tenantId: tenant.id })).toHaveLength(0);

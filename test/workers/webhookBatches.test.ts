@@ -1,15 +1,14 @@
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createTeam } from '../helpers/factories';
-import { bankEvent, expectLedgerBalanced, suffix } from '../helpers/webhookFactory';
+import { storePendingBankEvent, suffix, workersPerTest } from '../helpers/webhookFactory';
 import { loadConfig } from '../../shared/config';
 import { db } from '../../shared/db';
 import { webhookBatchEvents } from '../../shared/metrics';
 import { getQueue, QUEUES } from '../../shared/queues';
-import { mapBankEvent } from '../../shared/providers/payments/bank';
 import { PermanentPipelineError } from '../../shared/commands/webhooks/createIncomingInvoiceFromEvent';
 import { BATCH_LOCK_TIMEOUT_MS, type ProcessOutcome } from '../../shared/webhooks/processStoredEvent';
 import { EventBatches } from '../../workers/jobs/webhooks/eventBatches';
-import { concurrencyFor, startWorkers, type RunningWorkers } from '../../workers/worker';
+import { concurrencyFor, startWorkers } from '../../workers/worker';
 import { waitUntil } from '../resilience/faults';
 
 /**
@@ -18,26 +17,8 @@ import { waitUntil } from '../resilience/faults';
  * stores them (verified, normalized, pending). Which transaction wrote a row is read from its
  * xmin: rows written by one transaction share it.
  */
-let workers: RunningWorkers | null = null;
+const running = workersPerTest();
 
-afterEach(async () => {
-  await workers?.close();
-  workers = null;
-  await expectLedgerBalanced();
-});
-afterAll(async () => {
-  await getQueue(QUEUES.webhooks).obliterate({ force: true });
-});
-
-async function storePending(tenantId: string, over: Parameters<typeof bankEvent>[0] & { currency?: string } = {}) {
-  const raw = bankEvent({ amount: '42.00', counterparty: { name: `Lieferant ${suffix()}` }, ...over });
-  if (over.currency) raw.data.currency = over.currency;
-  const event = mapBankEvent(raw as never);
-  const [row] = await db()('webhookEvents')
-    .insert({ tenantId, provider: 'bank', event: event.eventType, status: 'pending', externalId: event.eventId, moneyExternalId: event.externalId, normalized: JSON.stringify(event) })
-    .returning('id');
-  return { eventRowId: row.id as string, tenantId, moneyExternalId: event.externalId! };
-}
 
 /** How many transactions wrote the final state of these log rows. */
 async function writingTransactions(ids: string[]): Promise<number> {
@@ -51,7 +32,7 @@ describe('webhook event batches', () => {
   it('events handed over together are booked in one transaction, each once', async () => {
     const { tenant } = await createTeam();
     const before = await batchMetric('committed');
-    const refs = await Promise.all(Array.from({ length: 6 }, () => storePending(tenant.id)));
+    const refs = await Promise.all(Array.from({ length: 6 }, () => storePendingBankEvent(tenant.id)));
     const outcomes = await Promise.all(batchAll(refs));
     expect(outcomes.map((o) => o.status)).toEqual(Array(6).fill('processed'));
     expect(await writingTransactions(refs.map((r) => r.eventRowId))).toBe(1);
@@ -63,8 +44,8 @@ describe('webhook event batches', () => {
   it('two events of one money movement in one batch: one invoice, the second ends duplicate', async () => {
     const { tenant } = await createTeam();
     const paymentId = `pay_${suffix()}`;
-    const first = await storePending(tenant.id, { paymentId });
-    const second = await storePending(tenant.id, { paymentId });
+    const first = await storePendingBankEvent(tenant.id, { paymentId });
+    const second = await storePendingBankEvent(tenant.id, { paymentId });
     const outcomes = await Promise.all(batchAll([first, second]));
     expect(outcomes.map((o) => o.status)).toEqual(['processed', 'duplicate']);
     expect(outcomes[1].invoiceId).toBe(outcomes[0].invoiceId);
@@ -73,8 +54,8 @@ describe('webhook event batches', () => {
 
   it('an event that cannot be booked fails alone: the others of its batch are booked', async () => {
     const { tenant } = await createTeam();
-    const good = await Promise.all([storePending(tenant.id), storePending(tenant.id), storePending(tenant.id)]);
-    const bad = await storePending(tenant.id, { amount: '1.234', currency: 'KWD' });
+    const good = await Promise.all([storePendingBankEvent(tenant.id), storePendingBankEvent(tenant.id), storePendingBankEvent(tenant.id)]);
+    const bad = await storePendingBankEvent(tenant.id, { amount: '1.234', currency: 'KWD' });
     const before = await batchMetric('rolled_back');
     const refs = [good[0], bad, good[1], good[2]];
     const results = await Promise.all(batchAll(refs, settle));
@@ -89,7 +70,7 @@ describe('webhook event batches', () => {
 
   it(`a lock held elsewhere: the batch gives up after ${BATCH_LOCK_TIMEOUT_MS} ms, the others are booked at once, the held one when its lock is free`, async () => {
     const { tenant } = await createTeam();
-    const refs = await Promise.all([storePending(tenant.id), storePending(tenant.id), storePending(tenant.id)]);
+    const refs = await Promise.all([storePendingBankEvent(tenant.id), storePendingBankEvent(tenant.id), storePendingBankEvent(tenant.id)]);
     const held = refs[1];
     const lock = await db().transaction();
     try {
@@ -113,7 +94,7 @@ describe('webhook event batches', () => {
     const movements = Array.from({ length: 12 }, (_, i) => ({ paymentId: `pay_${suffix()}`, counterparty: { name: `Zahler ${i % 4} ${tenant.id}` } }));
     const deliveries = movements.flatMap((m) => [m, m, m]).sort(() => Math.random() - 0.5);
     const refs = [];
-    for (const m of deliveries) refs.push(await storePending(tenant.id, m));
+    for (const m of deliveries) refs.push(await storePendingBankEvent(tenant.id, m));
     // Two EventBatches, as two worker processes have: each batches on its own connection. They
     // contend for the same money and payer locks, so usually one batch gives up (lock_timeout)
     // and its events run one by one: both paths end in the same bookings.
@@ -130,9 +111,9 @@ describe('webhook event batches', () => {
 
   it('in a running worker, a burst of webhook jobs is booked in batches: fewer transactions than events, every job completed once', async () => {
     const { tenant } = await createTeam();
-    const refs = await Promise.all(Array.from({ length: 30 }, () => storePending(tenant.id)));
+    const refs = await Promise.all(Array.from({ length: 30 }, () => storePendingBankEvent(tenant.id)));
     await getQueue(QUEUES.webhooks).addBulk(refs.map((r) => ({ name: 'process-webhook-event', data: r, opts: { jobId: `webhook-${r.eventRowId}` } })));
-    workers = await startWorkers({ queues: [QUEUES.webhooks], schedule: false, relay: false });
+    running.workers = await startWorkers({ queues: [QUEUES.webhooks], schedule: false, relay: false });
     await waitUntil(async () => (await db()('webhookEvents').where({ tenantId: tenant.id, status: 'processed' })).length === 30, 'all 30 events booked');
     expect(await writingTransactions(refs.map((r) => r.eventRowId))).toBeLessThanOrEqual(15);
     expect(await db()('invoices').where({ tenantId: tenant.id })).toHaveLength(30);
