@@ -11,20 +11,9 @@ import fs from 'node:fs';
 import net from 'node:net';
 import { startEmbeddedPostgres, startPrivateRedis, type Service } from '../../scripts/services';
 
-export async function waitUntil<T>(check: () => Promise<T | undefined | null | false>, what: string, timeoutMs = 20_000, everyMs = 100): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const v = await check();
-      if (v) return v;
-    } catch (err) {
-      last = err;
-    }
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}`);
-}
+import { waitUntil } from '../helpers/waitUntil';
+
+export { waitUntil };
 
 export interface RestartableServer {
   url: string;

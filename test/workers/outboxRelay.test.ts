@@ -5,7 +5,7 @@ import { db } from '../../shared/db';
 import { OUTBOX_CHANNEL, relayOutbox } from '../../shared/outbox';
 import { getQueue } from '../../shared/queues';
 import { startOutboxRelay, type OutboxRelay } from '../../workers/outboxRelay';
-import { waitUntil } from '../resilience/faults';
+import { waitUntil } from '../helpers/waitUntil';
 
 /**
  * The worker's outbox relay (workers/outboxRelay.ts) against the real PostgreSQL and Redis: rows

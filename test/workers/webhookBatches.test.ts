@@ -9,7 +9,7 @@ import { PermanentPipelineError } from '../../shared/commands/webhooks/createInc
 import { BATCH_LOCK_TIMEOUT_MS, type ProcessOutcome } from '../../shared/webhooks/processStoredEvent';
 import { EventBatches } from '../../workers/jobs/webhooks/eventBatches';
 import { concurrencyFor, startWorkers } from '../../workers/worker';
-import { waitUntil } from '../resilience/faults';
+import { waitUntil } from '../helpers/waitUntil';
 
 /**
  * Webhook events booked in batches (workers/jobs/webhooks/eventBatches.ts): several events in one

@@ -9,6 +9,7 @@ import { startWorkers, type RunningWorkers } from '../../../workers/worker';
 import { getQueue, QUEUES } from '../../../shared/queues';
 import { createRedis } from '../../../shared/redis';
 import { config } from '../../../shared/config';
+import { waitUntil } from '../../helpers/waitUntil';
 
 /**
  * Metrics from real traffic: requests through a listening server, a maintenance job run by a real
@@ -64,16 +65,6 @@ async function scrape(): Promise<Sample[]> {
   return parse(res.body);
 }
 
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 it('reports labelled samples from real requests, jobs, queues and webhook deliveries', async () => {
   const { admin } = await createTeam();
   const http = client(open.url, { token: admin.token });
@@ -81,16 +72,16 @@ it('reports labelled samples from real requests, jobs, queues and webhook delive
   // A real job through the API and the maintenance worker.
   const queued = await http.post('/api/maintenance/purge-customers');
   expect(queued.status).toBe(202);
-  await waitFor('the purge job to complete', async () => (await http.get(`/api/maintenance/jobs/${queued.body.jobId}`)).body.status === 'completed');
+  await waitUntil(async () => (await http.get(`/api/maintenance/jobs/${queued.body.jobId}`)).body.status === 'completed', 'the purge job to complete');
   // A job nobody handles fails for good (UnrecoverableError) on its first attempt.
   const doomed = await getQueue(QUEUES.maintenance).add('metrics-test-unknown-job', {}, { jobId: `metrics-doomed-${randomUUID()}`, attempts: 1 });
-  await waitFor('the unknown job to fail', async () => (await doomed.getState()) === 'failed');
+  await waitUntil(async () => (await doomed.getState()) === 'failed', 'the unknown job to fail');
   // Waiting: the email queue has no worker in this test. Active: a worker that holds its job.
   await getQueue(QUEUES.email).add('metrics-test-waiting', {}, { jobId: `metrics-waiting-${randomUUID()}` });
   const held = new Promise<void>((resolve) => (release = resolve));
   holder = new Worker(QUEUES.reports, () => held, { connection: createRedis('worker'), prefix: config().redisPrefix });
   await getQueue(QUEUES.reports).add('metrics-test-active', {}, { jobId: `metrics-active-${randomUUID()}` });
-  await waitFor('the held job to be active', async () => (await getQueue(QUEUES.reports).getActiveCount()) === 1);
+  await waitUntil(async () => (await getQueue(QUEUES.reports).getActiveCount()) === 1, 'the held job to be active');
 
   // A verified webhook delivery processed by the webhooks worker, and one with a bad signature.
   const secret = `bank-${randomUUID()}`;
@@ -108,7 +99,7 @@ it('reports labelled samples from real requests, jobs, queues and webhook delive
 
   // Counters move just after the state a test can observe (the row commits, then the job
   // completes, then the worker's event fires): scrape until the last of them is in.
-  const s = await waitFor('job and webhook samples', async () => {
+  const s = await waitUntil(async () => {
     const samples = await scrape();
     const has = (name: string, labels: Record<string, string>) => value(samples, name, labels) !== undefined;
     return has('job_duration_seconds_count', { queue: QUEUES.webhooks, name: 'process-webhook-event', outcome: 'completed' }) &&
@@ -117,7 +108,7 @@ it('reports labelled samples from real requests, jobs, queues and webhook delive
       has('webhook_events_total', { provider: 'bank', status: 'processed' })
       ? samples
       : undefined;
-  });
+  }, 'job and webhook samples');
   // HTTP request durations by route pattern (never the raw path) and status.
   const count = (route: string, status: string, method = 'GET') => value(s, 'http_request_duration_seconds_count', { method, route, status }) ?? 0;
   expect(count('/api/maintenance/purge-customers', '202', 'POST')).toBe(1);
@@ -156,10 +147,10 @@ it('outbox rows not yet handed to Redis are counted per queue with the age of th
   const jobId = `metrics-outbox-${randomUUID()}`;
   await db()('outbox').insert({ prefix: config().redisPrefix, queue: QUEUES.email, jobName: 'noop', jobId, payload: '{}', createdAt: db().raw("now() - interval '2 minutes'") });
   try {
-    const s = await waitFor('the outbox gauge', async () => {
+    const s = await waitUntil(async () => {
       const samples = await scrape();
       return value(samples, 'outbox_pending', { queue: QUEUES.email }) === 1 ? samples : undefined;
-    });
+    }, 'the outbox gauge');
     expect(value(s, 'outbox_oldest_pending_seconds', { queue: QUEUES.email })).toBeGreaterThanOrEqual(120);
     expect(value(s, 'outbox_pending', { queue: QUEUES.webhooks })).toBeUndefined();
   } finally {
