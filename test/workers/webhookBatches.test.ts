@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createTeam } from '../helpers/factories';
 import { storePendingBankEvent, suffix, workersPerTest } from '../helpers/webhookFactory';
@@ -50,6 +51,20 @@ describe('webhook event batches', () => {
     expect(outcomes.map((o) => o.status)).toEqual(['processed', 'duplicate']);
     expect(outcomes[1].invoiceId).toBe(outcomes[0].invoiceId);
     expect(await db()('invoices').where({ tenantId: tenant.id })).toHaveLength(1);
+  });
+
+  it('a row handed over twice in one batch is booked once; an unknown row is skipped', async () => {
+    const { tenant } = await createTeam();
+    const [a, b] = [await storePendingBankEvent(tenant.id), await storePendingBankEvent(tenant.id)];
+    const unknown = { eventRowId: randomUUID(), tenantId: tenant.id };
+    const outcomes = await Promise.all(batchAll([a, b, a, unknown]));
+    expect(outcomes.map((o) => [o.status, o.reason])).toEqual([
+      ['processed', undefined],
+      ['processed', undefined],
+      ['skipped', 'already processed'],
+      ['skipped', 'missing'],
+    ]);
+    expect(await db()('invoices').where({ tenantId: tenant.id })).toHaveLength(2);
   });
 
   it('an event that cannot be booked fails alone: the others of its batch are booked', async () => {
