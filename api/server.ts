@@ -39,12 +39,13 @@ export async function startServer(cfg: Config = config(), port = cfg.port): Prom
 
 async function main() {
   const running = await runEntryPoint(() => startServer());
-  logger.info({ port: running.port }, 'API listening');
+  // Handlers before the "listening" line, as in workers/index.ts.
   stopGracefullyOnSignals({
     message: 'API shutting down: finishing in-flight requests',
     deadlineMs: 25_000,
     stop: () => running.close(),
   });
+  logger.info({ port: running.port }, 'API listening');
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

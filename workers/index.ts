@@ -25,7 +25,8 @@ async function main() {
     }
     return startWorkers();
   });
-  logger.info({ queues: running.workers.map((w) => w.name), nice: os.getPriority() }, 'workers started');
+  // Handlers before the "started" line: a supervisor (or a test) that signals as soon as it reads
+  // the line must find them installed, not Node's default, which kills the process mid-job.
   stopGracefullyOnSignals({
     message: 'workers shutting down: finishing active jobs',
     // Past this deadline the process exits; unfinished jobs' locks expire and another worker retries them.
@@ -35,6 +36,7 @@ async function main() {
       await running.close();
     },
   });
+  logger.info({ queues: running.workers.map((w) => w.name), nice: os.getPriority() }, 'workers started');
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

@@ -58,8 +58,7 @@ describe('process entry points', () => {
     const child = spawnEntry('workers/index.ts');
     await waitForOutput(child, /workers started/);
     child.kill('SIGTERM');
-    const { code } = await exitOf(child);
-    expect(code).toBe(0);
+    expect(await exitOf(child)).toEqual({ code: 0, signal: null });
     expect(child.output()).toMatch(/finishing active jobs/);
   });
 });
