@@ -3,6 +3,7 @@ import os from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { config } from '../shared/config';
 import { startWorkers } from './worker';
+import { lowerCpuPriority, type CpuPriority } from './cpuPriority';
 import { logger } from '../shared/logger';
 import { startMetricsServer } from '../shared/metrics';
 import { runEntryPoint, stopGracefullyOnSignals } from '../shared/lifecycle';
@@ -13,11 +14,12 @@ async function main() {
   // by default and METRICS_TOKEN-guarded like the API's, so a port opened by mistake leaks nothing.
   // Bound before the workers start: a port that cannot be bound stops the process before it takes jobs.
   let metricsServer: http.Server | null = null;
+  let priority: CpuPriority = { nice: os.getPriority(), autogroup: null };
   const running = await runEntryPoint(async () => {
     const cfg = config();
     // Before anything starts: threads and sandboxed renderers started later inherit it. Lowering
     // one's own priority needs no privilege. Linux applies it to the main (JavaScript) thread.
-    if (cfg.workerNice) os.setPriority(cfg.workerNice);
+    if (cfg.workerNice) priority = lowerCpuPriority(cfg.workerNice);
     if (cfg.workerMetricsPort) {
       const server = await startMetricsServer({ port: cfg.workerMetricsPort, host: cfg.workerMetricsHost, token: cfg.metricsToken });
       metricsServer = server;
@@ -36,7 +38,7 @@ async function main() {
       await running.close();
     },
   });
-  logger.info({ queues: running.workers.map((w) => w.name), nice: os.getPriority() }, 'workers started');
+  logger.info({ queues: running.workers.map((w) => w.name), ...priority }, 'workers started');
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

@@ -80,7 +80,7 @@ export async function stripeDeliveriesFor(baseUrl: string, token: string, n: num
  */
 async function startWorkerProcess(): Promise<{ pid: number | undefined; cpuSeconds: () => { user: number; system: number }; close: () => Promise<void> }> {
   const { getQueue } = await import('../../shared/queues');
-  const child = fork(path.resolve(import.meta.dirname, '../../workers/index.ts'), [], { execArgv: ['--import', 'tsx', ...(process.env.BENCH_WORKER_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_WORKER_PROF}`] : [])], stdio: 'inherit' });
+  const child = fork(path.resolve(import.meta.dirname, '../../workers/index.ts'), [], { execArgv: ['--import', 'tsx', ...(process.env.BENCH_WORKER_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_WORKER_PROF}`] : [])], stdio: 'inherit', detached: process.env.BENCH_WORKER_SESSION === '1' });
   const queue = getQueue('webhooks');
   const deadline = Date.now() + 30_000;
   while ((await queue.getWorkers()).length === 0) {
