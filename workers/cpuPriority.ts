@@ -4,7 +4,7 @@ import os from 'node:os';
 export interface CpuPriority {
   /** The process's own nice value now. */
   nice: number;
-  /** Its scheduling autogroup (/proc/self/autogroup) after the change, or null where there is none. */
+  /** Its scheduling autogroup as /proc/self/autogroup shows it (name and nice), or null where there is none. */
   autogroup: string | null;
 }
 
@@ -29,8 +29,10 @@ export function lowerCpuPriority(nice: number): CpuPriority {
       // No autogroups (another OS, a kernel without them): the nice value is all there is.
     }
   }
-  return { nice: os.getPriority(), autogroup: readAutogroup() };
+  return currentCpuPriority();
 }
+
+export const currentCpuPriority = (): CpuPriority => ({ nice: os.getPriority(), autogroup: readAutogroup() });
 
 function leadsOwnSession(): boolean {
   try {

@@ -1,9 +1,8 @@
 import http from 'node:http';
-import os from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { config } from '../shared/config';
 import { startWorkers } from './worker';
-import { lowerCpuPriority, type CpuPriority } from './cpuPriority';
+import { currentCpuPriority, lowerCpuPriority, type CpuPriority } from './cpuPriority';
 import { logger } from '../shared/logger';
 import { startMetricsServer } from '../shared/metrics';
 import { runEntryPoint, stopGracefullyOnSignals } from '../shared/lifecycle';
@@ -14,7 +13,7 @@ async function main() {
   // by default and METRICS_TOKEN-guarded like the API's, so a port opened by mistake leaks nothing.
   // Bound before the workers start: a port that cannot be bound stops the process before it takes jobs.
   let metricsServer: http.Server | null = null;
-  let priority: CpuPriority = { nice: os.getPriority(), autogroup: null };
+  let priority: CpuPriority = currentCpuPriority();
   const running = await runEntryPoint(async () => {
     const cfg = config();
     // Before anything starts: threads and sandboxed renderers started later inherit it. Lowering
