@@ -147,6 +147,10 @@ export function loadConfig(env: Env = process.env): Config {
     if (m && v) concurrency[m[1].toLowerCase().replace(/_/g, '-')] = int(k, 1, 1, 100);
   }
   concurrency.default = int('WORKER_CONCURRENCY', 5, 1, 100);
+  // Webhook jobs are booked in batches of up to WEBHOOK_BATCH_MAX, one batch at a time
+  // (workers/jobs/webhooks/eventBatches.ts): unless told otherwise a worker holds that many, so a batch can fill.
+  const webhookBatchMax = int('WEBHOOK_BATCH_MAX', 20, 1, 100);
+  if (!concurrency.webhooks && webhookBatchMax > 1) concurrency.webhooks = webhookBatchMax;
 
   const logLevel = env.LOG_LEVEL ?? (nodeEnv === 'test' ? 'silent' : 'info');
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
@@ -181,7 +185,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     renderWaitMs: int('RENDER_WAIT_MS', 15000, 100),
     workerConcurrency: concurrency,
-    webhookBatchMax: int('WEBHOOK_BATCH_MAX', 20, 1, 100),
+    webhookBatchMax,
     workerLockDurationMs: int('WORKER_LOCK_DURATION_MS', 30_000, 1000, 600_000),
     bullBoard: { user: env.BULL_BOARD_USER ?? null, password: env.BULL_BOARD_PASSWORD ?? null },
     metricsToken: env.METRICS_TOKEN || null,

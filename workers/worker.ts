@@ -22,12 +22,7 @@ export const SANDBOXED: Partial<Record<QueueName, string>> = {
 };
 
 export function concurrencyFor(cfg: Config, queue: QueueName): number {
-  const own = cfg.workerConcurrency[queue];
-  if (own) return own;
-  // Webhook jobs are booked in batches of up to WEBHOOK_BATCH_MAX, one batch at a time
-  // (jobs/webhooks/eventBatches.ts): the process holds that many jobs so that a batch can fill.
-  if (queue === 'webhooks' && cfg.webhookBatchMax > 1) return cfg.webhookBatchMax;
-  return cfg.workerConcurrency.default ?? 5;
+  return cfg.workerConcurrency[queue] ?? cfg.workerConcurrency.default ?? 5;
 }
 
 function dispatcher(queue: QueueName, handlers: JobHandlers) {

@@ -36,6 +36,8 @@ export class EventBatches {
   constructor(private readonly maxSize: number) {}
 
   process(ref: StoredEventRef): Promise<ProcessOutcome> {
+    // Batches off (WEBHOOK_BATCH_MAX=1): each event in its own transaction, side by side.
+    if (this.maxSize <= 1) return processStoredEvent(ref.eventRowId, ref.tenantId);
     return new Promise((resolve, reject) => {
       this.waiting.push({ ...ref, resolve, reject });
       if (!this.draining) void this.drain();

@@ -3,7 +3,7 @@ import { AppError } from '../../../shared/errors';
 import { PayloadError } from '../../../shared/providers/payments/errors';
 import { PermanentPipelineError } from '../../../shared/commands/webhooks/createIncomingInvoiceFromEvent';
 import { config } from '../../../shared/config';
-import { markEventFailed, processStoredEvent } from '../../../shared/webhooks/processStoredEvent';
+import { markEventFailed } from '../../../shared/webhooks/processStoredEvent';
 import { EventBatches } from './eventBatches';
 
 export interface ProcessWebhookEventData {
@@ -33,8 +33,7 @@ const eventBatches = () => (batches ??= new EventBatches(config().webhookBatchMa
 export async function processWebhookEventJob(job: Job<ProcessWebhookEventData>) {
   const { eventRowId, tenantId } = job.data;
   try {
-    const outcome = config().webhookBatchMax > 1 ? await eventBatches().process({ eventRowId, tenantId }) : await processStoredEvent(eventRowId, tenantId);
-    const { result: _r, ...summary } = outcome;
+    const { result: _r, ...summary } = await eventBatches().process({ eventRowId, tenantId });
     return summary;
   } catch (err) {
     const message = (err as Error)?.message ?? String(err);
