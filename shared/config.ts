@@ -48,6 +48,8 @@ export interface Config {
   workerConcurrency: Record<string, number>;
   /** Webhook events a worker process books in one transaction (1 = one transaction per event). */
   webhookBatchMax: number;
+  /** Verified webhook deliveries an API process stores in one statement (1 = one statement per delivery). */
+  webhookStoreBatchMax: number;
   /** BullMQ job lock: a job whose worker died is retried after this long (stalled-job check). */
   workerLockDurationMs: number;
   bullBoard: { user: string | null; password: string | null };
@@ -186,6 +188,8 @@ export function loadConfig(env: Env = process.env): Config {
     renderWaitMs: int('RENDER_WAIT_MS', 15000, 100),
     workerConcurrency: concurrency,
     webhookBatchMax,
+    // Deliveries the API stores in one statement (shared/webhooks/ingest.ts), one statement at a time.
+    webhookStoreBatchMax: int('WEBHOOK_STORE_BATCH_MAX', 50, 1, 200),
     workerLockDurationMs: int('WORKER_LOCK_DURATION_MS', 30_000, 1000, 600_000),
     bullBoard: { user: env.BULL_BOARD_USER ?? null, password: env.BULL_BOARD_PASSWORD ?? null },
     metricsToken: env.METRICS_TOKEN || null,

@@ -46,6 +46,28 @@ export const webhookBatchEvents = new client.Histogram({
   registers: [registry],
 });
 
+export const webhookStoreBatchDeliveries = new client.Histogram({
+  name: 'webhook_store_batch_deliveries',
+  help: 'Verified webhook deliveries per batch an API process stored in one statement (outcome committed, or rolled_back: its deliveries were then stored one by one)',
+  labelNames: ['outcome'] as const,
+  buckets: [2, 5, 10, 20, 50, 100, 200],
+  registers: [registry],
+});
+
+let storeWaiting: () => number = () => 0;
+/** The webhook store tells the gauge below where to read its queue (shared/webhooks/ingest.ts). */
+export const setWebhookStoreWaitingSource = (read: () => number) => {
+  storeWaiting = read;
+};
+new client.Gauge({
+  name: 'webhook_store_waiting',
+  help: 'Verified webhook deliveries an API process holds for its next store statement (one statement runs at a time); growing means the database cannot keep up with the accepts',
+  registers: [registry],
+  collect() {
+    this.set(storeWaiting());
+  },
+});
+
 export const recordWebhookOutcome = (provider: string, status: string) => webhookOutcomes.inc({ provider, status });
 
 new client.Gauge({

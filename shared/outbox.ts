@@ -11,7 +11,7 @@ import { TimeoutError, withTimeout } from './timeout';
  * inside its transaction: the job is written to the outbox table with the data it acts on, so a
  * rollback leaves no job and a commit never loses one. After commit runInTransaction() relays the
  * rows to BullMQ; if Redis is down they stay and the worker's periodic relay sends them later.
- * Rows written by outboxRow() (webhook deliveries) are not sent by their writer: its statement
+ * Rows written by the webhook store are not sent by their writer: its statement
  * notifies OUTBOX_CHANNEL and the workers' listeners relay them (workers/outboxRelay.ts).
  * Job ids come from business keys, so a row relayed twice is deduplicated by BullMQ.
  */
@@ -102,19 +102,15 @@ async function addJobs(jobs: OutboxJob[]): Promise<void> {
 const addBatched = groupBatches<OutboxJob>(addJobs);
 
 /**
- * For a caller that writes its outbox row in the same single statement as its data (atomic
- * without a transaction; ingestDelivery): the row's columns. Such a caller does not send the job
- * itself: the same statement calls `pg_notify(OUTBOX_CHANNEL, prefix)`, which PostgreSQL delivers
- * on commit (never on rollback) to the workers' relays (workers/outboxRelay.ts); they add the
- * jobs in batches and mark the rows. Used where requests are many and public (webhooks): their
- * answer waits for neither Redis nor BullMQ, and adding 100 jobs at once costs a fraction of 100
- * single adds (docs/webhooks.md). The periodic relay-outbox job stays the backstop.
+ * The notification channel of outbox rows written in the same single statement as their data
+ * (atomic without a transaction: the webhook store, shared/webhooks/ingest.ts). Such a writer
+ * does not send its jobs itself: the statement calls `pg_notify(OUTBOX_CHANNEL, prefix)`, which
+ * PostgreSQL delivers on commit (never on rollback) to the workers' relays
+ * (workers/outboxRelay.ts); they add the jobs in batches and mark the rows. Used where requests
+ * are many and public (webhooks): their answer waits for neither Redis nor BullMQ, and adding 100
+ * jobs at once costs a fraction of 100 single adds (docs/webhooks.md). The periodic relay-outbox
+ * job stays the backstop. The payload is the rows' prefix.
  */
-export function outboxRow(job: OutboxJob): { prefix: string; queue: string; jobName: string; jobId: string; payload: string } {
-  return { prefix: config().redisPrefix, queue: job.queue, jobName: job.name, jobId: job.jobId, payload: JSON.stringify(job.data) };
-}
-
-/** The notification channel of outbox rows written by outboxRow(); the payload is their prefix. */
 export const OUTBOX_CHANNEL = 'outbox';
 
 /**

@@ -1,10 +1,12 @@
-import { recordWebhookOutcome } from '../metrics';
+import { recordWebhookOutcome, setWebhookStoreWaitingSource, webhookStoreBatchDeliveries } from '../metrics';
+import { config } from '../config';
 import { randomUUID } from 'node:crypto';
+import { Batches } from '../batches';
 import type { Knex } from 'knex';
 import { db, runCompiledSql } from '../db';
 import { AppError, notFound, serviceUnavailable } from '../errors';
 import { logger } from '../logger';
-import { OUTBOX_CHANNEL, outboxRow, type OutboxJob } from '../outbox';
+import { OUTBOX_CHANNEL } from '../outbox';
 import { decryptJson, sha256Hex } from '../crypto/secretBox';
 import { withoutNul } from '../nulCharacter';
 import {
@@ -95,7 +97,8 @@ const invalidSignature = () => new AppError('INVALID_INPUT', 400, 'Webhook signa
  * size). Order (decisions.md): the token first — its installation holds the secret — so an
  * unknown token is 404 whatever the signature; then the adapter verifies (timing-safe, in the
  * adapter); then the verified event is stored durably with its job in the outbox, in one
- * statement (storeVerifiedEvent), and the provider gets 200 only after it committed. Processing happens in the worker.
+ * statement shared with the deliveries arriving beside it (storeVerifiedEvents), and the provider
+ * gets 200 only after it committed. Processing happens in the worker.
  *
  * Log rows: invalid_signature (400) and failed are written here; duplicate when the money
  * movement is already booked (fast path, 200); otherwise pending, finished by the job. An
@@ -153,7 +156,7 @@ export async function ingestDelivery(args: {
 
   let stored: IngestResult;
   try {
-    stored = await storeVerifiedEvent(installation, event);
+    stored = await storeBatches().run({ installation, event });
   } catch (err) {
     logger.error({ err: String(err), provider }, 'webhook: could not store a verified event');
     throw serviceUnavailable('The webhook could not be stored; please redeliver', 5);
@@ -162,79 +165,126 @@ export async function ingestDelivery(args: {
 }
 
 /**
- * The durable store, as ONE autocommitted statement (a data-modifying CTE): the duplicate fast
- * path, the log row and — when pending — its outbox row commit together or not at all, exactly
- * like the transaction it replaces (BEGIN, select, insert, insert, COMMIT: five round trips, now
- * one). The row id is generated here so the job id and payload are known before the statement.
- * With the outbox row the statement notifies the workers' relays (delivered on commit; see
- * outboxRow): the answer waits for neither Redis nor BullMQ, and the relay adds the jobs of many
- * deliveries at once.
+ * The duplicate check per row of the store statement (its columns in scope). One invoice per
+ * (tenant, source, external id): the unique index invoices_external_unique, one equality lookup
+ * per movement (a generic plan of `external_id = any(array)` once kept the array as a filter over
+ * all of the tenant's invoices).
  */
-async function storeVerifiedEvent(installation: InstallationRow, event: NormalizedEvent): Promise<IngestResult> {
-  const k = db();
-  const eventRowId = randomUUID();
-  const job: OutboxJob = { queue: 'webhooks', name: PROCESS_JOB, jobId: jobIdFor(eventRowId), data: { eventRowId, tenantId: installation.tenantId } };
-  const ob = outboxRow(job);
-  const dup = alreadyBookedSql(installation.tenantId, event);
-  const text = `with ev as (
-       insert into webhook_events (id, tenant_id, connector_id, provider, event, status, external_id, money_external_id, normalized, invoice_id, processed_at)
-       select cast(? as uuid), ?, ?, ?, ?, case when d.dup then 'duplicate' else 'pending' end, ?, ?, cast(? as jsonb),
-              case when d.dup then d.invoice_id end, case when d.dup then now() end
-         from (select ${dup.dup} as dup, ${dup.invoiceId} as invoice_id) d
-       returning status
-     ), ob as (
-       insert into outbox (prefix, queue, job_name, job_id, payload)
-       select ?, ?, ?, ?, cast(? as jsonb) from ev where ev.status = 'pending'
-       returning id
-     )
-     select ev.status, (select count(*) from (select pg_notify(?, ?) from ob) n) as notified from ev`;
-  const bindings = [
-    eventRowId, installation.tenantId, installation.id, installation.provider, event.eventType.slice(0, 200),
-    event.eventId.slice(0, 500), event.externalId ?? null, JSON.stringify(event),
-    ...dup.bindings,
-    ob.prefix, ob.queue, ob.jobName, ob.jobId, ob.payload,
-    OUTBOX_CHANNEL, ob.prefix,
-  ];
-  // Prepared (planned once per connection) and compiled once per text: the text depends only on
-  // the event's shape (how many money movements), so there are few of them.
-  const [row] = await runCompiledSql<{ status: 'pending' | 'duplicate' }>(k, text, bindings);
-  if (row.status === 'duplicate') {
-    recordWebhookOutcome(installation.provider, 'duplicate');
-    return { eventRowId, status: 'duplicate' };
-  }
-  return { eventRowId, status: 'pending' };
+const DUPLICATE_SQL = `case v.booked_check
+       when 'money' then not exists (
+         select 1 from unnest(v.money_ids) m(external_id)
+          where not exists (select 1 from invoices i where i.tenant_id = v.tenant_id and i.source = v.provider and i.external_id = m.external_id))
+       when 'event' then exists (
+         select 1 from webhook_events w
+          where w.tenant_id = v.tenant_id and w.provider = v.provider and w.external_id = v.external_id and w.status = 'processed')
+       else false end`;
+/** The main movement's invoice, for a duplicate's log row. */
+const BOOKED_INVOICE_SQL = '(select i.id from invoices i where i.tenant_id = d.tenant_id and i.source = d.provider and i.external_id = d.money_external_id)';
+
+interface VerifiedDelivery {
+  installation: InstallationRow;
+  event: NormalizedEvent;
+}
+/**
+ * The durable store of verified deliveries, many at once: the store statement runs for whole
+ * batches of the deliveries this process is accepting (shared/batches.ts), one statement at a
+ * time, so concurrent deliveries share its round trip, planning, commit and WAL flush. Each
+ * delivery is still answered only after the statement holding its row committed; a batch that
+ * fails stores each of its deliveries on its own (the same statement with one row), so one bad
+ * row costs only its own delivery a 503.
+ */
+let batches: Batches<VerifiedDelivery, IngestResult> | undefined;
+function storeBatches(): Batches<VerifiedDelivery, IngestResult> {
+  if (batches) return batches;
+  const created = new Batches<VerifiedDelivery, IngestResult>({
+    maxSize: config().webhookStoreBatchMax,
+    runBatch: storeVerifiedEvents,
+    runOne: async (d) => (await storeVerifiedEvents([d]))[0],
+    observe: (outcome, size, err) => {
+      webhookStoreBatchDeliveries.observe({ outcome }, size);
+      if (err) logger.warn({ deliveries: size, err: String(err) }, 'webhook store: a batch failed; its deliveries are stored one by one');
+    },
+  });
+  setWebhookStoreWaitingSource(() => created.waitingCount);
+  return (batches = created);
+}
+
+/**
+ * The store as ONE autocommitted statement (a data-modifying CTE) for any number of deliveries:
+ * per delivery the duplicate fast path, the log row and — when pending — its outbox row; all of
+ * them commit together or none does, as in a transaction, in one round trip. The deliveries travel
+ * as one jsonb array, so the text (and its prepared plan) is the same for every batch. Row ids are
+ * generated here so job ids and payloads are known before the statement. With outbox rows the
+ * statement notifies the workers' relays once (delivered on commit; see OUTBOX_CHANNEL): the answer
+ * waits for neither Redis nor BullMQ, and a relay adds the jobs of many deliveries at once.
+ */
+const STORE_SQL = `with v as (
+     select * from jsonb_to_recordset(cast(? as jsonb)) as v(
+       id uuid, tenant_id uuid, connector_id uuid, provider text, event text, external_id text,
+       money_external_id text, normalized jsonb, booked_check text, money_ids text[], job_id text, payload jsonb)
+   ), d as (
+     select v.*, ${DUPLICATE_SQL} as dup from v
+   ), ev as (
+     insert into webhook_events (id, tenant_id, connector_id, provider, event, status, external_id, money_external_id, normalized, invoice_id, processed_at)
+     select id, tenant_id, connector_id, provider, event, case when dup then 'duplicate' else 'pending' end, external_id, money_external_id, normalized,
+            case when dup and booked_check = 'money' then ${BOOKED_INVOICE_SQL} end, case when dup then now() end
+       from d
+     returning id, status
+   ), ob as (
+     insert into outbox (prefix, queue, job_name, job_id, payload)
+     select ?, ?, ?, d.job_id, d.payload from d join ev on ev.id = d.id where ev.status = 'pending'
+     returning id
+   )
+   select ev.id, ev.status, (select count(*) from (select pg_notify(?, ?) from (select 1 from ob limit 1) o) n) as notified from ev`;
+
+async function storeVerifiedEvents(deliveries: VerifiedDelivery[]): Promise<IngestResult[]> {
+  const rows = deliveries.map(({ installation, event }) => {
+    const eventRowId = randomUUID();
+    const check = bookedCheck(event);
+    return {
+      id: eventRowId,
+      tenant_id: installation.tenantId,
+      connector_id: installation.id,
+      provider: installation.provider,
+      event: event.eventType.slice(0, 200),
+      external_id: event.eventId.slice(0, 500),
+      money_external_id: event.externalId ?? null,
+      normalized: event,
+      booked_check: check.mode,
+      money_ids: check.mode === 'money' ? check.ids : null,
+      job_id: jobIdFor(eventRowId),
+      payload: { eventRowId, tenantId: installation.tenantId },
+    };
+  });
+  const prefix = config().redisPrefix;
+  // Prepared (planned once per connection) and compiled once: the text never changes.
+  const stored = await runCompiledSql<{ id: string; status: 'pending' | 'duplicate' }>(db(), STORE_SQL, [
+    JSON.stringify(rows), prefix, 'webhooks', PROCESS_JOB, OUTBOX_CHANNEL, prefix,
+  ]);
+  const statusById = new Map(stored.map((r) => [r.id, r.status]));
+  return deliveries.map((d, i) => {
+    const status = statusById.get(rows[i].id);
+    if (!status) throw new Error(`webhook store: row ${rows[i].id} is missing from the statement's result`);
+    if (status === 'duplicate') recordWebhookOutcome(d.installation.provider, 'duplicate');
+    return { eventRowId: rows[i].id, status };
+  });
 }
 
 /**
  * Fast path, not the guarantee: every money movement of the event (Mollie's related ones too)
- * already has its invoice, or a non-booking event was processed before. Races past this check are
- * caught by the job under its lock and the unique index. Returned as SQL expressions for the
- * store's single statement (dup: boolean, invoiceId: the main movement's invoice).
+ * already has its invoice ('money', with their external ids), or a non-booking event was processed
+ * before ('event'); 'none' when a movement has no external id. Races past this check are caught
+ * by the job under its lock and the unique index.
  */
-function alreadyBookedSql(tenantId: string, event: NormalizedEvent): { dup: string; invoiceId: string; bindings: Knex.Value[] } {
-  const no = { dup: 'false', invoiceId: 'null::uuid', bindings: [] as Knex.Value[] };
+function bookedCheck(event: NormalizedEvent): { mode: 'money'; ids: string[] } | { mode: 'event' } | { mode: 'none' } {
   const movements = [...(event.related ?? []), event].filter((e) => e.kind === 'payment' || e.kind === 'refund');
   if (event.kind === 'payment' || event.kind === 'refund') {
     const ids = movements.map((e) => e.externalId).filter((x): x is string => !!x);
-    if (ids.length !== movements.length) return no;
-    const distinct = [...new Set(ids)];
-    // One invoice per (tenant, source, external id): the unique index invoices_external_unique.
-    // One equality lookup per movement, not `external_id = any(array)`: a prepared statement's
-    // generic plan made while the table had no statistics kept the array as a filter over all
-    // of the tenant's invoices (2,000 buffers per delivery at 6,000 invoices, growing with them).
-    const booked = '(select id from invoices where tenant_id = ? and source = ? and external_id = ?)';
-    return {
-      dup: distinct.map(() => `${booked} is not null`).join(' and '),
-      invoiceId: booked,
-      bindings: [...distinct.flatMap((id) => [tenantId, event.provider, id]), tenantId, event.provider, event.externalId],
-    };
+    if (ids.length !== movements.length) return { mode: 'none' };
+    return { mode: 'money', ids: [...new Set(ids)] };
   }
-  if (movements.length) return no;
-  return {
-    dup: "exists (select 1 from webhook_events where tenant_id = ? and provider = ? and external_id = ? and status = 'processed')",
-    invoiceId: 'null::uuid',
-    bindings: [tenantId, event.provider, event.eventId],
-  };
+  if (movements.length) return { mode: 'none' };
+  return { mode: 'event' };
 }
 
 async function logRejected(installation: InstallationRow, status: 'invalid_signature' | 'failed', error: string): Promise<void> {

@@ -54,4 +54,11 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ WEBHOOK_BATCH_MAX: '0' })).toThrow(/WEBHOOK_BATCH_MAX/);
     expect(() => loadConfig({ WEBHOOK_BATCH_MAX: '101' })).toThrow(/WEBHOOK_BATCH_MAX/);
   });
+
+  it('webhook store batches: 50 deliveries by default, 1 turns them off, out of range is refused', () => {
+    expect(loadConfig({}).webhookStoreBatchMax).toBe(50);
+    expect(loadConfig({ WEBHOOK_STORE_BATCH_MAX: '1' }).webhookStoreBatchMax).toBe(1);
+    expect(() => loadConfig({ WEBHOOK_STORE_BATCH_MAX: '0' })).toThrow(/WEBHOOK_STORE_BATCH_MAX/);
+    expect(() => loadConfig({ WEBHOOK_STORE_BATCH_MAX: '201' })).toThrow(/WEBHOOK_STORE_BATCH_MAX/);
+  });
 });

@@ -11,6 +11,7 @@ import { BATCH_LOCK_TIMEOUT_MS, type ProcessOutcome } from '../../shared/webhook
 import { EventBatches } from '../../workers/jobs/webhooks/eventBatches';
 import { concurrencyFor, startWorkers } from '../../workers/worker';
 import { waitUntil } from '../helpers/waitUntil';
+import { histogramOf } from '../helpers/metrics';
 
 /**
  * Webhook events booked in batches (workers/jobs/webhooks/eventBatches.ts): several events in one
@@ -147,11 +148,7 @@ describe('webhook event batches', () => {
 });
 
 /** webhook_batch_events for one outcome: batches observed and events in them. */
-async function batchMetric(outcome: 'committed' | 'rolled_back') {
-  const { values } = await webhookBatchEvents.get();
-  const of = (name: string) => values.find((v) => v.metricName === name && v.labels.outcome === outcome)?.value ?? 0;
-  return { count: of('webhook_batch_events_count'), sum: of('webhook_batch_events_sum') };
-}
+const batchMetric = (outcome: 'committed' | 'rolled_back') => histogramOf(webhookBatchEvents, outcome);
 
 /** Hand all refs to one EventBatches in the same turn, as a worker does with a burst of jobs. */
 function batchAll<T = ProcessOutcome>(refs: { eventRowId: string; tenantId: string }[], map?: (p: Promise<ProcessOutcome>) => Promise<T>): Promise<T>[] {

@@ -1,0 +1,83 @@
+/**
+ * Work that callers hand over one item at a time, done in batches: one batch at a time, up to
+ * `maxSize` items, each caller's promise settling with its own item's result. The webhook store
+ * (one statement for many deliveries) and the webhook job (one transaction for many events) use
+ * it: a statement or a transaction has fixed costs (round trips, planning, a WAL flush) that a
+ * batch pays once.
+ *
+ * No waiting for a batch to fill: the first item starts a batch at once with whatever arrived in
+ * the same turn of the event loop; items arriving while it runs form the next. Under load batches
+ * fill up, at a trickle each item goes alone.
+ *
+ * Failure isolation: runBatch must do all or nothing. If it throws, each item of the batch runs
+ * alone (runOne), side by side and not awaited, so each caller sees exactly the result or error it
+ * would have seen without batches, and an item that waits (for a lock, say) holds up neither its
+ * batch-mates nor the next batch.
+ */
+export interface BatchesOptions<T, R> {
+  maxSize: number;
+  /** Every item at once, all or nothing: one result per item, in the items' order. */
+  runBatch: (items: T[]) => Promise<R[]>;
+  /** One item on its own: a batch of one, and each item of a batch that threw. */
+  runOne: (item: T) => Promise<R>;
+  /** Told of every batch of two or more: committed, or rolled back (its items then run alone). */
+  observe?: (outcome: 'committed' | 'rolled_back', size: number, err?: unknown) => void;
+}
+
+interface Waiting<T, R> {
+  item: T;
+  resolve: (result: R) => void;
+  reject: (err: unknown) => void;
+}
+
+export class Batches<T, R> {
+  private readonly waiting: Waiting<T, R>[] = [];
+  private draining = false;
+
+  constructor(private readonly opts: BatchesOptions<T, R>) {}
+
+  /** Items handed over and not yet in a running batch. */
+  get waitingCount(): number {
+    return this.waiting.length;
+  }
+
+  run(item: T): Promise<R> {
+    // Batches off (maxSize 1): each item alone, side by side.
+    if (this.opts.maxSize <= 1) return this.opts.runOne(item);
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ item, resolve, reject });
+      if (!this.draining) void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    this.draining = true;
+    try {
+      while (this.waiting.length) {
+        // Items handed over in this same turn join the batch.
+        await new Promise((resolve) => setImmediate(resolve));
+        await this.runBatch(this.waiting.splice(0, this.opts.maxSize));
+      }
+    } finally {
+      this.draining = false;
+    }
+  }
+
+  private async runBatch(batch: Waiting<T, R>[]): Promise<void> {
+    if (batch.length === 1) return this.alone(batch[0]);
+    let results: R[];
+    try {
+      results = await this.opts.runBatch(batch.map((w) => w.item));
+    } catch (err) {
+      this.opts.observe?.('rolled_back', batch.length, err);
+      for (const w of batch) void this.alone(w);
+      return;
+    }
+    this.opts.observe?.('committed', batch.length);
+    batch.forEach((w, i) => w.resolve(results[i]));
+  }
+
+  private alone(w: Waiting<T, R>): Promise<void> {
+    return this.opts.runOne(w.item).then(w.resolve, w.reject);
+  }
+}

@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { Batches } from '../../shared/batches';
+
+/**
+ * The batching rules shared by the webhook store and the webhook job (shared/batches.ts), with
+ * plain functions standing in for the statement: which items go together, which result each
+ * caller gets, and what happens when a batch throws.
+ */
+function recorder(opts: { maxSize: number; failBatchWith?: (items: number[]) => boolean; failOne?: (item: number) => boolean }) {
+  const calls: Array<{ batch: number[] } | { one: number }> = [];
+  const observed: Array<[string, number]> = [];
+  let release: (() => void) | undefined;
+  let hold: Promise<void> | undefined;
+  const batches = new Batches<number, string>({
+    maxSize: opts.maxSize,
+    runBatch: async (items) => {
+      calls.push({ batch: items });
+      await hold;
+      if (opts.failBatchWith?.(items)) throw new Error('batch refused');
+      return items.map((i) => `batch:${i}`);
+    },
+    runOne: async (item) => {
+      calls.push({ one: item });
+      if (opts.failOne?.(item)) throw new Error(`item ${item} refused`);
+      return `one:${item}`;
+    },
+    observe: (outcome, size) => observed.push([outcome, size]),
+  });
+  return {
+    batches,
+    calls,
+    observed,
+    /** The next batch waits until released, so items handed over meanwhile queue behind it. */
+    holdNext: () => {
+      hold = new Promise((r) => (release = r));
+    },
+    release: () => {
+      hold = undefined;
+      release?.();
+    },
+  };
+}
+
+const settle = (p: Promise<string>) => p.then((ok) => ({ ok }), (err: Error) => ({ err: err.message }));
+
+describe('Batches', () => {
+  it('items handed over in one turn form one batch; each caller gets its own result, in order', async () => {
+    const r = recorder({ maxSize: 10 });
+    const results = await Promise.all([1, 2, 3].map((i) => r.batches.run(i)));
+    expect(results).toEqual(['batch:1', 'batch:2', 'batch:3']);
+    expect(r.calls).toEqual([{ batch: [1, 2, 3] }]);
+    expect(r.observed).toEqual([['committed', 3]]);
+  });
+
+  it('a lone item runs alone at once; items arriving while a batch runs form the next, at most maxSize each', async () => {
+    const r = recorder({ maxSize: 3 });
+    r.holdNext();
+    const first = [r.batches.run(1), r.batches.run(2)];
+    await new Promise((resolve) => setImmediate(resolve));
+    const later = [3, 4, 5, 6, 7].map((i) => r.batches.run(i));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(r.batches.waitingCount).toBe(5);
+    r.release();
+    expect(await Promise.all([...first, ...later])).toEqual([1, 2, 3, 4, 5, 6, 7].map((i) => `batch:${i}`));
+    expect(r.calls).toEqual([{ batch: [1, 2] }, { batch: [3, 4, 5] }, { batch: [6, 7] }]);
+    expect(r.batches.waitingCount).toBe(0);
+
+    const alone = recorder({ maxSize: 3 });
+    expect(await alone.batches.run(9)).toBe('one:9');
+    expect(alone.calls).toEqual([{ one: 9 }]);
+    expect(alone.observed).toEqual([]);
+  });
+
+  it('a batch that throws: each of its items runs alone, and only the bad one fails', async () => {
+    const r = recorder({ maxSize: 10, failBatchWith: (items) => items.includes(2), failOne: (i) => i === 2 });
+    const results = await Promise.all([1, 2, 3].map((i) => settle(r.batches.run(i))));
+    expect(results).toEqual([{ ok: 'one:1' }, { err: 'item 2 refused' }, { ok: 'one:3' }]);
+    expect(r.calls).toEqual([{ batch: [1, 2, 3] }, { one: 1 }, { one: 2 }, { one: 3 }]);
+    expect(r.observed).toEqual([['rolled_back', 3]]);
+  });
+
+  it('maxSize 1 turns batches off: every item runs alone, side by side', async () => {
+    const r = recorder({ maxSize: 1 });
+    expect(await Promise.all([1, 2].map((i) => r.batches.run(i)))).toEqual(['one:1', 'one:2']);
+    expect(r.calls).toEqual([{ one: 1 }, { one: 2 }]);
+  });
+});
