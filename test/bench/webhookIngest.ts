@@ -20,6 +20,13 @@ import type { Benchmark } from './lib/types';
 
 const FIXTURE = path.resolve(import.meta.dirname, '../providers/payments/fixtures/stripe/invoice.payment_succeeded.json');
 const SECRET = 'whsec_bench_0123456789abcdef0123456789';
+/**
+ * The bursts (ours with and without the worker, the baseline) are sent with wrk: autocannon took
+ * 0.28–0.32 of the 2 cores while ours accepted beside the worker, CPU that neither the server nor
+ * the worker got (docs/benchmarks.md, 2026-11-25 17:19). The paced 50/s run stays on autocannon,
+ * which wrk cannot pace. BENCH_LOADGEN=autocannon reproduces the earlier figures.
+ */
+const LOADGEN = 'wrk' as const;
 
 /** Stripe-Signature as Stripe computes it: HMAC-SHA256 of `${t}.${body}` with the whole whsec_ string. */
 const sign = (body: string, t: number) => `t=${t},v1=${crypto.createHmac('sha256', SECRET).update(`${t}.${body}`).digest('hex')}`;
@@ -102,6 +109,14 @@ async function startWorkerProcess(): Promise<{ pid: number | undefined; cpuSecon
   };
 }
 
+/** Store batches (two or more deliveries in one statement) the API in this process has run so far, and their deliveries. */
+async function storeBatchTotals(): Promise<{ batches: number; deliveries: number }> {
+  const { webhookStoreBatchDeliveries } = await import('../../shared/metrics');
+  const { values } = await webhookStoreBatchDeliveries.get();
+  const of = (name: string) => values.filter((v) => v.metricName === name).reduce((sum, v) => sum + v.value, 0);
+  return { batches: of('webhook_store_batch_deliveries_count'), deliveries: of('webhook_store_batch_deliveries_sum') };
+}
+
 export const webhookIngest: Benchmark = {
   name: 'webhook-ingest',
   needsDb: true,
@@ -148,7 +163,7 @@ export const webhookIngest: Benchmark = {
         // Warm-up, as the HTTP benchmarks have one: a long-running worker has loaded and compiled
         // its modules and planned its statements; a fresh one does that during its first jobs.
         const { requests: warmup } = await deliveriesFor(warm.admin.token, 200);
-        await runLoad({ url: ours.url, connections: ctx.connections, amount: warmup.length, requests: warmup });
+        await runLoad({ url: ours.url, connections: ctx.connections, amount: warmup.length, requests: warmup, tool: LOADGEN });
         await drained(warm.tenant.id);
         // A steady load well below capacity (50/s for 5 s): the latency an event sees when the
         // worker keeps up, which the saturating run below cannot show (there it is queueing time).
@@ -158,10 +173,11 @@ export const webhookIngest: Benchmark = {
         steadyLedger = await toLedgerMs(steady.tenant.id);
         ctx.log(`  steady 50/s: receipt → journal entry p50 ${percentile(steadyLedger, 50).toFixed(0)} / p99 ${percentile(steadyLedger, 99).toFixed(0)} ms`);
         const { requests, unique } = await deliveriesFor(admin.token);
-        ctx.log(`  ${n} deliveries of ${unique} distinct events, ${ctx.connections} connections, 1 worker process (WEBHOOK_BATCH_MAX ${process.env.WEBHOOK_BATCH_MAX || 20}, WORKER_NICE ${process.env.WORKER_NICE || 0})`);
+        ctx.log(`  ${n} deliveries of ${unique} distinct events, ${ctx.connections} connections (${process.env.BENCH_LOADGEN ?? LOADGEN}), 1 worker process (WEBHOOK_BATCH_MAX ${process.env.WEBHOOK_BATCH_MAX || 20}, WORKER_NICE ${process.env.WORKER_NICE || 0})`);
         const t0 = performance.now();
         const workerCpu0 = workers.cpuSeconds();
-        const load = () => runLoad({ url: ours.url, connections: ctx.connections, amount: n, requests });
+        const stores0 = await storeBatchTotals();
+        const load = () => runLoad({ url: ours.url, connections: ctx.connections, amount: n, requests, tool: LOADGEN });
         if (process.env.BENCH_CPU_SPLIT) {
           const split = await cpuSplit(k, { 'worker process': () => workers.pid }, load);
           o = split.result;
@@ -170,6 +186,11 @@ export const webhookIngest: Benchmark = {
           o = await load();
         }
         ctx.log(`  ours accepted: ${fmtLoad(o)}`);
+        // Every delivery was stored by a batch or alone (a statement of its own).
+        const stores = await storeBatchTotals();
+        const inBatches = stores.deliveries - stores0.deliveries;
+        const statements = stores.batches - stores0.batches + (o.ok - inBatches);
+        ctx.log(`  store statements: ${statements} for ${o.ok} deliveries, ${(o.ok / Math.max(1, statements)).toFixed(1)} per statement`);
         // Wait for the worker: every stored row leaves pending (processed, duplicate or failed).
         await drained(tenant.id);
         done = { wallSec: (performance.now() - t0) / 1000 };
@@ -184,7 +205,7 @@ export const webhookIngest: Benchmark = {
       // whose jobs stay queued until the run's Redis keys are deleted.
       const { requests } = await deliveriesFor(quiet.admin.token);
       const cpu0 = process.cpuUsage();
-      alone = await runLoad({ url: ours.url, connections: ctx.connections, amount: n, requests });
+      alone = await runLoad({ url: ours.url, connections: ctx.connections, amount: n, requests, tool: LOADGEN });
       const cpu = process.cpuUsage(cpu0);
       ctx.log(`  ours accepted, no worker running: ${fmtLoad(alone)}, API CPU per delivery ${((cpu.user + cpu.system) / n).toFixed(0)} µs`);
     } finally {
@@ -239,8 +260,8 @@ export const webhookIngest: Benchmark = {
     const { requests: bareRequests } = deliveries(n, '/hook');
     // The same warm-up as ours had (its own events, so the measured ones are all new to it).
     const bareWarmup = deliveries(200, '/hook').requests;
-    const b = await runLoad({ url: bare.url, connections: ctx.connections, amount: bareWarmup.length, requests: bareWarmup })
-      .then(() => runLoad({ url: bare.url, connections: ctx.connections, amount: n, requests: bareRequests }))
+    const b = await runLoad({ url: bare.url, connections: ctx.connections, amount: bareWarmup.length, requests: bareWarmup, tool: LOADGEN })
+      .then(() => runLoad({ url: bare.url, connections: ctx.connections, amount: n, requests: bareRequests, tool: LOADGEN }))
       .finally(() => bare.close());
     ctx.log(`  baseline: ${fmtLoad(b)}`);
 

@@ -56,7 +56,8 @@ export async function cpuSplit<T>(k: Knex, named: Record<string, () => number | 
       pid === process.pid ? 'api (this process)'
       : pidsOf.get(pid) ?? (now.name.startsWith('postgres:') ? (appOf.has(pid) ? `postgres backend: ${appOf.get(pid) || '(no application_name)'}` : `postgres ${now.name.split(' ')[1] ?? ''}`.trim())
       : now.name.includes('redis-server') ? 'redis'
-      : now.name.includes('loadChild') ? 'load generator (autocannon)' : 'other');
+      : now.name.includes('loadChild') ? 'load generator (autocannon)'
+      : now.name.startsWith('wrk ') ? 'load generator (wrk)' : 'other');
     groups.set(label, (groups.get(label) ?? 0) + ticks * TICK_SEC);
   }
   const total = [...groups.values()].reduce((a, b) => a + b, 0);

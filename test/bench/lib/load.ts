@@ -1,11 +1,13 @@
 /**
  * HTTP load with autocannon, run in a child process so the load generator never shares an event
- * loop (or a profile) with the server under test, which runs in the benchmark's own process.
- * Ours and the baseline are driven the same way. Latency percentiles are computed from every
- * response time (autocannon's own summary has no p95).
+ * loop (or a profile) with the server under test, which runs in the benchmark's own process, or
+ * with wrk (lib/wrkLoad.ts) where a spec asks for it. Ours and the baseline are driven the same
+ * way. Latency percentiles are computed from every response time (autocannon's own summary has
+ * no p95).
  */
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { runWrk, wrkInstalled } from './wrkLoad';
 
 export interface LoadRequest {
   method: 'GET' | 'POST';
@@ -27,6 +29,12 @@ export interface LoadSpec {
   rate?: number;
   /** Untimed run before the measured one (seconds; ignored with `amount`). */
   warmupSec?: number;
+  /**
+   * wrk sends a fixed list (`amount`, no `rate`) for a few per cent of a core where autocannon
+   * needs a quarter or more (docs/benchmarks.md); without Debian's package wrk, autocannon is
+   * used and the run says so. BENCH_LOADGEN=autocannon|wrk overrides it for every run that can.
+   */
+  tool?: 'autocannon' | 'wrk';
 }
 
 export interface LoadResult {
@@ -45,6 +53,18 @@ export interface LoadResult {
 const CHILD = fileURLToPath(new URL('./loadChild.ts', import.meta.url));
 
 export function runLoad(spec: LoadSpec): Promise<LoadResult> {
+  const tool = process.env.BENCH_LOADGEN ?? spec.tool ?? 'autocannon';
+  if (tool === 'wrk' && spec.amount && !spec.rate) {
+    if (wrkInstalled()) return runWrk(spec);
+    if (!warnedNoWrk) console.log('  (wrk is not installed: autocannon sends this load; `apt-get install wrk` for the documented figures)');
+    warnedNoWrk = true;
+  }
+  return runAutocannon(spec);
+}
+
+let warnedNoWrk = false;
+
+function runAutocannon(spec: LoadSpec): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
     const child = fork(CHILD, [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     let result: LoadResult | null = null;
