@@ -167,16 +167,19 @@ export async function ingestDelivery(args: {
 /**
  * The duplicate check per row of the store statement (its columns in scope). One invoice per
  * (tenant, source, external id): the unique index invoices_external_unique, one equality lookup
- * per movement (a generic plan of `external_id = any(array)` once kept the array as a filter over
- * all of the tenant's invoices).
+ * per movement. Both checks are scalar subqueries, looked up once per row, so that no plan can
+ * turn them into a join or a hashed subplan: as `not exists (… where not exists (…))` the generic
+ * plan became an anti-join reading all of the tenant's invoices of the provider for every
+ * delivery, and an `exists` on webhook_events a scan of all processed rows (`external_id =
+ * any(array)` once kept the array as a filter over all invoices too).
  */
 const DUPLICATE_SQL = `case v.booked_check
        when 'money' then not exists (
          select 1 from unnest(v.money_ids) m(external_id)
-          where not exists (select 1 from invoices i where i.tenant_id = v.tenant_id and i.source = v.provider and i.external_id = m.external_id))
-       when 'event' then exists (
+          where (select i.id from invoices i where i.tenant_id = v.tenant_id and i.source = v.provider and i.external_id = m.external_id) is null)
+       when 'event' then (
          select 1 from webhook_events w
-          where w.tenant_id = v.tenant_id and w.provider = v.provider and w.external_id = v.external_id and w.status = 'processed')
+          where w.tenant_id = v.tenant_id and w.provider = v.provider and w.external_id = v.external_id and w.status = 'processed' limit 1) is not null
        else false end`;
 /** The main movement's invoice, for a duplicate's log row. */
 const BOOKED_INVOICE_SQL = '(select i.id from invoices i where i.tenant_id = d.tenant_id and i.source = d.provider and i.external_id = d.money_external_id)';
@@ -218,7 +221,7 @@ function storeBatches(): Batches<VerifiedDelivery, IngestResult> {
  * statement notifies the workers' relays once (delivered on commit; see OUTBOX_CHANNEL): the answer
  * waits for neither Redis nor BullMQ, and a relay adds the jobs of many deliveries at once.
  */
-const STORE_SQL = `with v as (
+export const STORE_SQL = `with v as (
      select * from jsonb_to_recordset(cast(? as jsonb)) as v(
        id uuid, tenant_id uuid, connector_id uuid, provider text, event text, external_id text,
        money_external_id text, normalized jsonb, booked_check text, money_ids text[], job_id text, payload jsonb)

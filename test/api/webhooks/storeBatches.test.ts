@@ -18,6 +18,7 @@ import {
 import { config } from '../../../shared/config';
 import { db } from '../../../shared/db';
 import { registry, webhookStoreBatchDeliveries } from '../../../shared/metrics';
+import { STORE_SQL } from '../../../shared/webhooks/ingest';
 
 /**
  * Verified deliveries stored in batches (shared/webhooks/ingest.ts): the deliveries an API process
@@ -35,32 +36,52 @@ async function waiting(): Promise<number> {
   return metric.values[0]?.value ?? 0;
 }
 
-/** Holds the store statements of tenantId's deliveries until release() (see above). */
+/** Holds the store statements of tenantId's deliveries until release() (see above); release() may be called twice. */
 async function holdStores(tenantId: string) {
   const c = new pg.Client({ connectionString: config().databaseUrl });
   await c.connect();
   await c.query('begin');
-  await c.query('select 1 from tenants where id = $1 for update', [tenantId]);
+  const { rows } = await c.query('select pg_backend_pid() as pid from tenants where id = $1 for update', [tenantId]);
+  let released = false;
   return {
-    /** Until a store statement waits for the lock. */
+    /** Until a store statement waits for this lock (asked on another connection: inside the holding transaction pg_stat_activity is a snapshot). */
     blocked: () =>
-      waitUntil(
-        async () => {
-        // Asked on another connection: inside the holding transaction pg_stat_activity is a snapshot.
-        const { rows } = await db().raw(
-          "select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%jsonb_to_recordset%' and datname = current_database()",
+      waitUntil(async () => {
+        const { rows: waiting } = await db().raw(
+          "select count(*)::int as n from pg_stat_activity where ? = any(pg_blocking_pids(pid)) and query like '%jsonb_to_recordset%'",
+          [rows[0].pid],
         );
-        return rows[0].n > 0;
-        },
-        'a store statement waiting for the held lock',
-      ),
+        return waiting[0].n > 0;
+      }, 'a store statement waiting for the held lock'),
     release: async () => {
+      if (released) return;
+      released = true;
       await c.query('rollback');
       await c.end();
     },
   };
 }
 
+type Delivery = { body: string; headers: Record<string, string> };
+
+/**
+ * Sends `first` and holds its store statement, sends `together` meanwhile, and releases the hold
+ * once all of them wait for the next statement: they are that statement's rows.
+ */
+async function sendBehindHeldStatement(tenantId: string, first: Delivery & { to: { path: string } }, together: Array<Delivery & { to: { path: string } }>) {
+  const send = (d: Delivery & { to: { path: string } }) => deliver(env.server.url, d.to.path, d.body, d.headers);
+  const hold = await holdStores(tenantId);
+  try {
+    const firstResponse = send(first);
+    await hold.blocked();
+    const responses = together.map(send);
+    await waitUntil(async () => (await waiting()) === together.length, 'the deliveries to queue for the next statement');
+    await hold.release();
+    return { first: await firstResponse, answered: await Promise.all(responses) };
+  } finally {
+    await hold.release();
+  }
+}
 async function installFor(slug: 'stripe' | 'bank') {
   const team = await createTeam();
   const { path } = await install(env.server.url, team.admin.token, slug, { webhookSecret: SECRET });
@@ -80,24 +101,15 @@ describe('webhook store batches', () => {
     const earlier = await waitForLogRows(a.tenant.id, 'stripe', 2);
     expect(earlier.map((r) => r.status)).toEqual(['processed', 'processed']);
 
-    const hold = await holdStores(a.tenant.id);
     const before = await histogramOf(webhookStoreBatchDeliveries, 'committed');
-    const first = stripeDelivery(SECRET, stripePaymentEvent({ amount: 1000 }));
-    const firstResponse = deliver(env.server.url, a.path, first.body, first.headers);
-    await hold.blocked();
-
     const together = [
       { ...booked, to: a, expect: 'duplicate' },
       ...Array.from({ length: 6 }, (_, i) => ({ ...stripeDelivery(SECRET, stripePaymentEvent({ amount: 2000 + i })), to: a, expect: 'pending' })),
       { ...failedPayment, to: a, expect: 'duplicate' },
       ...Array.from({ length: 6 }, () => ({ ...bankDelivery(SECRET, bankEvent()), to: b, expect: 'pending' })),
     ];
-    const responses = together.map((d) => deliver(env.server.url, d.to.path, d.body, d.headers));
-    await waitUntil(async () => (await waiting()) === together.length, 'the deliveries to queue for the next statement');
-    await hold.release();
-
-    expect((await firstResponse).status).toBe(200);
-    const answered = await Promise.all(responses);
+    const { first, answered } = await sendBehindHeldStatement(a.tenant.id, { ...stripeDelivery(SECRET, stripePaymentEvent({ amount: 1000 })), to: a }, together);
+    expect(first.status).toBe(200);
     expect(answered.map((r) => [r.status, r.body.status])).toEqual(together.map((d) => [200, d.expect]));
     expect(await histogramOf(webhookStoreBatchDeliveries, 'committed')).toEqual({ count: before.count + 1, sum: before.sum + together.length });
 
@@ -143,22 +155,14 @@ describe('webhook store batches', () => {
     await waitForLogRows(gone.tenant.id, 'bank', 1);
     await db()('connectorInstallations').where({ tenantId: gone.tenant.id }).delete();
 
-    const hold = await holdStores(good.tenant.id);
     const before = await histogramOf(webhookStoreBatchDeliveries, 'rolled_back');
-    const first = bankDelivery(SECRET, bankEvent());
-    const firstResponse = deliver(env.server.url, good.path, first.body, first.headers);
-    await hold.blocked();
     const together = [
       ...Array.from({ length: 5 }, () => ({ ...bankDelivery(SECRET, bankEvent()), to: good, expect: 200 })),
       ...Array.from({ length: 2 }, () => ({ ...bankDelivery(SECRET, bankEvent()), to: gone, expect: 503 })),
       ...Array.from({ length: 5 }, () => ({ ...bankDelivery(SECRET, bankEvent()), to: good, expect: 200 })),
     ];
-    const responses = together.map((d) => deliver(env.server.url, d.to.path, d.body, d.headers));
-    await waitUntil(async () => (await waiting()) === together.length, 'the deliveries to queue for the next statement');
-    await hold.release();
-
-    expect((await firstResponse).status).toBe(200);
-    const answered = await Promise.all(responses);
+    const { first, answered } = await sendBehindHeldStatement(good.tenant.id, { ...bankDelivery(SECRET, bankEvent()), to: good }, together);
+    expect(first.status).toBe(200);
     expect(answered.map((r) => r.status)).toEqual(together.map((d) => d.expect));
     const refused = answered.find((r) => r.status === 503)!;
     expect(refused.headers.get('retry-after')).toBe('5');
@@ -171,4 +175,30 @@ describe('webhook store batches', () => {
     expect(await db()('invoices').where({ tenantId: good.tenant.id })).toHaveLength(11);
     expect(await db()('webhookEvents').where({ tenantId: gone.tenant.id })).toHaveLength(1);
   }, 120_000);
+
+  it('the store statement looks up each row’s duplicates by their external ids, in the generic plan of the prepared statement too', async () => {
+    // The plan a prepared statement keeps: parameters unknown, so nothing but the query's shape
+    // keeps the lookups per row. Sequential scans are off so that the small test tables do not
+    // decide; what is checked is which columns each lookup can use.
+    let i = 0;
+    const text = STORE_SQL.replace(/\?/g, () => `$${++i}`);
+    const c = new pg.Client({ connectionString: config().databaseUrl });
+    await c.connect();
+    try {
+      await c.query('begin');
+      await c.query('set local plan_cache_mode = force_generic_plan');
+      await c.query('set local enable_seqscan = off');
+      await c.query(`prepare store_plan(text, text, text, text, text, text) as ${text}`);
+      const { rows } = await c.query("explain (costs off) execute store_plan('[]', 'p', 'webhooks', 'n', 'outbox_plan_test', 'p')");
+      const plan = rows.map((r) => r['QUERY PLAN'] as string).join('\n');
+      expect(plan).toMatch(/Index Cond: \(\(tenant_id = v\.tenant_id\) AND \(source = v\.provider\) AND \(external_id = m\.external_id\)\)/);
+      // Which webhook_events index serves it depends on the table's statistics (with them, the one on
+      // the external id); either way it is a lookup per row, never a scan of all processed rows.
+      expect(plan).toMatch(/Index Scan using webhook_events_\w+ on webhook_events w\n\s+Index Cond: \(\(tenant_id = v\.tenant_id\) AND \(provider = v\.provider\)/);
+      expect(plan).not.toMatch(/Anti Join|hashed SubPlan|Materialize/);
+    } finally {
+      await c.query('rollback');
+      await c.end();
+    }
+  });
 });
