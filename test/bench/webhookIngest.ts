@@ -22,7 +22,7 @@ const FIXTURE = path.resolve(import.meta.dirname, '../providers/payments/fixture
 const SECRET = 'whsec_bench_0123456789abcdef0123456789';
 /**
  * The bursts (ours with and without the worker, the baseline) are sent with wrk: autocannon took
- * 0.28–0.32 of the 2 cores while ours accepted beside the worker, CPU that neither the server nor
+ * 0.28–0.35 of the 2 cores while ours accepted beside the worker, CPU that neither the server nor
  * the worker got (docs/benchmarks.md, 2026-11-25 17:19). The paced 50/s run stays on autocannon,
  * which wrk cannot pace. BENCH_LOADGEN=autocannon reproduces the earlier figures.
  */
