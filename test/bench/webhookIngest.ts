@@ -232,6 +232,12 @@ export const webhookIngest: Benchmark = {
     const c = checks[0] as Record<string, string>;
     const duplicates = Number(c.duplicated) + Math.max(0, Number(c.invoices) - Number(c.movements));
     ctx.log(`  log rows by status: ${JSON.stringify(byStatus)}`);
+    // The transaction that booked a row last wrote it: rows sharing an xmin were booked in one batch.
+    const { rows: booking } = await k.raw(
+      "select count(*)::int as rows, count(distinct xmin::text)::int as transactions from webhook_events where tenant_id = ? and status = 'processed'",
+      [tenant.id],
+    );
+    ctx.log(`  booked in ${booking[0].transactions} worker transactions, ${(booking[0].rows / Math.max(1, booking[0].transactions)).toFixed(1)} events each`);
     ctx.log(
       `  all done ${done!.wallSec.toFixed(1)} s after the first delivery; ${processedPerSec.toFixed(0)} events/s fully processed; receipt → journal entry p50 ${percentile(toLedger, 50).toFixed(0)} / p99 ${percentile(toLedger, 99).toFixed(0)} ms`,
     );
