@@ -1,9 +1,9 @@
 /**
  * Work that callers hand over one item at a time, done in batches: one batch at a time, up to
  * `maxSize` items, each caller's promise settling with its own item's result. The webhook store
- * (one statement for many deliveries) and the webhook job (one transaction for many events) use
- * it: a statement or a transaction has fixed costs (round trips, planning, a WAL flush) that a
- * batch pays once.
+ * (one statement for many deliveries), the webhook job (one transaction for many events) and the
+ * outbox's after-commit sends (one Redis round trip for the jobs of many requests) use it: a
+ * statement, a transaction or a round trip has fixed costs that a batch pays once.
  *
  * No waiting for a batch to fill: the first item starts a batch at once with whatever arrived in
  * the same turn of the event loop; items arriving while it runs form the next. Under load batches
@@ -12,14 +12,16 @@
  * Failure isolation: runBatch must do all or nothing. If it throws, each item of the batch runs
  * alone (runOne), side by side and not awaited, so each caller sees exactly the result or error it
  * would have seen without batches, and an item that waits (for a lock, say) holds up neither its
- * batch-mates nor the next batch.
+ * batch-mates nor the next batch. Without runOne every item of a failed batch fails with its
+ * error: for work whose failure is not one item's (Redis not answering), where trying each alone
+ * would only make the callers wait again.
  */
 export interface BatchesOptions<T, R> {
   maxSize: number;
   /** Every item at once, all or nothing: one result per item, in the items' order. */
   runBatch: (items: T[]) => Promise<R[]>;
-  /** One item on its own: a batch of one, and each item of a batch that threw. */
-  runOne: (item: T) => Promise<R>;
+  /** One item on its own: a batch of one, and each item of a batch that threw. Default: runBatch([item]). */
+  runOne?: (item: T) => Promise<R>;
   /** Told of every batch of two or more: committed, or rolled back (its items then run alone). */
   observe?: (outcome: 'committed' | 'rolled_back', size: number, err?: unknown) => void;
 }
@@ -43,7 +45,7 @@ export class Batches<T, R> {
 
   run(item: T): Promise<R> {
     // Batches off (maxSize 1): each item alone, side by side.
-    if (this.opts.maxSize <= 1) return this.opts.runOne(item);
+    if (this.opts.maxSize <= 1) return this.one(item);
     return new Promise((resolve, reject) => {
       this.waiting.push({ item, resolve, reject });
       if (!this.draining) void this.drain();
@@ -70,7 +72,7 @@ export class Batches<T, R> {
       results = await this.opts.runBatch(batch.map((w) => w.item));
     } catch (err) {
       this.opts.observe?.('rolled_back', batch.length, err);
-      for (const w of batch) void this.alone(w);
+      for (const w of batch) void (this.opts.runOne ? this.alone(w) : w.reject(err));
       return;
     }
     this.opts.observe?.('committed', batch.length);
@@ -78,6 +80,10 @@ export class Batches<T, R> {
   }
 
   private alone(w: Waiting<T, R>): Promise<void> {
-    return this.opts.runOne(w.item).then(w.resolve, w.reject);
+    return this.one(w.item).then(w.resolve, w.reject);
+  }
+
+  private async one(item: T): Promise<R> {
+    return this.opts.runOne ? this.opts.runOne(item) : (await this.opts.runBatch([item]))[0];
   }
 }

@@ -5,6 +5,7 @@ import { producerRedis, redisReady } from './redis';
 import { logger } from './logger';
 import { config } from './config';
 import { TimeoutError, withTimeout } from './timeout';
+import { Batches } from './batches';
 
 /**
  * Transactional outbox. A command that must trigger background work calls enqueueAfterCommit()
@@ -123,28 +124,22 @@ const markEnqueued = groupBatches<string>(async (ids) => {
 });
 
 /**
- * "Group commit" for after-commit work: while one batch is in flight, the items of other callers
- * wait and go together in the next, so N concurrent requests cost about one round trip instead of
- * N. Each caller's promise settles with the batch that carried its items.
+ * "Group commit" for after-commit work (shared/batches.ts): while one batch is in flight, the items
+ * of other callers wait and go together in the next, so N concurrent requests cost about one round
+ * trip instead of N. Each caller's promise settles with the batch that carried its items; a failed
+ * batch fails all of its callers, who leave their rows to the relay.
  */
 function groupBatches<T>(run: (batch: T[]) => Promise<void>): (items: T[]) => Promise<void> {
-  let waiting: T[] = [];
-  let next: Promise<void> | null = null;
-  let last: Promise<unknown> = Promise.resolve();
-  return (items) => {
-    if (!items.length) return Promise.resolve();
-    waiting.push(...items);
-    if (!next) {
-      const batch = last.then(() => {
-        const taken = waiting;
-        waiting = [];
-        next = null;
-        return run(taken);
-      });
-      next = batch;
-      last = batch.catch(() => {});
-    }
-    return next;
+  const batches = new Batches<T, void>({
+    // Jobs (or row ids) per round trip: more than concurrent requests ever finish together.
+    maxSize: 1000,
+    runBatch: async (batch) => {
+      await run(batch);
+      return batch.map(() => undefined);
+    },
+  });
+  return async (items) => {
+    await Promise.all(items.map((item) => batches.run(item)));
   };
 }
 

@@ -84,4 +84,19 @@ describe('Batches', () => {
     expect(await Promise.all([1, 2].map((i) => r.batches.run(i)))).toEqual(['one:1', 'one:2']);
     expect(r.calls).toEqual([{ one: 1 }, { one: 2 }]);
   });
+
+  it('without runOne a failed batch fails every item with its error, and a lone item is a batch of one', async () => {
+    const batches: Array<number[]> = [];
+    const b = new Batches<number, string>({
+      maxSize: 10,
+      runBatch: async (items) => {
+        batches.push(items);
+        if (items.includes(2)) throw new Error('Redis did not answer');
+        return items.map((i) => `batch:${i}`);
+      },
+    });
+    expect(await Promise.all([1, 2, 3].map((i) => settle(b.run(i))))).toEqual(Array(3).fill({ err: 'Redis did not answer' }));
+    expect(await b.run(4)).toBe('batch:4');
+    expect(batches).toEqual([[1, 2, 3], [4]]);
+  });
 });

@@ -8,7 +8,7 @@ import { webhookBatchEvents } from '../../shared/metrics';
 import { getQueue, QUEUES } from '../../shared/queues';
 import { PermanentPipelineError } from '../../shared/commands/webhooks/createIncomingInvoiceFromEvent';
 import { BATCH_LOCK_TIMEOUT_MS, type ProcessOutcome } from '../../shared/webhooks/processStoredEvent';
-import { EventBatches } from '../../workers/jobs/webhooks/eventBatches';
+import { createEventBatches } from '../../workers/jobs/webhooks/eventBatches';
 import { concurrencyFor, startWorkers } from '../../workers/worker';
 import { waitUntil } from '../helpers/waitUntil';
 import { histogramOf } from '../helpers/metrics';
@@ -111,11 +111,11 @@ describe('webhook event batches', () => {
     const deliveries = movements.flatMap((m) => [m, m, m]).sort(() => Math.random() - 0.5);
     const refs = [];
     for (const m of deliveries) refs.push(await storePendingBankEvent(tenant.id, m));
-    // Two EventBatches, as two worker processes have: each batches on its own connection. They
+    // Two event batchers, as two worker processes have: each batches on its own connection. They
     // contend for the same money and payer locks, so usually one batch gives up (lock_timeout)
     // and its events run one by one: both paths end in the same bookings.
-    const [a, b] = [new EventBatches(20), new EventBatches(20)];
-    const results = await Promise.all(refs.map((r, i) => settle((i % 2 ? a : b).process(r))));
+    const [a, b] = [createEventBatches(20), createEventBatches(20)];
+    const results = await Promise.all(refs.map((r, i) => settle((i % 2 ? a : b).run(r))));
     expect(results.filter((r) => 'err' in r)).toEqual([]);
     const statuses = results.map((r) => ('ok' in r ? r.ok.status : 'error'));
     expect(statuses.filter((st) => st === 'processed')).toHaveLength(12);
@@ -150,11 +150,11 @@ describe('webhook event batches', () => {
 /** webhook_batch_events for one outcome: batches observed and events in them. */
 const batchMetric = (outcome: 'committed' | 'rolled_back') => histogramOf(webhookBatchEvents, outcome);
 
-/** Hand all refs to one EventBatches in the same turn, as a worker does with a burst of jobs. */
+/** Hand all refs to one event batcher in the same turn, as a worker does with a burst of jobs. */
 function batchAll<T = ProcessOutcome>(refs: { eventRowId: string; tenantId: string }[], map?: (p: Promise<ProcessOutcome>) => Promise<T>): Promise<T>[] {
-  const batches = new EventBatches(20);
+  const batches = createEventBatches(20);
   return refs.map((r) => {
-    const p = batches.process(r);
+    const p = batches.run(r);
     return (map ? map(p) : p) as Promise<T>;
   });
 }

@@ -3,6 +3,7 @@ import { startTestServer } from '../helpers/server';
 import { client } from '../helpers/http';
 import { createTeam } from '../helpers/factories';
 import { exitOf, spawnEntry, waitForOutput } from '../helpers/processes';
+import { holdLocks } from '../helpers/heldLock';
 import { deliver, expectLedgerBalanced, install, stripeDelivery, stripePaymentEvent, waitForLogRows } from '../helpers/webhookFactory';
 import { db } from '../../shared/db';
 import { startWorkers } from '../../workers/worker';
@@ -38,12 +39,8 @@ it('SIGKILL mid-job: the job is retried by another worker process and books exac
   const { path } = await install(server.url, admin.token, 'stripe', { webhookSecret: SECRET });
   await client(server.url, { token: admin.token }).put('/api/connectors/stripe/settings', { autoPost: true });
 
-  const lock = await db().transaction();
+  const lock = await holdLocks((trx) => trx('ledgerAccounts').where({ tenantId: tenant.id, number: '7890' }).forUpdate().first());
   try {
-    const { rows } = await lock.raw('select pg_backend_pid() as pid');
-    const lockPid = rows[0].pid as number;
-    await lock('ledgerAccounts').where({ tenantId: tenant.id, number: '7890' }).forUpdate().first();
-
     // A short job lock, so the stalled job is handed to the next worker after seconds, not 30 s.
     const env = { REDIS_PREFIX: process.env.REDIS_PREFIX, LOG_LEVEL: 'info', WORKER_LOCK_DURATION_MS: '3000' };
     const first = spawnEntry('workers/index.ts', env);
@@ -54,17 +51,13 @@ it('SIGKILL mid-job: the job is retried by another worker process and books exac
     expect((await deliver(server.url, path, body, headers)).status).toBe(200);
 
     // Wait until the job's transaction is blocked by our lock: it has written the invoice, uncommitted.
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const blocked = await db().raw('select count(*)::int as n from pg_stat_activity where ? = any(pg_blocking_pids(pid))', [lockPid]);
-      if (blocked.rows[0].n > 0) break;
-      if (Date.now() > deadline) throw new Error(`job never reached the auto-post step:\n${first.output()}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await lock.blocked('the job to reach the auto-post step').catch((err: Error) => {
+      throw new Error(`${err.message}:\n${first.output()}`);
+    });
     first.kill('SIGKILL');
     expect((await exitOf(first)).signal).toBe('SIGKILL');
   } finally {
-    await lock.rollback();
+    await lock.release();
   }
 
   // The killed worker's transaction is gone: nothing was committed.

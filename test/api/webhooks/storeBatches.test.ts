@@ -4,6 +4,7 @@ import { client } from '../../helpers/http';
 import { createTeam } from '../../helpers/factories';
 import { histogramOf } from '../../helpers/metrics';
 import { waitUntil } from '../../helpers/waitUntil';
+import { holdLocks } from '../../helpers/heldLock';
 import {
   bankDelivery,
   bankEvent,
@@ -36,32 +37,6 @@ async function waiting(): Promise<number> {
   return metric.values[0]?.value ?? 0;
 }
 
-/** Holds the store statements of tenantId's deliveries until release() (see above); release() may be called twice. */
-async function holdStores(tenantId: string) {
-  const c = new pg.Client({ connectionString: config().databaseUrl });
-  await c.connect();
-  await c.query('begin');
-  const { rows } = await c.query('select pg_backend_pid() as pid from tenants where id = $1 for update', [tenantId]);
-  let released = false;
-  return {
-    /** Until a store statement waits for this lock (asked on another connection: inside the holding transaction pg_stat_activity is a snapshot). */
-    blocked: () =>
-      waitUntil(async () => {
-        const { rows: waiting } = await db().raw(
-          "select count(*)::int as n from pg_stat_activity where ? = any(pg_blocking_pids(pid)) and query like '%jsonb_to_recordset%'",
-          [rows[0].pid],
-        );
-        return waiting[0].n > 0;
-      }, 'a store statement waiting for the held lock'),
-    release: async () => {
-      if (released) return;
-      released = true;
-      await c.query('rollback');
-      await c.end();
-    },
-  };
-}
-
 type Delivery = { body: string; headers: Record<string, string> };
 
 /**
@@ -70,10 +45,10 @@ type Delivery = { body: string; headers: Record<string, string> };
  */
 async function sendBehindHeldStatement(tenantId: string, first: Delivery & { to: { path: string } }, together: Array<Delivery & { to: { path: string } }>) {
   const send = (d: Delivery & { to: { path: string } }) => deliver(env.server.url, d.to.path, d.body, d.headers);
-  const hold = await holdStores(tenantId);
+  const hold = await holdLocks((trx) => trx('tenants').where({ id: tenantId }).forUpdate().first('id'));
   try {
     const firstResponse = send(first);
-    await hold.blocked();
+    await hold.blocked('the first store statement to wait for the held lock');
     const responses = together.map(send);
     await waitUntil(async () => (await waiting()) === together.length, 'the deliveries to queue for the next statement');
     await hold.release();

@@ -21,22 +21,14 @@ import {
  * events than its webhook jobs (the queue's concurrency), batched or not. maxSize 1
  * (WEBHOOK_BATCH_MAX=1): one transaction per event.
  */
-export class EventBatches {
-  private readonly batches: Batches<StoredEventRef, ProcessOutcome>;
-
-  constructor(maxSize: number) {
-    this.batches = new Batches({
-      maxSize,
-      runBatch: processStoredEventBatch,
-      runOne: (ref) => processStoredEvent(ref.eventRowId, ref.tenantId),
-      observe: (outcome, size, err) => {
-        webhookBatchEvents.observe({ outcome }, size);
-        if (err) logger.debug({ events: size, err: String(err) }, 'webhook batch rolled back; its events run one by one');
-      },
-    });
-  }
-
-  process(ref: StoredEventRef): Promise<ProcessOutcome> {
-    return this.batches.run(ref);
-  }
+export function createEventBatches(maxSize: number): Batches<StoredEventRef, ProcessOutcome> {
+  return new Batches({
+    maxSize,
+    runBatch: processStoredEventBatch,
+    runOne: (ref) => processStoredEvent(ref.eventRowId, ref.tenantId),
+    observe: (outcome, size, err) => {
+      webhookBatchEvents.observe({ outcome }, size);
+      if (err) logger.debug({ events: size, err: String(err) }, 'webhook batch rolled back; its events run one by one');
+    },
+  });
 }

@@ -4,7 +4,7 @@ import { PayloadError } from '../../../shared/providers/payments/errors';
 import { PermanentPipelineError } from '../../../shared/commands/webhooks/createIncomingInvoiceFromEvent';
 import { config } from '../../../shared/config';
 import { markEventFailed } from '../../../shared/webhooks/processStoredEvent';
-import { EventBatches } from './eventBatches';
+import { createEventBatches } from './eventBatches';
 
 export interface ProcessWebhookEventData {
   eventRowId: string;
@@ -19,8 +19,8 @@ export function isPermanent(err: unknown): boolean {
   return typeof code === 'string' && /^2[23]/.test(code) && code !== '23505';
 }
 
-let batches: EventBatches | undefined;
-const eventBatches = () => (batches ??= new EventBatches(config().webhookBatchMax));
+let batches: ReturnType<typeof createEventBatches> | undefined;
+const eventBatches = () => (batches ??= createEventBatches(config().webhookBatchMax));
 
 /**
  * Job "process-webhook-event" (queue webhooks, jobId webhook-<eventRowId>): runs one stored,
@@ -33,7 +33,7 @@ const eventBatches = () => (batches ??= new EventBatches(config().webhookBatchMa
 export async function processWebhookEventJob(job: Job<ProcessWebhookEventData>) {
   const { eventRowId, tenantId } = job.data;
   try {
-    const { result: _r, ...summary } = await eventBatches().process({ eventRowId, tenantId });
+    const { result: _r, ...summary } = await eventBatches().run({ eventRowId, tenantId });
     return summary;
   } catch (err) {
     const message = (err as Error)?.message ?? String(err);
