@@ -1,13 +1,15 @@
 /**
- * Work that callers hand over one item at a time, done in batches: one batch at a time, up to
- * `maxSize` items, each caller's promise settling with its own item's result. The webhook store
- * (one statement for many deliveries), the webhook job (one transaction for many events) and the
- * outbox's after-commit sends (one Redis round trip for the jobs of many requests) use it: a
- * statement, a transaction or a round trip has fixed costs that a batch pays once.
+ * Work that callers hand over one item at a time, done in batches of up to `maxSize` items, each
+ * caller's promise settling with its own item's result. The webhook store (one statement for many
+ * deliveries), the webhook job (one transaction for many events) and the outbox's after-commit
+ * sends (one Redis round trip for the jobs of many requests) use it: a statement, a transaction or
+ * a round trip has fixed costs that a batch pays once.
  *
  * No waiting for a batch to fill: the first item starts a batch at once with whatever arrived in
  * the same turn of the event loop; items arriving while it runs form the next. Under load batches
- * fill up, at a trickle each item goes alone.
+ * fill up, at a trickle each item goes alone. Up to `maxInFlight` batches run at once (default
+ * one): with two, the next batch starts while the first still waits for its answers, so work that
+ * waits on round trips more than it computes (the webhook job) keeps a second connection busy.
  *
  * Failure isolation: runBatch must do all or nothing. If it throws, each item of the batch runs
  * alone (runOne), side by side and not awaited, so each caller sees exactly the result or error it
@@ -18,6 +20,8 @@
  */
 export interface BatchesOptions<T, R> {
   maxSize: number;
+  /** Batches running at the same time; default 1. */
+  maxInFlight?: number;
   /** Every item at once, all or nothing: one result per item, in the items' order. */
   runBatch: (items: T[]) => Promise<R[]>;
   /** One item on its own: a batch of one, and each item of a batch that threw. Default: runBatch([item]). */
@@ -34,7 +38,8 @@ interface Waiting<T, R> {
 
 export class Batches<T, R> {
   private readonly waiting: Waiting<T, R>[] = [];
-  private draining = false;
+  /** Drain loops running; each runs one batch at a time. */
+  private draining = 0;
 
   constructor(private readonly opts: BatchesOptions<T, R>) {}
 
@@ -48,20 +53,23 @@ export class Batches<T, R> {
     if (this.opts.maxSize <= 1) return this.one(item);
     return new Promise((resolve, reject) => {
       this.waiting.push({ item, resolve, reject });
-      if (!this.draining) void this.drain();
+      if (this.draining < (this.opts.maxInFlight ?? 1)) void this.drain();
     });
   }
 
   private async drain(): Promise<void> {
-    this.draining = true;
+    this.draining++;
     try {
       while (this.waiting.length) {
         // Items handed over in this same turn join the batch.
         await new Promise((resolve) => setImmediate(resolve));
-        await this.runBatch(this.waiting.splice(0, this.opts.maxSize));
+        // Another loop started in the same turn may have taken them all.
+        const batch = this.waiting.splice(0, this.opts.maxSize);
+        if (!batch.length) break;
+        await this.runBatch(batch);
       }
     } finally {
-      this.draining = false;
+      this.draining--;
     }
   }
 

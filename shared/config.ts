@@ -48,6 +48,8 @@ export interface Config {
   workerConcurrency: Record<string, number>;
   /** Webhook events a worker process books in one transaction (1 = one transaction per event). */
   webhookBatchMax: number;
+  /** Webhook batches a worker process runs at the same time, each on its own connection. */
+  webhookBatchesInFlight: number;
   /** Verified webhook deliveries an API process stores in one statement (1 = one statement per delivery). */
   webhookStoreBatchMax: number;
   /** BullMQ job lock: a job whose worker died is retried after this long (stalled-job check). */
@@ -149,10 +151,12 @@ export function loadConfig(env: Env = process.env): Config {
     if (m && v) concurrency[m[1].toLowerCase().replace(/_/g, '-')] = int(k, 1, 1, 100);
   }
   concurrency.default = int('WORKER_CONCURRENCY', 5, 1, 100);
-  // Webhook jobs are booked in batches of up to WEBHOOK_BATCH_MAX, one batch at a time
-  // (workers/jobs/webhooks/eventBatches.ts): unless told otherwise a worker holds that many, so a batch can fill.
+  // Webhook jobs are booked in batches of up to WEBHOOK_BATCH_MAX, WEBHOOK_BATCHES_IN_FLIGHT at a
+  // time (workers/jobs/webhooks/eventBatches.ts): unless told otherwise a worker holds that many
+  // jobs, so every batch can fill.
   const webhookBatchMax = int('WEBHOOK_BATCH_MAX', 20, 1, 100);
-  if (!concurrency.webhooks && webhookBatchMax > 1) concurrency.webhooks = webhookBatchMax;
+  const webhookBatchesInFlight = int('WEBHOOK_BATCHES_IN_FLIGHT', 2, 1, 8);
+  if (!concurrency.webhooks && webhookBatchMax > 1) concurrency.webhooks = webhookBatchMax * webhookBatchesInFlight;
 
   const logLevel = env.LOG_LEVEL ?? (nodeEnv === 'test' ? 'silent' : 'info');
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
@@ -188,6 +192,7 @@ export function loadConfig(env: Env = process.env): Config {
     renderWaitMs: int('RENDER_WAIT_MS', 15000, 100),
     workerConcurrency: concurrency,
     webhookBatchMax,
+    webhookBatchesInFlight,
     // Deliveries the API stores in one statement (shared/webhooks/ingest.ts), one statement at a time.
     webhookStoreBatchMax: int('WEBHOOK_STORE_BATCH_MAX', 50, 1, 200),
     workerLockDurationMs: int('WORKER_LOCK_DURATION_MS', 30_000, 1000, 600_000),

@@ -81,6 +81,15 @@ export async function stripeDeliveriesFor(baseUrl: string, token: string, n: num
   return deliveries(n, new URL(installed.webhookUrl).pathname);
 }
 
+/** The worker process's settings that shape this benchmark, as its config reads them from the same environment. */
+async function workerSettings(): Promise<string> {
+  const { loadConfig } = await import('../../shared/config');
+  const { QUEUES } = await import('../../shared/queues');
+  const { concurrencyFor } = await import('../../workers/worker');
+  const cfg = loadConfig(process.env);
+  return `WEBHOOK_BATCH_MAX ${cfg.webhookBatchMax}, WEBHOOK_BATCHES_IN_FLIGHT ${cfg.webhookBatchesInFlight}, ${concurrencyFor(cfg, QUEUES.webhooks)} webhook jobs, WORKER_NICE ${cfg.workerNice}`;
+}
+
 /**
  * The worker as production runs it (Procfile: worker): its own process, `npm run worker`, with the
  * benchmark's environment. Ready once BullMQ lists a worker on the webhooks queue.
@@ -173,7 +182,7 @@ export const webhookIngest: Benchmark = {
         steadyLedger = await toLedgerMs(steady.tenant.id);
         ctx.log(`  steady 50/s: receipt → journal entry p50 ${percentile(steadyLedger, 50).toFixed(0)} / p99 ${percentile(steadyLedger, 99).toFixed(0)} ms`);
         const { requests, unique } = await deliveriesFor(admin.token);
-        ctx.log(`  ${n} deliveries of ${unique} distinct events, ${ctx.connections} connections (${process.env.BENCH_LOADGEN ?? LOADGEN}), 1 worker process (WEBHOOK_BATCH_MAX ${process.env.WEBHOOK_BATCH_MAX || 20}, WORKER_NICE ${process.env.WORKER_NICE || 0})`);
+        ctx.log(`  ${n} deliveries of ${unique} distinct events, ${ctx.connections} connections (${process.env.BENCH_LOADGEN ?? LOADGEN}), 1 worker process (${await workerSettings()})`);
         const t0 = performance.now();
         const workerCpu0 = workers.cpuSeconds();
         const stores0 = await storeBatchTotals();

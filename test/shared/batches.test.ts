@@ -6,16 +6,24 @@ import { Batches } from '../../shared/batches';
  * plain functions standing in for the statement: which items go together, which result each
  * caller gets, and what happens when a batch throws.
  */
-function recorder(opts: { maxSize: number; failBatchWith?: (items: number[]) => boolean; failOne?: (item: number) => boolean }) {
+function recorder(opts: { maxSize: number; maxInFlight?: number; failBatchWith?: (items: number[]) => boolean; failOne?: (item: number) => boolean }) {
   const calls: Array<{ batch: number[] } | { one: number }> = [];
   const observed: Array<[string, number]> = [];
   let release: (() => void) | undefined;
   let hold: Promise<void> | undefined;
+  let running = 0;
+  let mostRunning = 0;
   const batches = new Batches<number, string>({
     maxSize: opts.maxSize,
+    maxInFlight: opts.maxInFlight,
     runBatch: async (items) => {
       calls.push({ batch: items });
-      await hold;
+      mostRunning = Math.max(mostRunning, ++running);
+      try {
+        await hold;
+      } finally {
+        running--;
+      }
       if (opts.failBatchWith?.(items)) throw new Error('batch refused');
       return items.map((i) => `batch:${i}`);
     },
@@ -30,6 +38,7 @@ function recorder(opts: { maxSize: number; failBatchWith?: (items: number[]) => 
     batches,
     calls,
     observed,
+    mostRunning: () => mostRunning,
     /** The next batch waits until released, so items handed over meanwhile queue behind it. */
     holdNext: () => {
       hold = new Promise((r) => (release = r));
@@ -69,6 +78,32 @@ describe('Batches', () => {
     expect(await alone.batches.run(9)).toBe('one:9');
     expect(alone.calls).toEqual([{ one: 9 }]);
     expect(alone.observed).toEqual([]);
+  });
+
+  it('maxInFlight 2: items arriving while a batch runs start a second batch at once; a third waits for one of them', async () => {
+    const r = recorder({ maxSize: 3, maxInFlight: 2 });
+    r.holdNext();
+    const first = [1, 2, 3].map((i) => r.batches.run(i));
+    await new Promise((resolve) => setImmediate(resolve));
+    const second = [4, 5].map((i) => r.batches.run(i));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(r.calls).toEqual([{ batch: [1, 2, 3] }, { batch: [4, 5] }]);
+    const third = [6, 7, 8, 9].map((i) => r.batches.run(i));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(r.batches.waitingCount).toBe(4);
+    r.release();
+    expect(await Promise.all([...first, ...second, ...third])).toEqual([...[1, 2, 3, 4, 5, 6, 7, 8].map((i) => `batch:${i}`), 'one:9']);
+    // Both loops go on when released: the first takes the next full batch, the second the rest.
+    expect(r.calls.slice(2)).toEqual([{ batch: [6, 7, 8] }, { one: 9 }]);
+    expect(r.mostRunning()).toBe(2);
+  });
+
+  it('maxInFlight 2: items handed over in one turn still form one batch, and no empty batch runs', async () => {
+    const r = recorder({ maxSize: 10, maxInFlight: 2 });
+    expect(await Promise.all([1, 2, 3].map((i) => r.batches.run(i)))).toEqual(['batch:1', 'batch:2', 'batch:3']);
+    // The second loop (started by item 2) looks a turn later and finds nothing.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(r.calls).toEqual([{ batch: [1, 2, 3] }]);
   });
 
   it('a batch that throws: each of its items runs alone, and only the bad one fails', async () => {

@@ -50,8 +50,9 @@ describe('loadConfig', () => {
 
   it.each([
     ['WEBHOOK_BATCH_MAX', 'webhookBatchMax', 20, 100],
+    ['WEBHOOK_BATCHES_IN_FLIGHT', 'webhookBatchesInFlight', 2, 8],
     ['WEBHOOK_STORE_BATCH_MAX', 'webhookStoreBatchMax', 50, 200],
-  ] as const)('%s: %i by default, 1 turns batches off, out of range is refused', (name, field, byDefault, max) => {
+  ] as const)('%s: %i by default, 1 at least (batches off, one batch at a time), out of range is refused', (name, field, byDefault, max) => {
     expect(loadConfig({})[field]).toBe(byDefault);
     expect(loadConfig({ [name]: '1' })[field]).toBe(1);
     expect(() => loadConfig({ [name]: '0' })).toThrow(new RegExp(name));

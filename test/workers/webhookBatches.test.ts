@@ -28,6 +28,8 @@ async function writingTransactions(ids: string[]): Promise<number> {
   return rows[0].n;
 }
 
+type StoredRef = Awaited<ReturnType<typeof storePendingBankEvent>>;
+
 const settle = (p: Promise<ProcessOutcome>) => p.then((o) => ({ ok: o }), (err: unknown) => ({ err }));
 
 describe('webhook event batches', () => {
@@ -104,18 +106,30 @@ describe('webhook event batches', () => {
     expect(await db()('invoices').where({ tenantId: tenant.id })).toHaveLength(3);
   });
 
-  it('two processes batching the same burst (redeliveries, shared new payers): every movement booked once, every job settles', async () => {
+  // Two event batchers, as two worker processes have, or one with two batches in flight (the
+  // second half handed over a turn later, so it forms a second batch while the first runs): each
+  // batch runs on its own connection. They contend for the same money and payer locks, so usually
+  // one batch gives up (lock_timeout) and its events run one by one: both paths end in the same bookings.
+  it.each([
+    ['two processes batching the same burst', (refs: StoredRef[]) => {
+      const [a, b] = [createEventBatches(20), createEventBatches(20)];
+      return Promise.all(refs.map((r, i) => settle((i % 2 ? a : b).run(r))));
+    }],
+    ['one process with two batches in flight', async (refs: StoredRef[]) => {
+      const batches = createEventBatches(20, 2);
+      const first = refs.slice(0, 18).map((r) => settle(batches.run(r)));
+      await new Promise((resolve) => setImmediate(resolve));
+      const second = refs.slice(18).map((r) => settle(batches.run(r)));
+      return Promise.all([...first, ...second]);
+    }],
+  ] as const)('%s (redeliveries, shared new payers): every movement booked once, every job settles', async (_name, handOver) => {
     const { tenant } = await createTeam();
     // 12 money movements of 4 new payers, each delivered 3 times: 36 events, stored in random order.
     const movements = Array.from({ length: 12 }, (_, i) => ({ paymentId: `pay_${suffix()}`, counterparty: { name: `Zahler ${i % 4} ${tenant.id}` } }));
     const deliveries = movements.flatMap((m) => [m, m, m]).sort(() => Math.random() - 0.5);
-    const refs = [];
+    const refs: StoredRef[] = [];
     for (const m of deliveries) refs.push(await storePendingBankEvent(tenant.id, m));
-    // Two event batchers, as two worker processes have: each batches on its own connection. They
-    // contend for the same money and payer locks, so usually one batch gives up (lock_timeout)
-    // and its events run one by one: both paths end in the same bookings.
-    const [a, b] = [createEventBatches(20), createEventBatches(20)];
-    const results = await Promise.all(refs.map((r, i) => settle((i % 2 ? a : b).run(r))));
+    const results = await handOver(refs);
     expect(results.filter((r) => 'err' in r)).toEqual([]);
     const statuses = results.map((r) => ('ok' in r ? r.ok.status : 'error'));
     expect(statuses.filter((st) => st === 'processed')).toHaveLength(12);
@@ -138,9 +152,10 @@ describe('webhook event batches', () => {
     expect((await jobs()).map((j) => j!.returnvalue?.status)).toEqual(Array(30).fill('processed'));
   });
 
-  it('the webhooks queue holds WEBHOOK_BATCH_MAX jobs per process unless its concurrency is set; 1 turns batches off', () => {
-    expect(concurrencyFor(loadConfig({}), QUEUES.webhooks)).toBe(20);
-    expect(concurrencyFor(loadConfig({ WEBHOOK_BATCH_MAX: '8' }), QUEUES.webhooks)).toBe(8);
+  it('the webhooks queue holds WEBHOOK_BATCH_MAX × WEBHOOK_BATCHES_IN_FLIGHT jobs per process unless its concurrency is set; 1 turns batches off', () => {
+    expect(concurrencyFor(loadConfig({}), QUEUES.webhooks)).toBe(40);
+    expect(concurrencyFor(loadConfig({ WEBHOOK_BATCH_MAX: '8' }), QUEUES.webhooks)).toBe(16);
+    expect(concurrencyFor(loadConfig({ WEBHOOK_BATCH_MAX: '8', WEBHOOK_BATCHES_IN_FLIGHT: '1' }), QUEUES.webhooks)).toBe(8);
     expect(concurrencyFor(loadConfig({ WEBHOOK_BATCH_MAX: '8', WORKER_CONCURRENCY_WEBHOOKS: '3' }), QUEUES.webhooks)).toBe(3);
     expect(concurrencyFor(loadConfig({ WEBHOOK_BATCH_MAX: '1' }), QUEUES.webhooks)).toBe(5);
     expect(concurrencyFor(loadConfig({}), QUEUES.email)).toBe(5);

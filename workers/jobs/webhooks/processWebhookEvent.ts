@@ -20,7 +20,7 @@ export function isPermanent(err: unknown): boolean {
 }
 
 let batches: ReturnType<typeof createEventBatches> | undefined;
-const eventBatches = () => (batches ??= createEventBatches(config().webhookBatchMax));
+const eventBatches = () => (batches ??= createEventBatches(config().webhookBatchMax, config().webhookBatchesInFlight));
 
 /**
  * Job "process-webhook-event" (queue webhooks, jobId webhook-<eventRowId>): runs one stored,
