@@ -26,6 +26,40 @@ function dayFormatter(timeZone: string): Intl.DateTimeFormat {
 
 export const todayVienna = (now?: Date) => todayIn(BUSINESS_TIME_ZONE, now);
 
+export interface WallClock {
+  year: string;
+  month: string;
+  day: string;
+  hour: string;
+  minute: string;
+  second: string;
+}
+
+/** Calendar date and wall-clock time of an instant in a time zone, as zero-padded fields (hours 00–23). */
+export function wallClockIn(timeZone: string, instant: Date): WallClock {
+  const parts = Object.fromEntries(wallClockFormatter(timeZone).formatToParts(instant).map((p) => [p.type, p.value]));
+  return { year: parts.year, month: parts.month, day: parts.day, hour: parts.hour, minute: parts.minute, second: parts.second };
+}
+
+const wallClockFormatters = new Map<string, Intl.DateTimeFormat>();
+function wallClockFormatter(timeZone: string): Intl.DateTimeFormat {
+  let f = wallClockFormatters.get(timeZone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-CA', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      hourCycle: 'h23',
+    });
+    wallClockFormatters.set(timeZone, f);
+  }
+  return f;
+}
+
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 export function isValidDate(s: unknown): s is string {

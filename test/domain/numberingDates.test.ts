@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatInvoiceNumber, parseInvoiceNumber } from '../../shared/domain/numbering';
-import { addDays, isValidDate, todayVienna } from '../../shared/domain/dates';
+import { addDays, isValidDate, todayVienna, wallClockIn } from '../../shared/domain/dates';
 import { allowedTaxRates, normalizeAllowedRate, taxRateMessage } from '../../shared/domain/taxRates';
 
 describe('numbering', () => {
@@ -23,6 +23,11 @@ describe('dates', () => {
     expect(addDays('2026-12-25', 14)).toBe('2027-01-08');
     expect(isValidDate('2026-02-29')).toBe(false);
     expect(isValidDate('2028-02-29')).toBe(true);
+  });
+  it('wall clock of an instant in a time zone: the local day and hour, midnight as 00, summer time', () => {
+    expect(wallClockIn('Europe/Vienna', new Date('2026-12-31T23:30:05Z'))).toEqual({ year: '2027', month: '01', day: '01', hour: '00', minute: '30', second: '05' });
+    expect(wallClockIn('Europe/Berlin', new Date('2026-07-01T10:00:00Z'))).toMatchObject({ day: '01', hour: '12' });
+    expect(wallClockIn('UTC', new Date('2026-07-01T10:00:00Z'))).toMatchObject({ hour: '10' });
   });
 });
 

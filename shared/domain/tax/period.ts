@@ -1,4 +1,5 @@
 import { invalidInput, type ErrorDetail } from '../../errors';
+import { BUSINESS_TIME_ZONE, wallClockIn } from '../dates';
 
 /**
  * A VAT return period: a calendar month or a calendar quarter. Dates are calendar dates in
@@ -121,19 +122,8 @@ export function periodContains(period: TaxPeriod, date: string): boolean {
   return date >= period.start && date <= period.end;
 }
 
-const viennaParts = new Intl.DateTimeFormat('en-CA', {
-  timeZone: 'Europe/Vienna',
-  year: 'numeric',
-  month: '2-digit',
-  day: '2-digit',
-  hour: '2-digit',
-  minute: '2-digit',
-  second: '2-digit',
-  hourCycle: 'h23',
-});
-
 /** Calendar date and wall-clock time of an instant in Europe/Vienna: { date: "YYYY-MM-DD", time: "HH:MM:SS" }. */
 export function viennaDateTime(instant: Date): { date: string; time: string } {
-  const parts = Object.fromEntries(viennaParts.formatToParts(instant).map((p) => [p.type, p.value]));
+  const parts = wallClockIn(BUSINESS_TIME_ZONE, instant);
   return { date: `${parts.year}-${parts.month}-${parts.day}`, time: `${parts.hour}:${parts.minute}:${parts.second}` };
 }

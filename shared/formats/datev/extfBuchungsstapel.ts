@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import iconv from 'iconv-lite';
 import { taxReportError } from '../../domain/tax/errors';
+import { wallClockIn } from '../../domain/dates';
 
 /**
  * DATEV-Format "Buchungsstapel" (EXTF, header version 700, format category 21, format version 13)
@@ -113,22 +114,9 @@ function intIn(value: number, min: number, max: number, field: string): string {
 }
 
 function createdStamp(at: Date, timeZone: string): string {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-CA', {
-      timeZone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-      hourCycle: 'h23',
-    })
-      .formatToParts(at)
-      .map((p) => [p.type, p.value]),
-  );
+  const t = wallClockIn(timeZone, at);
   const ms = String(at.getUTCMilliseconds()).padStart(3, '0');
-  return `${parts.year}${parts.month}${parts.day}${parts.hour}${parts.minute}${parts.second}${ms}`;
+  return `${t.year}${t.month}${t.day}${t.hour}${t.minute}${t.second}${ms}`;
 }
 
 /** Line 1: the 31-field EXTF header (without line end). */

@@ -1,6 +1,7 @@
 import { formatAmount } from '../pdf/format';
 import type { BwaBlock, BwaLine, BwaReport } from '../../queries/reports/bwa';
-import { cell, createReportDocument, createdLabel, footer, INK, rule, style, toBuffer } from './common';
+import { cell, createReportDocument, createdLabel, footer, INK, rule, style } from './common';
+import { toBuffer } from '../pdf/layout';
 
 /**
  * BWA as a landscape PDF: a grouped bar chart per month (revenue this year, revenue prior year,

@@ -51,15 +51,5 @@ export function footer(doc: PDFKit.PDFDocument, left: string): void {
   }
 }
 
-export function toBuffer(doc: PDFKit.PDFDocument): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    doc.on('data', (c: Buffer) => chunks.push(c));
-    doc.on('end', () => resolve(Buffer.concat(chunks)));
-    doc.on('error', reject);
-    doc.end();
-  });
-}
-
 const viennaStamp = new Intl.DateTimeFormat('de-AT', { timeZone: 'Europe/Vienna', dateStyle: 'medium', timeStyle: 'short' });
 export const createdLabel = (at: Date) => `Erstellt am ${viennaStamp.format(at)}`;

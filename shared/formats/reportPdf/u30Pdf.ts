@@ -1,6 +1,7 @@
 import { formatAmount, formatDate, formatPercent } from '../pdf/format';
 import type { TaxPeriod } from '../../domain/tax/period';
-import { cell, createReportDocument, createdLabel, footer, INK, rule, style, toBuffer } from './common';
+import { cell, createReportDocument, createdLabel, footer, INK, rule, style } from './common';
+import { toBuffer } from '../pdf/layout';
 
 /**
  * The U30 (Umsatzsteuervoranmeldung) as a readable A4 form: the Kennzahlen FinanzOnline shows,
