@@ -1,15 +1,11 @@
 import { ROLES } from '../../../shared/actor';
 import { pageQuery, listOf } from '../../schemas/common';
-import { email, name, password } from '../auth/schemas';
+import { email, name, password, publicUser } from '../auth/schemas';
 
 export const user = {
   type: 'object',
   properties: {
-    id: { type: 'string', format: 'uuid' },
-    email: { type: 'string' },
-    name: { type: 'string' },
-    role: { type: 'string', enum: ROLES },
-    tenantId: { type: 'string', format: 'uuid' },
+    ...publicUser.properties,
     active: { type: 'boolean' },
     twoFactorEnabled: { type: 'boolean' },
     createdAt: { type: 'string', format: 'date-time' },
