@@ -118,12 +118,12 @@ async function startWorkerProcess(): Promise<{ pid: number | undefined; cpuSecon
   };
 }
 
-/** Store batches (two or more deliveries in one statement) the API in this process has run so far, and their deliveries. */
+/** Committed store batches (two or more deliveries in one statement) the API in this process has run so far, and their deliveries. */
 async function storeBatchTotals(): Promise<{ batches: number; deliveries: number }> {
   const { webhookStoreBatchDeliveries } = await import('../../shared/metrics');
-  const { values } = await webhookStoreBatchDeliveries.get();
-  const of = (name: string) => values.filter((v) => v.metricName === name).reduce((sum, v) => sum + v.value, 0);
-  return { batches: of('webhook_store_batch_deliveries_count'), deliveries: of('webhook_store_batch_deliveries_sum') };
+  const { histogramOf } = await import('../helpers/metrics');
+  const { count, sum } = await histogramOf(webhookStoreBatchDeliveries, 'committed');
+  return { batches: count, deliveries: sum };
 }
 
 export const webhookIngest: Benchmark = {
@@ -195,7 +195,7 @@ export const webhookIngest: Benchmark = {
           o = await load();
         }
         ctx.log(`  ours accepted: ${fmtLoad(o)}`);
-        // Every delivery was stored by a batch or alone (a statement of its own).
+        // Every delivery was stored by a committed batch or alone (a statement of its own).
         const stores = await storeBatchTotals();
         const inBatches = stores.deliveries - stores0.deliveries;
         const statements = stores.batches - stores0.batches + (o.ok - inBatches);
