@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { pathOfNul, withoutNul } from '../../shared/nulCharacter';
+import { hasNul, pathOfNul, withoutNul } from '../../shared/nulCharacter';
 
 it('pathOfNul names the first field holding U+0000, in values and keys, or null', () => {
   expect(pathOfNul({ name: 'ok', items: [{ description: 'ok' }, { description: 'a\u0000b' }] })).toBe('items.1.description');
@@ -13,6 +13,15 @@ it('withoutNul drops U+0000 from every string and key and leaves the rest as it 
   expect(withoutNul(input)).toEqual({ name: 'Nul GmbH', amounts: [1, '2'], nested: { ab: true, none: null } });
   expect(input.name).toBe('Nul\u0000 GmbH');
   expect(withoutNul(undefined)).toBeUndefined();
+});
+
+it('hasNul finds U+0000 in any string, key or array element, at any depth; a value without one is returned as is, not copied', () => {
+  expect(hasNul({ a: [{ b: ['x', 'y\u0000'] }] })).toBe(true);
+  expect(hasNul({ a: { ['k\u0000']: 1 } })).toBe(true);
+  expect(hasNul(['\u0000'])).toBe(true);
+  expect(hasNul({ name: 'Müller ✓ 𝄞', n: 0, x: null, t: true, list: [[]], nested: { deep: ['\\u0000 as text'] } })).toBe(false);
+  const clean = { name: 'Zahler GmbH', lines: [{ amount: '10.00' }] };
+  expect(withoutNul(clean)).toBe(clean);
 });
 
 it("the database's own refusal of U+0000 (text and jsonb) maps to 400 INVALID_INPUT, for input validate() does not see", async () => {
