@@ -42,6 +42,10 @@ async function main(): Promise<number> {
       REDIS_URL: redisUrl,
       REDIS_PREFIX: `test_${runId}`,
       TEST_ADMIN_DATABASE_URL: adminUrl,
+      // Worker processes the tests spawn run at full priority: beside parallel test files a niced
+      // worker (the service's default, 10) would be starved of CPU and tests waiting on it time out.
+      // The tests of WORKER_NICE itself set it.
+      WORKER_NICE: process.env.WORKER_NICE ?? '0',
     };
     const vitest = spawn(process.execPath, [path.join(root, 'node_modules/vitest/vitest.mjs'), 'run', ...process.argv.slice(2)], {
       env,

@@ -59,7 +59,11 @@ export interface Config {
   metricsToken: string | null;
   /** Workers expose /metrics on this port when set (0 = off). */
   workerMetricsPort: number;
-  /** Nice value (0–19) a worker process gives itself: on a host shared with the API, jobs yield the CPU to requests. */
+  /**
+   * Nice value (0–19) a worker process gives itself: on a host shared with the API, jobs yield the
+   * CPU to requests and webhook deliveries. 10 by default: a job can wait, a provider's delivery
+   * and a user's request should not; on a host of its own it changes nothing (docs/production.md).
+   */
   workerNice: number;
   /** Interface the worker's /metrics binds to; loopback unless a scraper elsewhere needs it. */
   workerMetricsHost: string;
@@ -199,7 +203,7 @@ export function loadConfig(env: Env = process.env): Config {
     bullBoard: { user: env.BULL_BOARD_USER ?? null, password: env.BULL_BOARD_PASSWORD ?? null },
     metricsToken: env.METRICS_TOKEN || null,
     workerMetricsPort: int('WORKER_METRICS_PORT', 0, 0, 65535),
-    workerNice: int('WORKER_NICE', 0, 0, 19),
+    workerNice: int('WORKER_NICE', 10, 0, 19),
     workerMetricsHost: env.WORKER_METRICS_HOST || '127.0.0.1',
     smtp: { url: smtpUrl, from: env.SMTP_FROM ?? 'Buchhaltung <no-reply@localhost>' },
     ai: {

@@ -17,8 +17,9 @@ afterAll(() => {
 const autogroupOf = (pid: number) => fs.readFileSync(`/proc/${pid}/autogroup`, 'utf8').trim();
 const hasAutogroups = fs.existsSync('/proc/self/autogroup');
 
-async function startWorker(detached: boolean) {
-  const child = spawnEntry('workers/index.ts', { REDIS_PREFIX: process.env.REDIS_PREFIX, WORKER_NICE: '7' }, { detached });
+/** env.WORKER_NICE undefined: the variable is not set at all. */
+async function startWorker(detached: boolean, env: { WORKER_NICE: string | undefined } = { WORKER_NICE: '7' }) {
+  const child = spawnEntry('workers/index.ts', { REDIS_PREFIX: process.env.REDIS_PREFIX, ...env }, { detached });
   children.push(child);
   await waitForOutput(child, /workers started/);
   return child;
@@ -44,5 +45,11 @@ it.skipIf(!hasAutogroups)('a worker sharing the session of its parent lowers onl
   expect(os.getPriority(child.pid!)).toBe(7);
   expect(autogroupOf(child.pid!)).toBe(before);
   expect(autogroupOf(process.pid)).toBe(before);
+  await stop(child);
+});
+
+it('a worker started without WORKER_NICE runs at the default, 10 (the test runner pins 0 for the other tests)', { timeout: 120_000 }, async () => {
+  const child = await startWorker(false, { WORKER_NICE: undefined });
+  expect(os.getPriority(child.pid!)).toBe(10);
   await stop(child);
 });

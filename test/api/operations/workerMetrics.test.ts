@@ -45,9 +45,9 @@ describe('configuration', () => {
     expect(loadConfig({ NODE_ENV: 'test' }).metricsToken).toBeNull();
   });
 
-  it('WORKER_NICE is a nice value from 0 (default) to 19', () => {
-    expect(loadConfig({}).workerNice).toBe(0);
-    expect(loadConfig({ WORKER_NICE: '10' }).workerNice).toBe(10);
+  it('WORKER_NICE is a nice value from 0 to 19, 10 by default', () => {
+    expect(loadConfig({}).workerNice).toBe(10);
+    expect(loadConfig({ WORKER_NICE: '0' }).workerNice).toBe(0);
     expect(() => loadConfig({ WORKER_NICE: '20' })).toThrow(/WORKER_NICE/);
     expect(() => loadConfig({ WORKER_NICE: '-5' })).toThrow(/WORKER_NICE/);
   });
