@@ -84,6 +84,59 @@ export const fmtLoad = (r: LoadResult) =>
   }), latency p50 ${r.latencyMs.p50.toFixed(1)} / p95 ${r.latencyMs.p95.toFixed(1)} / p99 ${r.latencyMs.p99.toFixed(1)} ms`;
 
 /**
+ * Ours and the baseline measured in turn, in slices ordered ABBA ABBA (four slices each of
+ * duration / 4 s), after a warm-up of each: the machine's speed drifts by ±15 % within a
+ * 20-second run (docs/benchmarks.md), and two back-to-back 10-second runs put that drift into
+ * the ratio. Both servers run in this process, so each slice's CPU time is its server's.
+ * Latency percentiles are the slices' worst, the rates the slices' sums.
+ */
+export async function interleavedLoads(a: LoadSpec, b: LoadSpec): Promise<[[LoadResult, number], [LoadResult, number]]> {
+  const slices = 4;
+  const sliceSec = (a.duration ?? 10) / slices;
+  for (const spec of [a, b]) await runLoad({ ...spec, duration: spec.warmupSec ?? 2, warmupSec: 0 });
+  const taken: Record<'a' | 'b', { results: LoadResult[]; cpuUs: number }> = { a: { results: [], cpuUs: 0 }, b: { results: [], cpuUs: 0 } };
+  for (const side of ['a', 'b', 'b', 'a', 'a', 'b', 'b', 'a'] as const) {
+    const before = process.cpuUsage();
+    const r = await runLoad({ ...(side === 'a' ? a : b), duration: sliceSec, warmupSec: 0 });
+    const cpu = process.cpuUsage(before);
+    taken[side].results.push(r);
+    taken[side].cpuUs += cpu.user + cpu.system;
+  }
+  const out = (side: 'a' | 'b'): [LoadResult, number] => {
+    const merged = mergeLoads(taken[side].results);
+    return [merged, taken[side].cpuUs / Math.max(1, merged.sent)];
+  };
+  return [out('a'), out('b')];
+}
+
+/** Several runs' results as one: counts and seconds summed, latency percentiles the worst run's. */
+export function mergeLoads(results: LoadResult[]): LoadResult {
+  const sum = (f: (r: LoadResult) => number) => results.reduce((t, r) => t + f(r), 0);
+  const worst = (f: (r: LoadResult) => number) => Math.max(...results.map(f));
+  const ok = sum((r) => r.ok);
+  const seconds = sum((r) => r.seconds);
+  const statusCodes: Record<string, number> = {};
+  for (const r of results) for (const [code, n] of Object.entries(r.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + n;
+  return {
+    sent: sum((r) => r.sent),
+    ok,
+    non2xx: sum((r) => r.non2xx),
+    errors: sum((r) => r.errors),
+    timeouts: sum((r) => r.timeouts),
+    seconds,
+    okPerSec: ok / seconds,
+    latencyMs: {
+      mean: sum((r) => r.latencyMs.mean * r.ok) / Math.max(1, ok),
+      p50: worst((r) => r.latencyMs.p50),
+      p95: worst((r) => r.latencyMs.p95),
+      p99: worst((r) => r.latencyMs.p99),
+      max: worst((r) => r.latencyMs.max),
+    },
+    statusCodes,
+  };
+}
+
+/**
  * The load after a separate warm-up, with the CPU time this process spent per request: the
  * server runs in this process (the load generator in a child), so that is the server's own cost,
  * steadier than requests/s on a VM whose speed drifts (PostgreSQL and Redis are not in it).
