@@ -85,14 +85,14 @@ export const fmtLoad = (r: LoadResult) =>
 
 /**
  * Ours and the baseline measured in turn, in slices ordered ABBA ABBA (four slices each of
- * duration / 4 s), after a warm-up of each: the machine's speed drifts by ±15 % within a
+ * duration / 4 s, rounded up to whole seconds as autocannon runs them), after a warm-up of each: the machine's speed drifts by ±15 % within a
  * 20-second run (docs/benchmarks.md), and two back-to-back 10-second runs put that drift into
  * the ratio. Both servers run in this process, so each slice's CPU time is its server's.
  * Latency percentiles are the slices' worst, the rates the slices' sums.
  */
 export async function interleavedLoads(a: LoadSpec, b: LoadSpec): Promise<[[LoadResult, number], [LoadResult, number]]> {
   const slices = 4;
-  const sliceSec = (a.duration ?? 10) / slices;
+  const sliceSec = Math.max(1, Math.ceil((a.duration ?? 10) / slices));
   for (const spec of [a, b]) await runLoad({ ...spec, duration: spec.warmupSec ?? 2, warmupSec: 0 });
   const taken: Record<'a' | 'b', { results: LoadResult[]; cpuUs: number }> = { a: { results: [], cpuUs: 0 }, b: { results: [], cpuUs: 0 } };
   for (const side of ['a', 'b', 'b', 'a', 'a', 'b', 'b', 'a'] as const) {
@@ -110,7 +110,7 @@ export async function interleavedLoads(a: LoadSpec, b: LoadSpec): Promise<[[Load
 }
 
 /** Several runs' results as one: counts and seconds summed, latency percentiles the worst run's. */
-export function mergeLoads(results: LoadResult[]): LoadResult {
+function mergeLoads(results: LoadResult[]): LoadResult {
   const sum = (f: (r: LoadResult) => number) => results.reduce((t, r) => t + f(r), 0);
   const worst = (f: (r: LoadResult) => number) => Math.max(...results.map(f));
   const ok = sum((r) => r.ok);
