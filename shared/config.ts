@@ -45,6 +45,11 @@ export interface Config {
   rateLimits: { login: RateLimit; register: RateLimit; api: RateLimit; webhooks: RateLimit };
   /** How long the API waits for a rendering job before answering 503 + Retry-After. */
   renderWaitMs: number;
+  /**
+   * Memory (MiB) an API process gives serialized invoice views, each checked against the
+   * database's row versions before it is served (docs/invoice-read-cache.md); 0 turns it off.
+   */
+  invoiceViewCacheMb: number;
   workerConcurrency: Record<string, number>;
   /** Webhook events a worker process books in one transaction (1 = one transaction per event). */
   webhookBatchMax: number;
@@ -194,6 +199,7 @@ export function loadConfig(env: Env = process.env): Config {
       webhooks: limit('WEBHOOKS', 30, 60 * 60),
     },
     renderWaitMs: int('RENDER_WAIT_MS', 15000, 100),
+    invoiceViewCacheMb: int('INVOICE_VIEW_CACHE_MB', 32, 0, 4096),
     workerConcurrency: concurrency,
     webhookBatchMax,
     webhookBatchesInFlight,

@@ -54,19 +54,43 @@ export const webhookStoreBatchDeliveries = new client.Histogram({
   registers: [registry],
 });
 
-let storeWaiting: () => number = () => 0;
-/** The webhook store tells the gauge below where to read its queue (shared/webhooks/ingest.ts). */
-export const setWebhookStoreWaitingSource = (read: () => number) => {
-  storeWaiting = read;
-};
-new client.Gauge({
-  name: 'webhook_store_waiting',
-  help: 'Verified webhook deliveries an API process holds for its next store statement (one statement runs at a time); growing means the database cannot keep up with the accepts',
+export const invoiceViewCache = new client.Counter({
+  name: 'invoice_view_cache_total',
+  help: 'GET /api/invoices/:id by cache outcome: hit (served the JSON serialized earlier, its rows unchanged), stale (rebuilt: something it shows changed), miss (not held)',
+  labelNames: ['result'] as const,
   registers: [registry],
-  collect() {
-    this.set(storeWaiting());
-  },
 });
+
+/**
+ * A gauge read at scrape time from a function that the module owning the value registers later
+ * (the value lives in API code that shared/ must not import). Reads 0 until one is registered.
+ */
+function gaugeWithSource(name: string, help: string): (read: () => number) => void {
+  let source: () => number = () => 0;
+  new client.Gauge({
+    name,
+    help,
+    registers: [registry],
+    collect() {
+      this.set(source());
+    },
+  });
+  return (read) => {
+    source = read;
+  };
+}
+
+/** The API's invoice view cache registers what it holds (api/routes/invoices/viewCache.ts). */
+export const setInvoiceViewCacheBytesSource = gaugeWithSource(
+  'invoice_view_cache_bytes',
+  'Serialized invoice views an API process holds (characters of JSON; bounded by INVOICE_VIEW_CACHE_MB)',
+);
+
+/** The webhook store registers where to read its queue (shared/webhooks/ingest.ts). */
+export const setWebhookStoreWaitingSource = gaugeWithSource(
+  'webhook_store_waiting',
+  'Verified webhook deliveries an API process holds for its next store statement (one statement runs at a time); growing means the database cannot keep up with the accepts',
+);
 
 export const recordWebhookOutcome = (provider: string, status: string) => webhookOutcomes.inc({ provider, status });
 

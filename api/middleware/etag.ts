@@ -4,7 +4,9 @@ import type { Middleware } from 'koa';
 /**
  * Weak ETags for single resources (GET /api/<resource>/:id: invoices, customers, suppliers,
  * users): the tag is a hash of the JSON the handler produced, and a matching If-None-Match gets
- * 304 without a body. It saves bandwidth for front ends that poll an invoice, not database work.
+ * 304 without a body. It saves bandwidth for front ends that poll an invoice; the database work
+ * of an unchanged invoice is saved by its view cache (docs/invoice-read-cache.md), which hands
+ * over the JSON already serialized, with its tag.
  *
  * Weak (W/) because the same JSON may travel gzip-encoded or not: the tag names the
  * representation's content, not its bytes on the wire. It is mounted inside koa-compress, so
@@ -21,14 +23,18 @@ export const etag: Middleware = async (ctx, next) => {
   const route = (ctx as unknown as { _matchedRoute?: string })._matchedRoute;
   if (typeof route !== 'string' || !route.endsWith('/:id')) return;
   const body: unknown = ctx.body;
-  // Only plain JSON values: buffers and streams (files) are left alone.
-  if (body === null || typeof body !== 'object' || Buffer.isBuffer(body) || typeof (body as { pipe?: unknown }).pipe === 'function') return;
-
-  // Serialize once here, exactly as Koa would, so the tag covers the bytes that are sent.
-  const json = JSON.stringify(body);
-  ctx.body = json; // the JSON content type set by the object assignment stays
+  let json: string;
+  if (typeof body === 'string' && ctx.response.is('json')) {
+    json = body; // serialized by the handler (the invoice view cache), usually with its tag
+  } else {
+    // Only plain JSON values: buffers and streams (files) are left alone.
+    if (body === null || typeof body !== 'object' || Buffer.isBuffer(body) || typeof (body as { pipe?: unknown }).pipe === 'function') return;
+    // Serialize once here, exactly as Koa would, so the tag covers the bytes that are sent.
+    json = JSON.stringify(body);
+    ctx.body = json; // the JSON content type set by the object assignment stays
+  }
   // A handler that knows its version better (documents) may have set its own tag already.
-  const tag = ctx.response.get('ETag') || `W/"${hash('sha256', json, 'base64url').slice(0, 27)}"`;
+  const tag = ctx.response.get('ETag') || weakTag(json);
   ctx.set('ETag', tag);
   if (!ctx.response.get('Cache-Control')) ctx.set('Cache-Control', 'private, no-cache');
   if (ifNoneMatchHits(ctx.get('If-None-Match'), tag)) {
@@ -36,6 +42,9 @@ export const etag: Middleware = async (ctx, next) => {
     ctx.body = null;
   }
 };
+
+/** The weak tag of a JSON text: the first 27 characters of its SHA-256 in base64url. */
+export const weakTag = (json: string): string => `W/"${hash('sha256', json, 'base64url').slice(0, 27)}"`;
 
 /**
  * RFC 9110 §13.1.2: weak comparison against each listed tag, or `*`. Not Koa's ctx.fresh: that

@@ -45,10 +45,12 @@ export async function recordPayment({ trx, actor }: CommandContext, invoiceId: s
   assertTransition(row.status, 'pay', { type: row.type });
   const after = applyPayment(fmtMoney(row.totalGross), fmtMoney(row.amountPaid), amount);
   const next = assertTransition(row.status, 'pay', { type: row.type, fullyPaid: after.fullyPaid });
+  // The invoice first: the payment's trigger then finds it already written by this transaction
+  // and does not touch it a second time (migration 20261126090000).
+  await trx('invoices').where({ tenantId, id: invoiceId }).update({ amountPaid: after.amountPaid, status: next, updatedAt: trx.fn.now() });
   const [payment] = await trx('payments')
     .insert({ tenantId, invoiceId, amount: fmtMoney(amount), date: input.date, method: input.method, createdBy: actor.userId })
     .returning('id');
-  await trx('invoices').where({ tenantId, id: invoiceId }).update({ amountPaid: after.amountPaid, status: next, updatedAt: trx.fn.now() });
   await audit(trx, actor, {
     action: 'invoice.payment_recorded',
     entityType: 'invoice',

@@ -204,6 +204,16 @@ function assembleViews(rows: Row[], rel: Related, opts: { deliveries?: boolean }
 
 /** One invoice with items, customer and payments; 404 when missing, deleted or another tenant's. */
 export async function loadInvoiceView(db: Db, tenantId: string, id: string): Promise<InvoiceView> {
+  return (await loadVersionedInvoiceView(db, tenantId, id)).view;
+}
+
+/**
+ * loadInvoiceView() plus the version of the rows the view was built from, read by the same
+ * statement (one snapshot): invoiceViewVersion() answers the same string for as long as nothing
+ * the view shows has changed. The version is only meaningful outside a transaction: inside one,
+ * it may name rows that are not committed.
+ */
+export async function loadVersionedInvoiceView(db: Db, tenantId: string, id: string): Promise<{ view: InvoiceView; version: string }> {
   // One statement instead of eight: on a busy database host every round trip costs more than
   // the query itself (docs/benchmarks.md). Related rows come back as JSON with the keys and text
   // forms the list path produces, so both paths share assembleViews().
@@ -212,7 +222,7 @@ export async function loadInvoiceView(db: Db, tenantId: string, id: string): Pro
       .join('tenants as t', 't.id', 'i.tenantId')
       .where({ 'i.tenantId': tenantId, 'i.id': id })
       .whereNull('i.deletedAt')
-      .first('t.country as tenantCountry', db.raw(`${SINGLE_READ_INVOICE}, ${SINGLE_READ_RELATED}`));
+      .first('t.country as tenantCountry', db.raw(`${SINGLE_READ_INVOICE}, ${SINGLE_READ_RELATED}, ${VIEW_VERSION}`));
   // Outside a transaction the statement is prepared (planned once per connection) and its text
   // built once per process: only the bindings change.
   let row: Row | undefined;
@@ -222,8 +232,8 @@ export async function loadInvoiceView(db: Db, tenantId: string, id: string): Pro
     row = (await queryPrepared<Row>(db as Knex, 'invoice-single-read', { sql: singleReadSql, bindings: [tenantId, id, 1] }))[0];
   }
   if (!row) throw notFound('Invoice');
-  const { tenantCountry, invoiceJson: invoice, itemsJson, customerJson, paymentsJson, relatedJson, creditNoteId, deliveriesJson } = row;
-  return assembleViews([invoice], {
+  const { tenantCountry, invoiceJson: invoice, itemsJson, customerJson, paymentsJson, relatedJson, creditNoteId, deliveriesJson, viewVersion } = row;
+  const view = assembleViews([invoice], {
     tenantCountry,
     items: itemsJson,
     customers: customerJson ? [customerJson] : [],
@@ -232,7 +242,37 @@ export async function loadInvoiceView(db: Db, tenantId: string, id: string): Pro
     creditNotes: creditNoteId ? [{ id: creditNoteId, relatedInvoiceId: invoice.id }] : [],
     deliveries: deliveriesJson,
   }, { deliveries: true })[0];
+  return { view, version: viewVersion };
 }
+
+/**
+ * The version loadVersionedInvoiceView() would give the invoice now, or null when it is missing,
+ * deleted or another tenant's: one indexed read of the invoice, its tenant and, where the view
+ * shows them live, its customer and related invoice, without building any JSON.
+ */
+export async function invoiceViewVersion(db: Knex, tenantId: string, id: string): Promise<string | null> {
+  versionSql ??= db('invoices as i')
+    .join('tenants as t', 't.id', 'i.tenantId')
+    .where({ 'i.tenantId': tenantId, 'i.id': id })
+    .whereNull('i.deletedAt')
+    .first(db.raw(VIEW_VERSION))
+    .toSQL().toNative().sql;
+  const [row] = await queryPrepared<{ viewVersion: string }>(db, 'invoice-view-version', { sql: versionSql, bindings: [tenantId, id, 1] });
+  return row?.viewVersion ?? null;
+}
+
+let versionSql: string | null = null;
+
+/**
+ * The version of one invoice `i` (joined with its tenant `t`) as the view sees it: the row
+ * versions (`xmin`, the id of the transaction that wrote each) of the invoice, its tenant
+ * (country), its customer when the view shows the customer live (a draft) and the invoice it
+ * relates to (number). Items, payments, deliveries and credit notes give the invoice itself a
+ * new row version when they change (triggers, migration 20261126090000), so they need no term.
+ */
+const VIEW_VERSION = `i.xmin::text || '.' || t.xmin::text
+  || '.' || coalesce((select c.xmin::text from customers c where c.tenant_id = i.tenant_id and c.id = i.customer_id and i.customer_snapshot is null), '-')
+  || '.' || coalesce((select r.xmin::text from invoices r where r.tenant_id = i.tenant_id and r.id = i.related_invoice_id), '-') as "viewVersion"`;
 
 /**
  * The invoice columns assembleViews() reads. Not `i.*`: the seller snapshot, version, creator and

@@ -12,6 +12,7 @@ import { convertQuote } from '../../../shared/commands/convertQuote';
 import type { InvoiceInput } from '../../../shared/commands/invoiceShared';
 import { listInvoices, loadInvoiceView, paymentView as toPaymentView, type InvoiceListFilters } from '../../../shared/queries/invoices';
 import { respondIdempotently } from './idempotency';
+import { invoiceViewJson } from './viewCache';
 import {
   createInvoiceBody,
   errorResponses,
@@ -86,7 +87,10 @@ add({
   summary: 'One invoice with items, customer and payments',
   responses: { 200: { description: 'Invoice', schema: invoiceView }, ...errorResponses },
   handler: async (ctx) => {
-    ctx.body = await loadInvoiceView(db(), ctx.state.actor.tenantId, ctx.input.params.id);
+    const { json, tag } = await invoiceViewJson(db(), ctx.state.actor.tenantId, ctx.input.params.id);
+    ctx.type = 'application/json'; // before the body: a string body would otherwise be text/plain
+    ctx.body = json;
+    ctx.set('ETag', tag);
   },
 });
 
