@@ -251,17 +251,9 @@ export async function loadVersionedInvoiceView(db: Db, tenantId: string, id: str
  * shows them live, its customer and related invoice, without building any JSON.
  */
 export async function invoiceViewVersion(db: Knex, tenantId: string, id: string): Promise<string | null> {
-  versionSql ??= db('invoices as i')
-    .join('tenants as t', 't.id', 'i.tenantId')
-    .where({ 'i.tenantId': tenantId, 'i.id': id })
-    .whereNull('i.deletedAt')
-    .first(db.raw(VIEW_VERSION))
-    .toSQL().toNative().sql;
-  const [row] = await queryPrepared<{ viewVersion: string }>(db, 'invoice-view-version', { sql: versionSql, bindings: [tenantId, id, 1] });
+  const [row] = await queryPrepared<{ viewVersion: string }>(db, 'invoice-view-version', { sql: VERSION_SQL, bindings: [id, tenantId] });
   return row?.viewVersion ?? null;
 }
-
-let versionSql: string | null = null;
 
 /**
  * The version of one invoice `i` (joined with its tenant `t`) as the view sees it: the row
@@ -269,10 +261,22 @@ let versionSql: string | null = null;
  * (country), its customer when the view shows the customer live (a draft) and the invoice it
  * relates to (number). Items, payments, deliveries and credit notes give the invoice itself a
  * new row version when they change (triggers, migration 20261126090000), so they need no term.
+ * Customer and related invoice are looked up by primary key alone (docs/production.md, generic
+ * plans): the invoice's references are its tenant's, and only their versions are read.
  */
 const VIEW_VERSION = `i.xmin::text || '.' || t.xmin::text
-  || '.' || coalesce((select c.xmin::text from customers c where c.tenant_id = i.tenant_id and c.id = i.customer_id and i.customer_snapshot is null), '-')
-  || '.' || coalesce((select r.xmin::text from invoices r where r.tenant_id = i.tenant_id and r.id = i.related_invoice_id), '-') as "viewVersion"`;
+  || '.' || coalesce((select c.xmin::text from customers c where c.id = i.customer_id and i.customer_snapshot is null), '-')
+  || '.' || coalesce((select r.xmin::text from invoices r where r.id = i.related_invoice_id), '-') as "viewVersion"`;
+
+/**
+ * invoiceViewVersion()'s statement: the invoice by its primary key alone, fenced (`offset 0`) so
+ * that no plan reaches it through a tenant index, and the tenant compared after (bindings: id,
+ * tenant). `xmin` is carried out of the fence as a column of that name, which VIEW_VERSION reads.
+ */
+const VERSION_SQL = `select ${VIEW_VERSION}
+  from (select xmin, tenant_id, customer_id, customer_snapshot, related_invoice_id, deleted_at from invoices where id = $1 offset 0) i
+  join tenants t on t.id = i.tenant_id
+ where i.tenant_id = $2 and i.deleted_at is null`;
 
 /**
  * The invoice columns assembleViews() reads. Not `i.*`: the seller snapshot, version, creator and
