@@ -24,7 +24,7 @@ import type { Knex } from 'knex';
  * connection, and left to itself it re-planned this one on every call (a custom plan for the
  * array, about 50 µs) and, in a fresh database, planned it as a scan of the whole table, which
  * then grew with every invoice (a 30 % lower api-write rate; docs/benchmarks.md, 2026-11-26).
- * As it is, a trigger costs about 25 µs per statement.
+ * As it is, a trigger costs 15–50 µs per statement.
  */
 const TOUCH = 'update invoices set view_revision = view_revision + 1 where id = any(ids) and xmin <> pg_current_xact_id()::xid';
 
