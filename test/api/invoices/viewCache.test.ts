@@ -4,6 +4,7 @@ import { createTeam } from '../../helpers/factories';
 import { cancelInvoice, createDraftInvoice, createSentInvoice, defaultItems, sendDraft } from '../../helpers/invoiceFactory';
 import { db } from '../../../shared/db';
 import { invoiceViewCache } from '../../../shared/metrics';
+import { loadVersionedInvoiceView } from '../../../shared/queries/invoices';
 import { invoiceViews } from '../../../api/routes/invoices/viewCache';
 import { ByteBoundedCache } from '../../../api/byteBoundedCache';
 import { reloadConfig } from '../../../shared/config';
@@ -166,6 +167,35 @@ describe('invoice view cache: what a GET shows follows every write', () => {
       delete process.env.INVOICE_VIEW_CACHE_MB;
       reloadConfig();
     }
+  });
+});
+
+describe('invoice view version: every table the single read reads is covered', () => {
+  it('has the view triggers on each related table; invoices, customers and tenants are versioned by the check itself', async () => {
+    const inv = await createDraftInvoice(team.tenant, team.admin);
+    const statements: string[] = [];
+    const listen = (q: { sql: string }) => statements.push(q.sql);
+    db().on('query', listen);
+    try {
+      await loadVersionedInvoiceView(db(), team.tenant.id, inv.id);
+    } finally {
+      db().off('query', listen);
+    }
+    const read = statements.find((sql) => sql.includes('"viewVersion"'))!;
+    const tables = new Set([...read.matchAll(/\b(?:from|join)\s+"?(\w+)"?/gi)].map((m) => m[1]));
+    // Items, payments and deliveries at least: a match that found none would check nothing.
+    expect([...tables]).toEqual(expect.arrayContaining(['invoices', 'tenants', 'customers', 'invoice_items', 'payments', 'deliveries']));
+    const { rows } = await db().raw<{ rows: { table: string; name: string }[] }>(
+      "select c.relname as table, t.tgname as name from pg_trigger t join pg_class c on c.oid = t.tgrelid where t.tgname like '%view_touch%'",
+    );
+    for (const table of tables) {
+      if (['invoices', 'customers', 'tenants'].includes(table)) continue; // their xmin is in the version
+      const names = rows.filter((r) => r.table === table).map((r) => r.name).sort();
+      expect(names, `triggers on ${table}`).toEqual([`${table}_view_touch_delete`, `${table}_view_touch_insert`, `${table}_view_touch_update`]);
+    }
+    expect(rows.filter((r) => r.table === 'invoices').map((r) => r.name).sort()).toEqual([
+      'invoices_view_touch_related_delete', 'invoices_view_touch_related_insert', 'invoices_view_touch_related_update',
+    ]);
   });
 });
 
