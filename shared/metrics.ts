@@ -62,8 +62,9 @@ export const invoiceViewCache = new client.Counter({
 });
 
 /**
- * A gauge read at scrape time from a function that the module owning the value registers later
- * (the value lives in API code that shared/ must not import). Reads 0 until one is registered.
+ * A gauge read at scrape time from a function that the module owning the value registers when
+ * it loads: that module imports this one (for its counters), so this one cannot import it.
+ * Reads 0 until a function is registered, e.g. in a worker process, where the module never loads.
  */
 function gaugeWithSource(name: string, help: string): (read: () => number) => void {
   let source: () => number = () => 0;

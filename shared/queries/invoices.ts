@@ -261,12 +261,15 @@ export async function invoiceViewVersion(db: Knex, tenantId: string, id: string)
  * (country), its customer when the view shows the customer live (a draft) and the invoice it
  * relates to (number). Items, payments, deliveries and credit notes give the invoice itself a
  * new row version when they change (triggers, migration 20261126090000), so they need no term.
- * Customer and related invoice are looked up by primary key alone (docs/production.md, generic
- * plans): the invoice's references are its tenant's, and only their versions are read.
+ * Customer and related invoice are looked up by primary key alone and their tenant compared
+ * after (fenced with `offset 0`, docs/production.md on generic plans): a plan cannot reach them
+ * through a tenant index, and no other tenant's row enters the version.
  */
 const VIEW_VERSION = `i.xmin::text || '.' || t.xmin::text
-  || '.' || coalesce((select c.xmin::text from customers c where c.id = i.customer_id and i.customer_snapshot is null), '-')
-  || '.' || coalesce((select r.xmin::text from invoices r where r.id = i.related_invoice_id), '-') as "viewVersion"`;
+  || '.' || coalesce((select c.xmin::text from (select xmin, tenant_id from customers where id = i.customer_id and i.customer_snapshot is null offset 0) c
+                       where c.tenant_id = i.tenant_id), '-')
+  || '.' || coalesce((select r.xmin::text from (select xmin, tenant_id from invoices where id = i.related_invoice_id offset 0) r
+                       where r.tenant_id = i.tenant_id), '-') as "viewVersion"`;
 
 /**
  * invoiceViewVersion()'s statement: the invoice by its primary key alone, fenced (`offset 0`) so
