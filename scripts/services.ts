@@ -106,13 +106,17 @@ export async function startEmbeddedPostgres(dataDir: string, opts: { quiet?: boo
   }, 'Embedded PostgreSQL');
   return {
     url,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGINT'); // fast shutdown
-      }),
+    stop: () => stopChild(child, 'SIGINT'), // fast shutdown
   };
+}
+
+/** Signal a server we started and resolve once it has exited (at once if it already has). */
+function stopChild(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill(signal);
+  });
 }
 
 function findOnPath(names: string[]): string | null {
@@ -160,12 +164,7 @@ export async function startPrivateRedis(opts: { port?: number } = {}): Promise<S
   );
   return {
     url,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
+    stop: () => stopChild(child, 'SIGTERM'),
   };
 }
 

@@ -1,17 +1,9 @@
 import { ROLES } from '../../../shared/actor';
 import { pageQuery, listOf } from '../../schemas/common';
-import { email, name, password, publicUser } from '../auth/schemas';
+import { email, me, name, password } from '../auth/schemas';
 
-export const user = {
-  type: 'object',
-  properties: {
-    ...publicUser.properties,
-    active: { type: 'boolean' },
-    twoFactorEnabled: { type: 'boolean' },
-    createdAt: { type: 'string', format: 'date-time' },
-    lastLoginAt: { type: ['string', 'null'], format: 'date-time' },
-  },
-} as const;
+/** A user as an admin sees it: the same fields as the user's own view (GET /api/auth/me). */
+export const user = me;
 
 export const userList = listOf(user);
 
