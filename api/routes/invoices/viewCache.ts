@@ -6,14 +6,7 @@ import { invoiceViewVersion, loadVersionedInvoiceView } from '../../../shared/qu
 import { ByteBoundedCache } from '../../byteBoundedCache';
 import { weakTag } from '../../middleware/etag';
 
-/**
- * GET /api/invoices/:id serves the JSON it serialized earlier while the database says nothing it
- * shows has changed (docs/invoice-read-cache.md). Building the view was most of a read's cost
- * in the database (the related rows as JSON) and in Node (parse, assemble, serialize, hash);
- * checking it is one indexed read of row versions. Every request asks the database, so a change
- * made by any process (another API process, a worker, a migration, psql) is seen at once, and
- * a deleted invoice or another tenant's id is 404 as before.
- */
+/** One invoice's view as GET /api/invoices/:id sends it. */
 export interface SerializedView {
   json: string;
   /** The weak ETag of `json`, as the etag middleware would compute it. */
@@ -29,6 +22,14 @@ interface Entry extends SerializedView {
 export const invoiceViews = new ByteBoundedCache<Entry>(() => config().invoiceViewCacheMb * 1024 * 1024);
 setInvoiceViewCacheBytesSource(() => invoiceViews.size.bytes);
 
+/**
+ * GET /api/invoices/:id serves the JSON it serialized earlier while the database says nothing it
+ * shows has changed (docs/invoice-read-cache.md). Building the view was most of a read's cost
+ * in the database (the related rows as JSON) and in Node (parse, assemble, serialize, hash);
+ * checking it is one indexed read of row versions. Every request asks the database, so a change
+ * made by any process (another API process, a worker, a migration, psql) is seen at once, and
+ * a deleted invoice or another tenant's id is 404 as before.
+ */
 export async function invoiceViewJson(db: Knex, tenantId: string, id: string): Promise<SerializedView> {
   const key = `${tenantId}/${id}`;
   const cached = invoiceViews.get(key);

@@ -85,10 +85,11 @@ export const fmtLoad = (r: LoadResult) =>
 
 /**
  * Ours and the baseline measured in turn, in slices ordered ABBA ABBA (four slices each of
- * duration / 4 s, rounded up to whole seconds as autocannon runs them), after a warm-up of each: the machine's speed drifts by ±15 % within a
- * 20-second run (docs/benchmarks.md), and two back-to-back 10-second runs put that drift into
- * the ratio. Both servers run in this process, so each slice's CPU time is its server's.
- * Latency percentiles are the slices' worst, the rates the slices' sums.
+ * duration / 4 s, rounded up to whole seconds as autocannon runs them), after a warm-up of each:
+ * the machine's speed drifts by ±15 % within a 20-second run (docs/benchmarks.md), and two
+ * back-to-back 10-second runs put that drift into the ratio. Both servers run in this process,
+ * so each slice's CPU time is its server's. Latency percentiles are the slices' worst, the rates
+ * the slices' sums.
  */
 export async function interleavedLoads(a: LoadSpec, b: LoadSpec): Promise<[[LoadResult, number], [LoadResult, number]]> {
   const slices = 4;
