@@ -23,10 +23,13 @@ add<unknown, unknown, { provider: string; token: string }>({
     '(400 + log invalid_signature). A verified event is stored with its job and answered 200 `{ received, status }`, ' +
     'status pending (queued) or duplicate (already booked); the job finishes the log row as processed or failed. ' +
     'An authentic payload that cannot be mapped is logged failed and answered 200 with status failed, so the provider stops redelivering it.',
+  // No length bounds: an over-long provider or token is as unknown as any other, so 404 (the spec's
+  // answer for an unknown token), not a 400 that would tell a prober something about the format.
+  // The HTTP server's header limit bounds the path; the token is only ever hashed and looked up.
   params: {
     type: 'object',
     required: ['provider', 'token'],
-    properties: { provider: { type: 'string', minLength: 1, maxLength: 50 }, token: { type: 'string', minLength: 1, maxLength: 200 } },
+    properties: { provider: { type: 'string', minLength: 1 }, token: { type: 'string', minLength: 1 } },
   },
   before: [requireHttps, webhookRateLimit, readRawBody],
   // One documented operation per provider, with the headers its signature scheme uses.

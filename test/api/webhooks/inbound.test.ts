@@ -591,6 +591,12 @@ describe.each(SLUGS)('every provider: %s', (slug) => {
     const other = SLUGS.find((x) => x !== slug)!;
     expect((await deliver(env.server.url, `/api/payment-import/${other}/${token}`, d.body, d.headers)).status).toBe(404);
     expect((await deliver(env.server.url, `/api/payment-import/nope/${token}`, d.body, d.headers)).status).toBe(404);
+    // Over-long path segments are unknown too: 404 in the envelope, not a validation 400.
+    for (const p of [`/api/payment-import/${slug}/${'a'.repeat(2000)}`, `/api/payment-import/${'p'.repeat(300)}/${token}`]) {
+      const res = await deliver(env.server.url, p, d.body, d.headers);
+      expect(res.status).toBe(404);
+      expect((res.body as { error: unknown }).error).toMatchObject({ code: 'NOT_FOUND', status: 404 });
+    }
     expect(await db()('webhookEvents').where({ tenantId: tenant.id })).toHaveLength(0);
   });
 
