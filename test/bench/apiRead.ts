@@ -30,7 +30,6 @@ async function withViewCacheOff<T>(fn: () => Promise<T>): Promise<T> {
 
 export const apiRead: Benchmark = {
   name: 'api-read',
-  needsDb: true,
   async run(ctx) {
     const { createTeam } = await import('../helpers/factories');
     const { createDraftInvoice } = await import('../helpers/invoiceFactory');

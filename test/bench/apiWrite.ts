@@ -10,7 +10,6 @@ import type { Benchmark } from './lib/types';
 
 export const apiWrite: Benchmark = {
   name: 'api-write',
-  needsDb: true,
   async run(ctx) {
     const { createTeam } = await import('../helpers/factories');
     const { createCustomer } = await import('../helpers/invoiceFactory');

@@ -16,7 +16,6 @@ function queries(): Array<{ status: string; from: string; to: string; page: numb
 
 export const list: Benchmark = {
   name: 'list',
-  needsDb: true,
   async run(ctx) {
     const seeded = await ctx.seeded();
     const { createUser } = await import('../helpers/factories');

@@ -62,7 +62,6 @@ async function plainCsvExport(client: pg.Client, tenantId: string, start: string
 
 export const reports: Benchmark = {
   name: 'reports',
-  needsDb: true,
   async run(ctx) {
     const seeded = await ctx.seeded();
     const { db } = await import('../../shared/db');

@@ -32,7 +32,7 @@ const ALL: Benchmark[] = [apiRead, apiWrite, webhookIngest, rendering, list, rep
 const fmt = (n: number | null | undefined) =>
   n === null || n === undefined || Number.isNaN(n) ? '—' : Math.abs(n) >= 100 ? n.toFixed(0) : Math.abs(n) >= 10 ? n.toFixed(1) : n.toFixed(2);
 
-async function machine(env: BenchEnv | null) {
+async function machine(env: BenchEnv) {
   const info: Record<string, string | number> = {
     cpus: os.availableParallelism(),
     cpuModel: os.cpus()[0]?.model ?? 'unknown',
@@ -40,15 +40,13 @@ async function machine(env: BenchEnv | null) {
     node: process.version,
     platform: `${os.platform()} ${os.release()}`,
   };
-  if (env) {
-    const c = new pg.Client({ connectionString: env.adminUrl });
-    await c.connect();
-    info.postgres = (await c.query('show server_version')).rows[0].server_version;
-    await c.end();
-    const r = new Redis(env.redisUrl, { maxRetriesPerRequest: 1 });
-    info.redis = /redis_version:(\S+)/.exec(await r.info('server'))?.[1] ?? 'unknown';
-    r.disconnect();
-  }
+  const c = new pg.Client({ connectionString: env.adminUrl });
+  await c.connect();
+  info.postgres = (await c.query('show server_version')).rows[0].server_version;
+  await c.end();
+  const r = new Redis(env.redisUrl, { maxRetriesPerRequest: 1 });
+  info.redis = /redis_version:(\S+)/.exec(await r.info('server'))?.[1] ?? 'unknown';
+  r.disconnect();
   return info;
 }
 
@@ -81,19 +79,20 @@ async function main() {
   process.env.LOG_LEVEL ??= 'warn';
 
   const sampler = new RssSampler().start();
-  const env = selected.some((b) => b.needsDb) ? await prepareBenchEnv() : null;
+  // Every benchmark needs the throwaway database and Redis (rendering too: one part renders through a worker process).
+  const env = await prepareBenchEnv();
   let stopping = false;
   process.on('SIGINT', () => {
     if (stopping) process.exit(130);
     stopping = true;
     console.error('\ninterrupted: dropping the bench database and Redis keys');
-    void (env?.cleanup() ?? Promise.resolve()).finally(() => process.exit(130));
+    void env.cleanup().finally(() => process.exit(130));
   });
 
   let seeded: Promise<SeededTenant> | null = null;
   const total = Number(process.env.BENCH_INVOICES ?? 1_000_000);
   const ctx: BenchContext = {
-    env: env!,
+    env,
     sampler,
     connections: Number(process.env.BENCH_CONNECTIONS ?? 20),
     duration: Number(process.env.BENCH_DURATION ?? 10),
@@ -103,7 +102,7 @@ async function main() {
         const { seedInvoices } = await import('./lib/seed');
         const { db } = await import('../../shared/db');
         const t0 = performance.now();
-        const s = await seedInvoices(env!.url, db(), total);
+        const s = await seedInvoices(env.url, db(), total);
         console.log(`  seeded ${total.toLocaleString('en')} invoices (+ items, payments, another tenant's ${(total / 10).toLocaleString('en')}) in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
         return s;
       })()),
@@ -142,7 +141,7 @@ async function main() {
     if (rows.some((r) => r.name.endsWith('duplicates') && r.ours !== 0)) process.exitCode = 1;
   } finally {
     sampler.stop();
-    await env?.cleanup();
+    await env.cleanup();
   }
 }
 

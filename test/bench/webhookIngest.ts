@@ -9,13 +9,13 @@
  * inserts one row. Targets: ≥ 1,000/s accepted, ≥ 300/s processed.
  */
 import crypto from 'node:crypto';
-import { fork } from 'node:child_process';
 import { cpuSplit } from './lib/cpuSplit';
 import fs from 'node:fs';
 import path from 'node:path';
 import { barePool, bareApp, readBody, startBare, startOurServer } from './lib/servers';
 import { fmtLoad, runLoad, type LoadRequest, type LoadResult } from './lib/load';
 import { percentile } from './lib/measure';
+import { startWorkerProcess } from './lib/workerProcess';
 import type { Benchmark } from './lib/types';
 
 const FIXTURE = path.resolve(import.meta.dirname, '../providers/payments/fixtures/stripe/invoice.payment_succeeded.json');
@@ -90,34 +90,6 @@ async function workerSettings(): Promise<string> {
   return `WEBHOOK_BATCH_MAX ${cfg.webhookBatchMax}, WEBHOOK_BATCHES_IN_FLIGHT ${cfg.webhookBatchesInFlight}, ${concurrencyFor(cfg, QUEUES.webhooks)} webhook jobs, WORKER_NICE ${cfg.workerNice}`;
 }
 
-/**
- * The worker as production runs it (Procfile: worker): its own process, `npm run worker`, with the
- * benchmark's environment. Ready once BullMQ lists a worker on the webhooks queue.
- */
-async function startWorkerProcess(): Promise<{ pid: number | undefined; cpuSeconds: () => { user: number; system: number }; close: () => Promise<void> }> {
-  const { getQueue } = await import('../../shared/queues');
-  const child = fork(path.resolve(import.meta.dirname, '../../workers/index.ts'), [], { execArgv: ['--import', 'tsx', ...(process.env.BENCH_WORKER_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_WORKER_PROF}`] : [])], stdio: 'inherit', detached: process.env.BENCH_WORKER_SESSION === '1' });
-  const queue = getQueue('webhooks');
-  const deadline = Date.now() + 30_000;
-  while ((await queue.getWorkers()).length === 0) {
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error('the worker process did not start');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return {
-    pid: child.pid,
-    /** CPU seconds the worker process has used so far, user and system, from /proc (Linux). */
-    cpuSeconds: () => {
-      const fields = fs.readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 }; // utime, stime in clock ticks (USER_HZ 100)
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
-}
-
 /** Committed store batches (two or more deliveries in one statement) the API in this process has run so far, and their deliveries. */
 async function storeBatchTotals(): Promise<{ batches: number; deliveries: number }> {
   const { webhookStoreBatchDeliveries } = await import('../../shared/metrics');
@@ -128,7 +100,6 @@ async function storeBatchTotals(): Promise<{ batches: number; deliveries: number
 
 export const webhookIngest: Benchmark = {
   name: 'webhook-ingest',
-  needsDb: true,
   async run(ctx) {
     const n = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 2000);
     const { createTeam } = await import('../helpers/factories');
@@ -167,7 +138,7 @@ export const webhookIngest: Benchmark = {
     };
     try {
       // End to end: the worker runs meanwhile, in its own process as in production.
-      const workers = await startWorkerProcess();
+      const workers = await startWorkerProcess({ readyQueue: 'webhooks' });
       try {
         // Warm-up, as the HTTP benchmarks have one: a long-running worker has loaded and compiled
         // its modules and planned its statements; a fresh one does that during its first jobs.

@@ -29,8 +29,6 @@ export interface BenchContext {
 
 export interface Benchmark {
   name: string;
-  /** Whether it needs the throwaway database and Redis (rendering does not). */
-  needsDb: boolean;
   run: (ctx: BenchContext) => Promise<BenchRow[]>;
 }
 
