@@ -23,13 +23,12 @@ export const RAW_BODY_PREFIXES = ['/api/payment-import/'];
  * The route groups as one middleware that hands a request only to the groups whose prefix its
  * path starts with, in their order. Same outcome as mounting every group (a route can only match
  * under its group's prefix) without every group matching its routes against every request. Paths
- * match case-insensitively, as @koa/router matches them.
+ * match case-sensitively, as the groups' routers do (api/routing.ts createRouter).
  */
 function routeGroups(groups: Router[]): Koa.Middleware {
-  const mounted = groups.map((r) => ({ prefix: (r.opts.prefix ?? '').toLowerCase(), routes: r.routes() as unknown as Koa.Middleware }));
+  const mounted = groups.map((r) => ({ prefix: r.opts.prefix ?? '', routes: r.routes() as unknown as Koa.Middleware }));
   return (ctx, next) => {
-    const path = ctx.path.toLowerCase();
-    const chain = mounted.filter((g) => path.startsWith(g.prefix));
+    const chain = mounted.filter((g) => ctx.path.startsWith(g.prefix));
     const run = (i: number): Promise<unknown> => (i === chain.length ? next() : Promise.resolve(chain[i].routes(ctx, () => run(i + 1))));
     return run(0);
   };

@@ -94,7 +94,10 @@ function defaultParamsSchema(path: string): object | undefined {
 }
 
 export function createRouter(prefix: string, tag: string) {
-  const router = new Router({ prefix });
+  // Case-sensitive (RFC 3986: a path is): each route has exactly one spelling, so the policies
+  // that look at the path before routing (general rate limit, raw-body paths, log masking, Bull
+  // Board, metrics) cannot be stepped around with /API/… (they were, while routes matched any case).
+  const router = new Router({ prefix, sensitive: true });
   const add = <B = any, Q = any, P = any>(spec: RouteSpec<B, Q, P>) => {
     const params = spec.params ?? defaultParamsSchema(spec.path);
     const body = spec.body ?? (TAKES_BODY.has(spec.method) && !spec.rawBody ? NO_BODY : undefined);

@@ -29,7 +29,8 @@ export const redactPaths = [
  * to the tenant's books, so it is masked like any other credential.
  */
 export function loggablePath(path: string): string {
-  return path.replace(/^(\/api\/payment-import\/[^/]+\/)[^/]+/, '$1[redacted]');
+  // Any letter case: /API/payment-import/… does not route (404), but its last segment may still be a real token.
+  return path.replace(/^(\/api\/payment-import\/[^/]+\/)[^/]+/i, '$1[redacted]');
 }
 
 function level(): string {

@@ -41,6 +41,26 @@ describe('error envelope', () => {
     expectEnvelope(res.body, 404, 'NOT_FOUND');
   });
 
+  it('paths are case-sensitive: /API/… is 404 (no route, so no policy keyed on the path can be stepped around)', async () => {
+    const { admin } = await createTeam();
+    const authed = client(server.url, { token: admin.token });
+    expect((await authed.get('/api/customers')).status).toBe(200);
+    for (const path of ['/API/customers', '/Api/auth/me', '/api/Customers']) {
+      const res = await authed.get(path);
+      expect(res.status).toBe(404);
+      expectEnvelope(res.body, 404, 'NOT_FOUND');
+    }
+    // A webhook path in another case used to reach the raw-body reader after the JSON parser had
+    // read the body, and waited forever; now it is answered at once.
+    const res = await fetch(`${server.url}/API/payment-import/stripe/some-token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"a":1}',
+      signal: AbortSignal.timeout(5000),
+    });
+    expect(res.status).toBe(404);
+  });
+
   it('every response carries a request id, and a sane client id is echoed', async () => {
     const res = await http.get('/health', { headers: { 'X-Request-Id': 'client-req-12345' } });
     expect(res.headers.get('x-request-id')).toBe('client-req-12345');

@@ -47,6 +47,10 @@ describe('process entry points', () => {
       const res = await fetch(`http://127.0.0.1:${port}/api/payment-import/stripe/${token}`, { method: 'POST', body: '{}' });
       expect(res.status).toBe(404);
       await waitForOutput(child, /payment-import\/stripe\/\[redacted\]/);
+      // In another letter case the path does not route, but the segment may still be a real token.
+      const upper = await fetch(`http://127.0.0.1:${port}/API/payment-import/stripe/${token}`, { method: 'POST', body: '{}' });
+      expect(upper.status).toBe(404);
+      await waitForOutput(child, /API\/payment-import\/stripe\/\[redacted\]/);
     } finally {
       child.kill('SIGTERM');
     }

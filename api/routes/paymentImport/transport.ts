@@ -36,6 +36,9 @@ export const readRawBody: Middleware = async (ctx, next) => {
   const tooLarge = () => new AppError('INVALID_INPUT', 413, `Request body exceeds the limit of ${limit} bytes`);
   const declared = Number(ctx.get('Content-Length') || 0);
   if (declared > limit) throw tooLarge();
+  // A stream something else already read to its end would never emit 'end' again, and the request
+  // would hang unanswered; only a path that skipped RAW_BODY_PREFIXES could do that (our bug: 500).
+  if (ctx.req.readableEnded) throw new Error('webhook body was consumed before readRawBody');
   ctx.state.rawBody = await collect(ctx, limit, tooLarge);
   await next();
 };
