@@ -6,7 +6,8 @@ import { rateLimited } from '../errors';
 /**
  * Account lockout (spec: 5 failed logins lock for 5 minutes, growing on repetition; decisions.md:
  * 5, 10, 20, 40 … minutes, capped at 24 h). Failed second-factor attempts count too. Counters
- * live on the user row and change under a row lock, so parallel attempts cannot undercount.
+ * live on the user row; every attempt is counted under the row lock before it is checked
+ * (claimAttempt), so parallel attempts can neither undercount nor get more guesses checked.
  */
 export const MAX_FAILED_ATTEMPTS = 5;
 export const BASE_LOCKOUT_MS = 5 * 60_000;
@@ -32,25 +33,51 @@ export function assertNotLocked(user: LockState): void {
 /** Where a lockout counter lives: on the user row, or for e-mails without an active account in their own table. */
 type CounterRow = { table: 'users'; where: { id: string } } | { table: 'unknownLoginAttempts'; where: { emailHash: string } };
 
-/** Count one failed attempt; the fifth in a row locks the account for the next lockout duration. */
-export async function recordLoginFailure(userId: string): Promise<{ locked: boolean; lockedUntil: Date | null }> {
-  return countFailure({ table: 'users', where: { id: userId } });
-}
-
-/** The lockout row of an e-mail that has no active account (unknown or deactivated). */
-export async function unknownLoginState(email: string): Promise<LockState> {
-  const row = await db()('unknownLoginAttempts').where({ emailHash: emailHash(email) }).first('lockedUntil');
-  return row ?? { lockedUntil: null };
+/** An attempt counted by claimAttempt; lockedUntil is set when this very attempt locked the account. */
+export interface ClaimedAttempt {
+  row: CounterRow;
+  lockedUntil: Date | null;
 }
 
 /**
- * Count a failed login for an e-mail without an active account on the same schedule as a real
- * one, so the answers (401, then 429 with Retry-After) cannot tell the two apart.
+ * One login attempt (a password, a TOTP or recovery code, a passkey assertion), counted as failed
+ * BEFORE it is checked, under the row lock. A locked account answers 429 here. Counting after the
+ * check let parallel attempts through: each read "not locked" before any failure was written, so
+ * ten parallel guesses were all checked (and a right one among them reset the counters). Now at
+ * most MAX_FAILED_ATTEMPTS attempts are checked per lockout, however they arrive. An attempt that
+ * proves right completes the login (completeLogin resets the counters) or, when a second factor
+ * follows the password, gives its count back (releaseAttempt).
  */
-export async function recordUnknownLoginFailure(email: string): Promise<{ locked: boolean; lockedUntil: Date | null }> {
+export async function claimAttempt(userId: string): Promise<ClaimedAttempt> {
+  return claim({ table: 'users', where: { id: userId } });
+}
+
+/** The same for an e-mail that has no active account (unknown or deactivated), on the same schedule, so the answers cannot tell the two apart. */
+export async function claimUnknownLoginAttempt(email: string): Promise<ClaimedAttempt> {
   const key = emailHash(email);
   await db()('unknownLoginAttempts').insert({ emailHash: key }).onConflict('emailHash').ignore();
-  return countFailure({ table: 'unknownLoginAttempts', where: { emailHash: key } });
+  return claim({ table: 'unknownLoginAttempts', where: { emailHash: key } });
+}
+
+/**
+ * A claimed attempt that was right, where the login goes on (the password before a second
+ * factor): its count is taken back, and a lockout it started is undone — the failures before it
+ * stay counted. Second-factor failures keep counting, so re-entering the right password cannot
+ * reset them. A lockout that parallel attempts started meanwhile stays.
+ */
+export async function releaseAttempt(attempt: ClaimedAttempt): Promise<void> {
+  await db().transaction(async (trx) => {
+    const u = await trx(attempt.row.table).where(attempt.row.where).forUpdate().first('failedLoginCount', 'lockoutCount', 'lockedUntil');
+    if (!u) return;
+    const lockedUntil = u.lockedUntil ? new Date(u.lockedUntil).getTime() : null;
+    if (attempt.lockedUntil && lockedUntil === attempt.lockedUntil.getTime()) {
+      await trx(attempt.row.table)
+        .where(attempt.row.where)
+        .update({ failedLoginCount: MAX_FAILED_ATTEMPTS - 1, lockoutCount: Math.max(u.lockoutCount - 1, 0), lockedUntil: null, updatedAt: new Date(nowMs()) });
+    } else if (!(lockedUntil && lockedUntil > nowMs()) && u.failedLoginCount > 0) {
+      await trx(attempt.row.table).where(attempt.row.where).update({ failedLoginCount: u.failedLoginCount - 1, updatedAt: new Date(nowMs()) });
+    }
+  });
 }
 
 /** Rows of unknown e-mails untouched for longer than the longest lockout are of no further use. */
@@ -58,22 +85,23 @@ export async function purgeStaleUnknownLoginAttempts(): Promise<number> {
   return db()('unknownLoginAttempts').where('updatedAt', '<', new Date(nowMs() - MAX_LOCKOUT_MS)).delete();
 }
 
-const emailHash = (email: string) => createHash('sha256').update(email.trim().toLowerCase()).digest('hex');
+/** SHA-256 of the normalised e-mail: what per-e-mail counters (this table, the login rate limit) are keyed by, so no readable address is stored. */
+export const emailHash = (email: string) => createHash('sha256').update(email.trim().toLowerCase()).digest('hex');
 
-async function countFailure(row: CounterRow): Promise<{ locked: boolean; lockedUntil: Date | null }> {
+/** Count one attempt; the fifth in a row locks the account for the next lockout duration. 429 while locked. */
+async function claim(row: CounterRow): Promise<ClaimedAttempt> {
   return db().transaction(async (trx) => {
     const u = await trx(row.table).where(row.where).forUpdate().first('failedLoginCount', 'lockoutCount', 'lockedUntil');
-    if (!u) return { locked: false, lockedUntil: null };
-    // A parallel attempt may already have locked the account: do not count into the next round.
-    if (u.lockedUntil && new Date(u.lockedUntil).getTime() > nowMs()) return { locked: true, lockedUntil: new Date(u.lockedUntil) };
+    if (!u) return { row, lockedUntil: null };
+    assertNotLocked(u);
     const failed = u.failedLoginCount + 1;
     if (failed >= MAX_FAILED_ATTEMPTS) {
       const lockoutCount = u.lockoutCount + 1;
       const lockedUntil = new Date(nowMs() + lockoutDurationMs(lockoutCount));
       await trx(row.table).where(row.where).update({ failedLoginCount: 0, lockoutCount, lockedUntil, updatedAt: new Date(nowMs()) });
-      return { locked: true, lockedUntil };
+      return { row, lockedUntil };
     }
     await trx(row.table).where(row.where).update({ failedLoginCount: failed, updatedAt: new Date(nowMs()) });
-    return { locked: false, lockedUntil: null };
+    return { row, lockedUntil: null };
   });
 }

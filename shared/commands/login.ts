@@ -5,7 +5,7 @@ import { unauthorized } from '../errors';
 import type { Role } from '../actor';
 import { signAccessToken } from '../auth/accessToken';
 import { dummyPasswordHash, verifyPassword } from '../auth/passwords';
-import { assertNotLocked, recordLoginFailure, recordUnknownLoginFailure, unknownLoginState } from '../auth/lockout';
+import { claimAttempt, claimUnknownLoginAttempt, releaseAttempt } from '../auth/lockout';
 import { issueRefreshToken, type IssuedRefreshToken } from '../auth/refreshTokens';
 import { signChallengeToken, type SecondFactor } from '../auth/challengeToken';
 
@@ -48,9 +48,11 @@ export async function secondFactorsOf(user: { id: string; tenantId: string; totp
 }
 
 /**
- * Password step of a login. Unknown e-mails are verified against a dummy hash so both paths take
- * the same time, and they are locked out on the same schedule as real accounts. A locked account answers 429 before the password is looked at. With a second
- * factor set up the answer is a challenge; the failure counters are reset only when the whole
+ * Password step of a login. The attempt is counted before the password is looked at
+ * (claimAttempt: 429 while locked, and parallel guesses cannot all be checked). Unknown e-mails
+ * are verified against a dummy hash so both paths take the same time, and they are locked out on
+ * the same schedule as real accounts. With a second factor set up the answer is a challenge and
+ * the right password gives its count back; the failure counters are reset only when the whole
  * login succeeds, so second-factor guesses cannot be reset by re-entering the password.
  */
 export async function passwordLogin(input: { email: string; password: string }, requestId?: string): Promise<Session | TwoFactorChallenge> {
@@ -58,19 +60,15 @@ export async function passwordLogin(input: { email: string; password: string }, 
   if (!user?.active) {
     // No active account: the same hashing work, the same counter schedule and the same answers
     // (401, then 429 when "locked") as a real account with a wrong password.
-    assertNotLocked(await unknownLoginState(input.email));
+    await claimUnknownLoginAttempt(input.email);
     await verifyPassword(await dummyPasswordHash(), input.password);
-    await recordUnknownLoginFailure(input.email);
     throw invalidCredentials();
   }
-  assertNotLocked(user);
-  const ok = await verifyPassword(user.passwordHash, input.password);
-  if (!ok) {
-    await recordLoginFailure(user.id);
-    throw invalidCredentials();
-  }
+  const attempt = await claimAttempt(user.id);
+  if (!(await verifyPassword(user.passwordHash, input.password))) throw invalidCredentials();
   const methods = await secondFactorsOf(user);
   if (methods.length) {
+    await releaseAttempt(attempt);
     return { twoFactorRequired: true, challengeToken: signChallengeToken({ sub: user.id, tid: user.tenantId, methods }), methods };
   }
   return completeLogin(user.id, 'password', requestId);

@@ -8,7 +8,7 @@ import { decryptSecret, encryptSecret } from '../crypto/secretBox';
 import { newTotpSecret, totpUri, verifyTotp } from '../auth/totp';
 import { hashRecoveryCode, looksLikeRecoveryCode, newRecoveryCodes } from '../auth/recoveryCodes';
 import { verifyChallengeToken } from '../auth/challengeToken';
-import { assertNotLocked, recordLoginFailure } from '../auth/lockout';
+import { claimAttempt } from '../auth/lockout';
 import { completeLogin, type Session } from './login';
 
 /**
@@ -82,7 +82,8 @@ export async function verifySecondFactor(challengeToken: string, code: string, r
   const challenge = verifyChallengeToken(challengeToken);
   const user = await db()('users').where({ id: challenge.userId, tenantId: challenge.tenantId, active: true }).first();
   if (!user) throw wrongCode();
-  assertNotLocked(user);
+  // Counted before it is checked (429 while locked); a right code completes the login, which resets the counters.
+  await claimAttempt(user.id);
   let method: 'totp' | 'recovery' | null = null;
   if (/^\d{6}$/.test(code.trim())) {
     if (user.totpEnabled && user.totpSecretEnc) {
@@ -103,9 +104,6 @@ export async function verifySecondFactor(challengeToken: string, code: string, r
       .update({ recoveryCodes: db().raw('recovery_codes - ?::text', [hash]) });
     if (n === 1) method = 'recovery';
   }
-  if (!method) {
-    await recordLoginFailure(user.id);
-    throw wrongCode();
-  }
+  if (!method) throw wrongCode();
   return completeLogin(user.id, method, requestId);
 }

@@ -18,7 +18,7 @@ import type { Actor } from '../actor';
 import { invalidInput, notFound, unauthorized } from '../errors';
 import { logger } from '../logger';
 import { verifyChallengeToken } from '../auth/challengeToken';
-import { assertNotLocked, recordLoginFailure } from '../auth/lockout';
+import { assertNotLocked, claimAttempt } from '../auth/lockout';
 import { completeLogin, type Session } from './login';
 
 /**
@@ -172,16 +172,16 @@ export async function verifyAuthentication(challengeToken: string, response: Aut
   const c = verifyChallengeToken(challengeToken);
   const user = await db()('users').where({ id: c.userId, tenantId: c.tenantId, active: true }).first('id', 'lockedUntil');
   if (!user) throw unauthorized('The two-factor challenge is invalid or has expired; log in again');
-  assertNotLocked(user);
-  const fail = async (reason: string) => {
+  // Counted before it is checked (429 while locked); a verified passkey completes the login, which resets the counters.
+  await claimAttempt(user.id);
+  const fail = (reason: string) => {
     logger.info({ userId: user.id, reason }, 'passkey login rejected');
-    await recordLoginFailure(user.id);
     return unauthorized('The passkey could not be verified');
   };
   const expectedChallenge = await takeChallenge(user.id, c.tenantId, 'authentication');
-  if (!expectedChallenge) throw await fail('no pending challenge');
+  if (!expectedChallenge) throw fail('no pending challenge');
   const cred = await db()('webauthnCredentials').where({ tenantId: c.tenantId, userId: user.id, credentialId: response.id }).first();
-  if (!cred) throw await fail('unknown credential');
+  if (!cred) throw fail('unknown credential');
   let verification;
   try {
     verification = await verifyAuthenticationResponse({
@@ -193,15 +193,15 @@ export async function verifyAuthentication(challengeToken: string, response: Aut
       requireUserVerification: false,
     });
   } catch (err) {
-    throw await fail(String((err as Error).message));
+    throw fail(String((err as Error).message));
   }
-  if (!verification.verified) throw await fail('signature');
+  if (!verification.verified) throw fail('signature');
   const newCounter = verification.authenticationInfo.newCounter;
   // Atomic counter step: a parallel replay of the same assertion cannot pass twice.
   const n = await db()('webauthnCredentials')
     .where({ id: cred.id, tenantId: c.tenantId })
     .andWhere((q) => (newCounter > 0 ? q.where('counter', '<', newCounter) : q.where('counter', 0)))
     .update({ counter: newCounter, backedUp: verification.authenticationInfo.credentialBackedUp, updatedAt: db().fn.now() });
-  if (n !== 1) throw await fail('counter');
+  if (n !== 1) throw fail('counter');
   return completeLogin(user.id, 'webauthn', requestId);
 }

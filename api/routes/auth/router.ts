@@ -6,6 +6,7 @@ import { errorEnvelope } from '../../schemas/common';
 import { unauthorized } from '../../../shared/errors';
 import { signAccessToken } from '../../../shared/auth/accessToken';
 import { revokeRefreshFamily, rotateRefreshToken } from '../../../shared/auth/refreshTokens';
+import { emailHash } from '../../../shared/auth/lockout';
 import { passwordLogin, type Session } from '../../../shared/commands/login';
 import { registerTenant } from '../../../shared/commands/registerTenant';
 import { getUser } from '../../../shared/commands/users';
@@ -77,7 +78,7 @@ add<{ email: string; password: string }>({
   },
   handler: async (ctx) => {
     const { email, password } = ctx.input.body;
-    await consume(ctx.limiters.login, email.trim().toLowerCase());
+    await consume(ctx.limiters.login, emailHash(email));
     const result = await passwordLogin({ email, password }, ctx.state.requestId);
     if ('twoFactorRequired' in result) {
       ctx.set('Cache-Control', 'no-store');

@@ -8,6 +8,8 @@ import { advanceClock, resetClock, setClock } from '../../../shared/clock';
 import { signAccessToken } from '../../../shared/auth/accessToken';
 import { signChallengeToken } from '../../../shared/auth/challengeToken';
 import { lockoutDurationMs } from '../../../shared/auth/lockout';
+import { producerRedis } from '../../../shared/redis';
+import { config } from '../../../shared/config';
 import { purgeUnknownLoginAttemptsJob } from '../../../workers/jobs/maintenance/purgeUnknownLoginAttempts';
 import { cookieHeader, expectError, refreshCookie, registration } from './authHelpers';
 
@@ -140,9 +142,12 @@ describe('lockout (injectable clock)', () => {
     expect(real[5]).toMatch(/^429 RATE_LIMITED 300 /);
     expect(await sequence(unknown)).toEqual(real);
     expect(await sequence(inactive.email)).toEqual(real);
-    // The table keeps no readable address, only a hash of the normalised e-mail.
+    // The table keeps no readable address, only a hash of the normalised e-mail; nor does the login rate limit in Redis.
     const rows = await db()('unknownLoginAttempts').select('emailHash');
     expect(rows.map((r) => r.emailHash).join(' ')).not.toContain('@');
+    const limiterKeys = await producerRedis().keys(`${config().redisPrefix}:rl:login*`);
+    expect(limiterKeys.length).toBeGreaterThan(0);
+    expect(limiterKeys.join(' ')).not.toContain('@');
     // The second round doubles for unknown e-mails too.
     advanceClock(300_000);
     for (let i = 0; i < 5; i++) await fail(unknown.toUpperCase());
@@ -196,6 +201,17 @@ describe('lockout (injectable clock)', () => {
     const { manager } = await createTeam();
     await Promise.all(Array.from({ length: 5 }, () => fail(manager.email)));
     expectError(await ok(manager.email), 429, 'RATE_LIMITED');
+  });
+
+  it('parallel guesses: only five are checked, the rest are 429 before the password is looked at', async () => {
+    const { member } = await createTeam();
+    const unknown = `nobody-parallel-${Date.now()}@example.test`;
+    for (const email of [member.email, unknown]) {
+      // Counted before checked: all twelve used to read "not locked" and were all checked (401).
+      const statuses = (await Promise.all(Array.from({ length: 12 }, () => fail(email)))).map((r) => r.status).sort();
+      expect(statuses).toEqual([...Array(5).fill(401), ...Array(7).fill(429)]);
+    }
+    expectError(await ok(member.email), 429, 'RATE_LIMITED');
   });
 });
 

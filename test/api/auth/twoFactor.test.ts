@@ -128,6 +128,26 @@ describe('TOTP', () => {
     expectError(await http.post('/api/auth/2fa/verify', { challengeToken: forged, code: '123456' }), 401, 'UNAUTHORIZED');
   });
 
+  it('parallel wrong codes: only five are checked; the right password before a second factor is not a failure', async () => {
+    const clock = pinClock();
+    const { member } = await createTeam();
+    const { secret } = await enableTotp(member, clock);
+    // The right password, again and again, never locks: each attempt gives its count back.
+    for (let i = 0; i < 6; i++) expect((await login(member)).body.twoFactorRequired).toBe(true);
+    // Four wrong passwords, then the right one (its own count would have locked; it is taken back),
+    // then one wrong code: the fifth failure locks.
+    for (let i = 0; i < 4; i++) expectError(await http.post('/api/auth/login', { email: member.email, password: 'wrong-password' }), 401, 'UNAUTHORIZED');
+    const c = (await login(member)).body.challengeToken;
+    expect(c).toEqual(expect.any(String));
+    expectError(await http.post('/api/auth/2fa/verify', { challengeToken: c, code: '000000' }), 401, 'UNAUTHORIZED');
+    expectError(await http.post('/api/auth/2fa/verify', { challengeToken: c, code: code(secret, clock.at(30)) }), 429, 'RATE_LIMITED');
+
+    clock.set(301);
+    const c2 = (await login(member)).body.challengeToken;
+    const statuses = (await Promise.all(Array.from({ length: 12 }, () => http.post('/api/auth/2fa/verify', { challengeToken: c2, code: '000000' })))).map((r) => r.status).sort();
+    expect(statuses).toEqual([...Array(5).fill(401), ...Array(7).fill(429)]);
+  });
+
   it('disable needs a valid code; afterwards login is password-only again', async () => {
     const clock = pinClock();
     const { member } = await createTeam();
