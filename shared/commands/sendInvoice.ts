@@ -1,11 +1,11 @@
 import { loadInvoiceView } from '../queries/invoices';
-import { emailForInvoice } from './emailPreview';
+import { resolveEmailText } from './emailPreview';
 import { audit } from '../audit';
 import { invalidInput } from '../errors';
 import { enqueueAfterCommit } from '../outbox';
 import { QUEUES } from '../queues';
 import { assertTransition } from '../domain/invoiceStates';
-import { addDays, DEFAULT_PAYMENT_TERM_DAYS, todayVienna, yearOf } from '../domain/dates';
+import { termsOnFinalization, todayVienna, yearOf } from '../domain/dates';
 import { now } from '../clock';
 import { customerSnapshot, sellerFromTenant } from '../queries/invoices';
 import type { CommandContext } from './types';
@@ -22,10 +22,14 @@ export interface SendInput {
 /**
  * POST /api/invoices/:id/send. A draft is finalized (entwurf → offen) in this transaction: it
  * gets the next gapless number of its series (year of the new issue date), issueDate = today
- * (Vienna), dueDate = issueDate + paymentTermDays (invoice, else customer, else 14), and frozen
- * snapshots of customer and seller. An already finalized invoice (offen, teilbezahlt, bezahlt)
- * is re-sent without a state change. Either way a delivery row is written and the e-mail job
- * goes through the outbox, so it is queued only if the transaction commits.
+ * (Vienna), dueDate = issueDate + paymentTermDays (invoice, else customer, else 14:
+ * termsOnFinalization, which the e-mail preview of a draft asks too), and frozen snapshots of
+ * customer and seller. An already finalized invoice (offen, teilbezahlt, bezahlt) is re-sent
+ * without a state change. Either way the template variables in the given subject and message
+ * (else the tenant's template) are resolved against the invoice as finalized, so the preview of
+ * a draft, which keeps {{invoiceNumber}}, sent back unchanged mails the real number. A delivery
+ * row is written and the e-mail job goes through the outbox, so it is queued only if the
+ * transaction commits.
  */
 export async function sendInvoice(
   { trx, actor }: CommandContext,
@@ -45,7 +49,7 @@ export async function sendInvoice(
     const tenant = await loadTenant(trx, tenantId);
     // The business day in Vienna at the (injectable) clock: 00:30 Vienna on 1 April is April.
     const issueDate = todayVienna(now());
-    const paymentTermDays = row.paymentTermDays ?? customer.paymentTermDays ?? DEFAULT_PAYMENT_TERM_DAYS;
+    const { paymentTermDays, dueDate } = termsOnFinalization(issueDate, row.paymentTermDays, customer.paymentTermDays);
     number = await nextInvoiceNumber(trx, tenantId, row.type, yearOf(issueDate), Number(issueDate.slice(5, 7)));
     recipientEmail = customer.email ?? null;
     await trx('invoices')
@@ -54,7 +58,7 @@ export async function sendInvoice(
         status: next,
         number,
         issueDate,
-        dueDate: addDays(issueDate, paymentTermDays),
+        dueDate,
         paymentTermDays,
         customerSnapshot: JSON.stringify(customerSnapshot(customer)),
         sellerSnapshot: JSON.stringify(sellerFromTenant(tenant)),
@@ -75,11 +79,9 @@ export async function sendInvoice(
   if (!to) {
     throw invalidInput('No recipient: the customer has no e-mail address', [{ field: 'to', message: 'is required when the customer has no e-mail address' }]);
   }
-  // Subject and text default to the tenant's e-mail template, as the send dialog's preview shows.
-  const needsTemplate = !input.subject?.trim() || input.message === undefined;
-  const template = needsTemplate ? await emailForInvoice(trx, tenantId, await loadInvoiceView(trx, tenantId, id)) : null;
-  const subject = input.subject?.trim() || template!.subject;
-  const message = input.message ?? template!.body;
+  // Subject and text default to the tenant's e-mail template, as the send dialog's preview shows;
+  // either way the variables are resolved now that the number and due date exist.
+  const { subject, message } = await resolveEmailText(trx, tenantId, await loadInvoiceView(trx, tenantId, id), input);
 
   const [delivery] = await trx('deliveries')
     .insert({ tenantId, invoiceId: id, channel: 'email', to, subject, message, status: 'queued', createdBy: actor.userId })

@@ -82,6 +82,21 @@ export const yearOf = (date: string): number => Number(date.slice(0, 4));
 export const DEFAULT_PAYMENT_TERM_DAYS = 14;
 
 /**
+ * Payment term and due date that finalizing a draft on issueDate sets: the invoice's term, else
+ * the customer's, else DEFAULT_PAYMENT_TERM_DAYS. sendInvoice stores these, and the e-mail
+ * preview of a draft shows the due date a send on the same day would set, so both ask this one
+ * function (they disagreed when each had its own chain).
+ */
+export function termsOnFinalization(
+  issueDate: string,
+  invoiceTermDays: number | null | undefined,
+  customerTermDays: number | null | undefined,
+): { paymentTermDays: number; dueDate: string } {
+  const paymentTermDays = invoiceTermDays ?? customerTermDays ?? DEFAULT_PAYMENT_TERM_DAYS;
+  return { paymentTermDays, dueDate: addDays(issueDate, paymentTermDays) };
+}
+
+/**
  * What is wrong with a service period (Leistungszeitraum) from serviceDate to serviceEndDate, as
  * a message about serviceEndDate, or null when there is nothing wrong (also when there is no end:
  * a single day of service). YYYY-MM-DD dates compare as text. The database checks the same rule

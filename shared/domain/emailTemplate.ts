@@ -1,44 +1,95 @@
 /**
- * E-mail templates for sending invoices. Tenants may override subject and body in the settings;
- * these German defaults apply otherwise. Variables are written {{name}}.
+ * E-mail templates for sending invoices, quotes and credit notes. Tenants may override subject
+ * and body in the settings (one pair for every document type); the German defaults below,
+ * one per type, apply otherwise. Variables are written {{name}}.
  */
 export const TEMPLATE_VARIABLES = ['customerName', 'invoiceNumber', 'totalGross', 'dueDate', 'companyName', 'documentType'] as const;
 export type TemplateVariable = (typeof TEMPLATE_VARIABLES)[number];
+export type TemplateVars = Partial<Record<TemplateVariable, string | number | null | undefined>>;
 
 export interface EmailTemplates {
   emailSubject: string;
   emailBody: string;
 }
 
-export const DEFAULT_EMAIL_TEMPLATES: EmailTemplates = {
-  emailSubject: '{{documentType}} {{invoiceNumber}} von {{companyName}}',
-  emailBody: [
-    'Sehr geehrte Damen und Herren,',
-    '',
-    'anbei erhalten Sie {{documentType}} {{invoiceNumber}} für {{customerName}} über {{totalGross}}.',
-    'Wir bitten um Überweisung bis {{dueDate}}.',
-    '',
-    'Mit freundlichen Grüßen',
-    '{{companyName}}',
-  ].join('\n'),
-};
+/** Document types that are e-mailed; anything else (an incoming invoice's preview) uses the rechnung text. */
+export type EmailDocumentType = 'rechnung' | 'angebot' | 'gutschrift';
 
-/** Tenant overrides over the defaults, field by field (an empty override keeps the default). */
-export function effectiveTemplates(overrides: Partial<EmailTemplates> | null | undefined): EmailTemplates {
-  return {
-    emailSubject: overrides?.emailSubject || DEFAULT_EMAIL_TEMPLATES.emailSubject,
-    emailBody: overrides?.emailBody || DEFAULT_EMAIL_TEMPLATES.emailBody,
-  };
-}
+const defaultBody = (...lines: string[]) =>
+  ['Sehr geehrte Damen und Herren,', '', ...lines, '', 'Mit freundlichen Grüßen', '{{companyName}}'].join('\n');
+
+const DEFAULT_SUBJECT = '{{documentType}} {{invoiceNumber}} von {{companyName}}';
 
 /**
- * Replace {{name}} (whitespace inside the braces allowed) with vars[name]. Unknown variables stay
- * as written, so a typo is visible in the preview instead of silently vanishing. Values are
- * inserted as plain text; HTML escaping is the mail renderer's job.
+ * Defaults per type: only an invoice asks for payment. A credit note's amount is owed to the
+ * customer; a quote's due date is its validity (the PDF prints it as "gültig bis" too).
  */
-export function renderTemplate(tpl: string, vars: Partial<Record<string, string | number | null | undefined>>): string {
-  return tpl.replace(/\{\{\s*([A-Za-z][A-Za-z0-9_]*)\s*\}\}/g, (whole, name: string) => {
-    const v = vars[name];
+export const DEFAULT_EMAIL_TEMPLATES_BY_TYPE: Record<EmailDocumentType, EmailTemplates> = {
+  rechnung: {
+    emailSubject: DEFAULT_SUBJECT,
+    emailBody: defaultBody(
+      'anbei erhalten Sie {{documentType}} {{invoiceNumber}} für {{customerName}} über {{totalGross}}.',
+      'Wir bitten um Überweisung bis {{dueDate}}.',
+    ),
+  },
+  gutschrift: {
+    emailSubject: DEFAULT_SUBJECT,
+    emailBody: defaultBody(
+      'anbei erhalten Sie die Gutschrift {{invoiceNumber}} für {{customerName}} über {{totalGross}}.',
+      'Der Betrag wird Ihnen gutgeschrieben bzw. erstattet; eine Zahlung Ihrerseits ist nicht erforderlich.',
+    ),
+  },
+  angebot: {
+    emailSubject: DEFAULT_SUBJECT,
+    emailBody: defaultBody(
+      'anbei erhalten Sie unser Angebot {{invoiceNumber}} für {{customerName}} über {{totalGross}}.',
+      'Das Angebot ist gültig bis {{dueDate}}. Wir freuen uns auf Ihren Auftrag.',
+    ),
+  },
+};
+
+/**
+ * The invoice text: what GET /api/settings shows as the defaults, and what every type used before
+ * there were defaults per type.
+ */
+export const DEFAULT_EMAIL_TEMPLATES: EmailTemplates = DEFAULT_EMAIL_TEMPLATES_BY_TYPE.rechnung;
+
+/**
+ * Tenant overrides over the defaults of a document type, field by field. An empty override keeps
+ * the default, and so does one equal to the invoice default: GET /api/settings shows that text
+ * as the current template, and a settings form that saves it back unchanged must not turn every
+ * quote and credit note into a payment request.
+ */
+export function effectiveTemplates(overrides: Partial<EmailTemplates> | null | undefined, type: string = 'rechnung'): EmailTemplates {
+  const defaults = DEFAULT_EMAIL_TEMPLATES_BY_TYPE[type as EmailDocumentType] ?? DEFAULT_EMAIL_TEMPLATES;
+  const pick = (field: keyof EmailTemplates) => {
+    const o = overrides?.[field];
+    return o && o !== DEFAULT_EMAIL_TEMPLATES[field] ? o : defaults[field];
+  };
+  return { emailSubject: pick('emailSubject'), emailBody: pick('emailBody') };
+}
+
+const KNOWN_VARIABLES: ReadonlySet<string> = new Set(TEMPLATE_VARIABLES);
+
+/** A {{name}} placeholder, whitespace inside the braces allowed; the name is group 1. */
+export const PLACEHOLDER = /\{\{\s*([A-Za-z][A-Za-z0-9_]*)\s*\}\}/g;
+
+/** The known variables a text names (a value holding one would be read as a template if resolved again). */
+export const knownVariablesIn = (text: string): string[] => [...text.matchAll(PLACEHOLDER)].map((m) => m[1]).filter((n) => KNOWN_VARIABLES.has(n));
+
+/**
+ * Replace {{name}} (whitespace inside the braces allowed) with vars[name] for the known variables
+ * (TEMPLATE_VARIABLES) only. Anything else stays as written: an unknown name, so a typo is
+ * visible in the preview instead of silently vanishing, and a known one without a value (the
+ * number of a draft), so it can be filled in later. One pass: an inserted value is plain text
+ * and never read as a template, so a customer named "{{dueDate}}" stays so. HTML escaping is the
+ * mail renderer's job.
+ */
+export function renderTemplate(tpl: string, vars: TemplateVars): string {
+  return tpl.replace(PLACEHOLDER, (whole, name: string) => {
+    // Own known keys only: "{{constructor}}" must not print Object's source.
+    if (!KNOWN_VARIABLES.has(name) || !Object.hasOwn(vars, name)) return whole;
+    const v = vars[name as TemplateVariable];
     return v === undefined || v === null ? whole : String(v);
   });
 }

@@ -70,6 +70,8 @@ add({
   path: '/:id/email-preview',
   auth: 'viewer',
   summary: "The send dialog's pre-filled e-mail: the tenant's template with variables resolved",
+  description:
+    "The tenant's template for the document type (rechnung, angebot, gutschrift) with the variables resolved. For a draft, {{invoiceNumber}} is kept as written (the number is assigned at send) and {{dueDate}} is the due date a send today would set; POST …/send resolves the variables in the text it is given, so this text sent back unchanged mails the real number.",
   responses: {
     200: {
       description: 'to (customer e-mail), subject and body',

