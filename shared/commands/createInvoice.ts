@@ -87,7 +87,6 @@ export async function createInvoice(
     customers: customer ? [customer] : [],
     payments: [],
     related: relatedInvoice ? [relatedInvoice] : [],
-    creditNotes: [],
     deliveries: [],
   });
   return { id: row.id, view };

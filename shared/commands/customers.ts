@@ -5,6 +5,8 @@ import { isCurrency } from '../domain/currencies';
 import { toCustomerView, type CustomerView } from '../queries/customers';
 import type { CommandContext } from './types';
 import { cleanPartyFields } from './partyFields';
+import { customerSnapshot } from '../queries/invoices';
+import { bumpLiveCustomerInvoices, lockLiveCustomerInvoices } from '../documents/liveVersions';
 
 /**
  * Customer use cases. Field formats are checked by the route schema; the rules that need code
@@ -48,8 +50,13 @@ export async function createCustomer({ trx, actor }: CommandContext, input: Cust
   return toCustomerView(row);
 }
 
-/** Partial update: fields present in the input replace the stored ones, null clears a field. */
+/**
+ * Partial update: fields present in the input replace the stored ones, null clears a field.
+ * Drafts show their customer live, so a change to what an invoice shows of the customer gives
+ * them a new version (their cached PDFs are keyed by it: shared/documents/liveVersions.ts).
+ */
 export async function updateCustomer({ trx, actor }: CommandContext, id: string, input: CustomerInput): Promise<CustomerView> {
+  await lockLiveCustomerInvoices(trx, actor.tenantId, id);
   const existing = await trx('customers').where({ tenantId: actor.tenantId, id }).whereNull('deletedAt').forUpdate().first();
   if (!existing) throw notFound('Customer');
   const values = clean(input);
@@ -57,6 +64,9 @@ export async function updateCustomer({ trx, actor }: CommandContext, id: string,
     .where({ tenantId: actor.tenantId, id })
     .update({ ...values, updatedAt: trx.fn.now() })
     .returning('*');
+  if (JSON.stringify(customerSnapshot(existing)) !== JSON.stringify(customerSnapshot(row))) {
+    await bumpLiveCustomerInvoices(trx, actor.tenantId, id);
+  }
   await audit(trx, actor, { action: 'customer.updated', entityType: 'customer', entityId: id, data: { fields: Object.keys(values) } });
   return toCustomerView(row);
 }

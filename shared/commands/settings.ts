@@ -8,6 +8,9 @@ import { isValidBic, isValidIban, normalizeIban } from '../domain/iban';
 import { effectiveTemplates, type EmailTemplates } from '../domain/emailTemplate';
 import type { Plan } from '../plans';
 import { currentActor } from '../auth/currentActor';
+import { defaultNumberFormat, NUMBERED_TYPES, numberFormatsCanCollide } from '../domain/numbering';
+import { sellerFromTenant } from '../queries/invoices';
+import { bumpLiveSellerInvoices } from '../documents/liveVersions';
 
 /**
  * Tenant settings. Company data with a column of its own (name, address, e-mail, vatId,
@@ -90,9 +93,12 @@ export async function getSettings(actor: Actor): Promise<SettingsView> {
   return toView(t);
 }
 
-/** Checks JSON Schema cannot express (checksums, per-country formats); all problems at once. */
-function checkFormats(input: SettingsUpdate): void {
-  const details: ErrorDetail[] = [];
+/**
+ * Checks JSON Schema cannot express (checksums, per-country formats, number formats against each
+ * other and the stored ones); all problems at once.
+ */
+function checkFormats(input: SettingsUpdate, stored: TenantSettingsJson): void {
+  const details: ErrorDetail[] = [...numberFormatCollisions(input.numberFormats, stored.numberFormats)];
   if (input.vatId && !isValidVatId(input.vatId)) {
     details.push({ field: 'vatId', message: 'must be an EU VAT ID, e.g. ATU12345678 or DE123456789' });
   }
@@ -101,12 +107,49 @@ function checkFormats(input: SettingsUpdate): void {
   if (details.length) throw invalidInput('Settings failed validation', details);
 }
 
+/**
+ * Invoice numbers must be unique across types (§ 11 Abs 1 Z 3 UStG AT, § 14 Abs 4 Nr 4 UStG DE),
+ * but each type counts on its own and the unique index is per type: two types whose formats can
+ * give the same string would, sooner or later, hand out the same number twice (an invoice and its
+ * Storno credit note both 2026-0001). Each format sent is compared with the other types' formats
+ * as they will be after this update (a type without one uses its default, RE-/AN-/GS-…); the rule
+ * is numberFormatsCanCollide(). Pairs of stored formats the request does not touch are not
+ * judged here (docs/invoices.md, Numbering).
+ */
+function numberFormatCollisions(sent: SettingsUpdate['numberFormats'], stored: TenantSettingsJson['numberFormats']): ErrorDetail[] {
+  if (!sent) return [];
+  const effective = Object.fromEntries(NUMBERED_TYPES.map((t) => [t, sent[t] ?? stored?.[t] ?? defaultNumberFormat(t)]));
+  const details: ErrorDetail[] = [];
+  for (const type of NUMBERED_TYPES) {
+    if (sent[type] === undefined) continue;
+    for (const other of NUMBERED_TYPES) {
+      if (other === type || !numberFormatsCanCollide(effective[type], effective[other])) continue;
+      const which = sent[other] !== undefined ? 'as sent' : stored?.[other] ? 'as saved' : 'its default';
+      details.push({
+        field: `numberFormats.${type}`,
+        message:
+          `could give the same number as numberFormats.${other} (${effective[other]}, ${which}): numbers must be unique across types, ` +
+          'so the formats must differ in their letters or symbols (. _ / -), or in a character at the same place counted from the start before the counter or from the end after it',
+      });
+    }
+  }
+  return details;
+}
+
+/**
+ * Drafts (and incoming invoices) show the seller live: when the seller data they show changes,
+ * they get a new version, so that their cached documents are rendered again
+ * (shared/documents/liveVersions.ts). The tenant row is locked FOR NO KEY UPDATE: that serializes
+ * settings updates as before but, unlike FOR UPDATE, lets a transaction that holds one of those
+ * invoices (a send) insert rows referencing the tenant (deliveries, audit) and finish, instead of
+ * deadlocking with this one's wait for that invoice.
+ */
 export async function updateSettings(tokenActor: Actor, input: SettingsUpdate): Promise<SettingsView> {
-  checkFormats(input);
   return db().transaction(async (trx) => {
     const actor = await currentActor(trx, tokenActor, 'admin');
-    const t = await trx('tenants').where({ id: actor.tenantId }).forUpdate().first();
+    const t = await trx('tenants').where({ id: actor.tenantId }).forNoKeyUpdate().first();
     if (!t) throw notFound('Tenant');
+    checkFormats(input, t.settings ?? {});
     const patch: Record<string, unknown> = {};
     const columns = { address: 'address', email: 'email', taxNumber: 'taxNumber', country: 'country', currency: 'currency', plan: 'plan' } as const;
     for (const [field, column] of Object.entries(columns)) {
@@ -129,6 +172,7 @@ export async function updateSettings(tokenActor: Actor, input: SettingsUpdate): 
       patch.portalCredentialsEnc = input.portalCredentials === null ? null : encryptJson(input.portalCredentials);
     }
     const [updated] = await trx('tenants').where({ id: actor.tenantId }).update({ ...patch, updatedAt: trx.fn.now() }).returning('*');
+    if (JSON.stringify(sellerFromTenant(t)) !== JSON.stringify(sellerFromTenant(updated))) await bumpLiveSellerInvoices(trx, actor.tenantId);
     // Field names only: values may be personal data, and credentials must never reach a log.
     await audit(trx, actor, { action: 'settings.updated', entityType: 'tenant', entityId: actor.tenantId, data: { fields: Object.keys(input).sort() } });
     return toView(updated);

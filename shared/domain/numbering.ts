@@ -12,8 +12,24 @@ export const NUMBER_PREFIX: Record<Exclude<InvoiceType, 'eingangsrechnung'>, str
   gutschrift: 'GS',
 };
 
+export type NumberedType = Exclude<InvoiceType, 'eingangsrechnung'>;
+export const NUMBERED_TYPES: NumberedType[] = ['rechnung', 'angebot', 'gutschrift'];
+
 /** The default pattern per type; tenants may set their own in settings.numberFormats. */
-export const defaultNumberFormat = (type: Exclude<InvoiceType, 'eingangsrechnung'>) => `${NUMBER_PREFIX[type]}-{YYYY}-{NNNNN}`;
+export const defaultNumberFormat = (type: NumberedType) => `${NUMBER_PREFIX[type]}-{YYYY}-{NNNNN}`;
+
+/**
+ * A pattern filled in: the first {YYYY}, {YY}, {MM} and counter {N…} (a second one stays as
+ * text). formatInvoiceNumber() and numberFormatsCanCollide() both go through here, so the check
+ * reasons about exactly the numbers that are handed out. Function replacers: no `$` patterns.
+ */
+function fillPattern(p: string, yyyy: string, yy: string, mm: string, counter: (width: number) => string): string {
+  return p
+    .replace('{YYYY}', () => yyyy)
+    .replace('{YY}', () => yy)
+    .replace('{MM}', () => mm)
+    .replace(/\{(N+)\}/, (_, n: string) => counter(n.length));
+}
 
 /**
  * Format a number from a pattern: {YYYY}, {YY}, {MM} (month of the issue date) and one counter
@@ -24,11 +40,47 @@ export function formatInvoiceNumber(type: InvoiceType, year: number, counter: nu
   if (type === 'eingangsrechnung') throw new Error('incoming invoices keep the supplier number');
   if (!Number.isInteger(counter) || counter < 1) throw new Error(`invalid counter ${counter}`);
   const p = pattern || defaultNumberFormat(type);
-  return p
-    .replace('{YYYY}', String(year))
-    .replace('{YY}', String(year % 100).padStart(2, '0'))
-    .replace('{MM}', String(month).padStart(2, '0'))
-    .replace(/\{(N+)\}/, (_, n: string) => String(counter).padStart(n.length, '0'));
+  return fillPattern(p, String(year), String(year % 100).padStart(2, '0'), String(month).padStart(2, '0'), (width) =>
+    String(counter).padStart(width, '0'));
+}
+
+/**
+ * Whether two types' patterns might give the same number (false = provably never). Each type has
+ * its own counter and the unique index is (tenant, type, number), so the database would not stop
+ * an invoice and its credit note from sharing a number; § 11 Abs 1 Z 3 UStG AT / § 14 Abs 4 Nr 4
+ * UStG DE require it to be unique. Two patterns never give the same number when
+ *  1. their text without digits differs: placeholders render digits only, so a number with its
+ *     digits removed is the pattern's letters and symbols (. _ / -), in order, whatever the year,
+ *     month or counter; or
+ *  2. at some position before both counters, counted from the start, or after both counters,
+ *     counted from the end, one has a character the other cannot have there (a different literal,
+ *     or a letter/symbol where the other has a digit). Only there: a counter is at least as long
+ *     as its N's but grows past them (RE{NNN} gives RE1000), shifting everything between.
+ * Anything else counts as a collision, even when the numbers only could meet in a far year
+ * (`2{YYYY}-…` against `{YYYY}2-…`): refusing a pattern is cheap, a duplicate number is not.
+ */
+export function numberFormatsCanCollide(a: string, b: string): boolean {
+  const A = shapeOf(a);
+  const B = shapeOf(b);
+  if (A.symbols !== B.symbols) return false;
+  const differ = (x: string, y: string) => !(x === y || (x === DIGIT && /\d/.test(y)) || (y === DIGIT && /\d/.test(x)));
+  for (let i = 0; i < Math.min(A.head.length, B.head.length); i++) if (differ(A.head[i], B.head[i])) return false;
+  for (let i = 1; i <= Math.min(A.tail.length, B.tail.length); i++) if (differ(A.tail[A.tail.length - i], B.tail[B.tail.length - i])) return false;
+  return true;
+}
+
+/** Stand-ins outside the pattern grammar: any one digit (year, month), the counter (≥ 1 digit). */
+const DIGIT = '\u0000';
+const COUNTER = '\u0001';
+
+function shapeOf(pattern: string): { head: string; tail: string; symbols: string } {
+  const s = fillPattern(pattern, DIGIT.repeat(4), DIGIT.repeat(2), DIGIT.repeat(2), () => COUNTER);
+  const at = s.indexOf(COUNTER);
+  return {
+    head: at < 0 ? s : s.slice(0, at),
+    tail: at < 0 ? '' : s.slice(at + 1),
+    symbols: s.replace(/[\u0000\u0001\d]/g, ''),
+  };
 }
 
 export function parseInvoiceNumber(number: string): { prefix: string; year: number; counter: number } | null {

@@ -85,13 +85,12 @@ export interface Related {
   customers: Row[];
   payments: Row[];
   related: Row[];
-  creditNotes: Row[];
   deliveries: Row[];
 }
 
 /**
  * Turn invoice rows into views with a fixed number of queries whatever the number of rows
- * (items, customers, payments, related numbers, credit notes: one query each, so a list page
+ * (items, customers, payments, related numbers: one query each, so a list page
  * costs the same few statements for 1 or 100 entries). `deliveries` adds the e-mail deliveries
  * (single reads and documents only).
  */
@@ -106,7 +105,6 @@ export async function buildInvoiceViews(db: Db, tenantId: string, rows: Row[], o
     async () => (customerIds.length ? db('customers').where({ tenantId }).whereIn('id', customerIds) : []),
     () => db('payments').where({ tenantId }).whereIn('invoiceId', ids).orderBy([{ column: 'date' }, { column: 'createdAt' }]),
     async () => (relatedIds.length ? db('invoices').where({ tenantId }).whereIn('id', relatedIds).select('id', 'number') : []),
-    () => db('invoices').where({ tenantId, type: 'gutschrift' }).whereIn('relatedInvoiceId', ids).whereNull('deletedAt').select('id', 'relatedInvoiceId'),
     // Single reads show the e-mail deliveries (status, SMTP answer), newest first.
     async () =>
       opts.deliveries
@@ -118,8 +116,8 @@ export async function buildInvoiceViews(db: Db, tenantId: string, rows: Row[], o
   const results: any[] = [];
   if ((db as { isTransaction?: boolean }).isTransaction) for (const q of queries) results.push(await q());
   else results.push(...(await Promise.all(queries.map((q) => q()))));
-  const [tenant, items, customers, payments, related, creditNotes, deliveries] = results;
-  return assembleViews(rows, { tenantCountry: tenant?.country ?? null, items, customers, payments, related, creditNotes, deliveries }, opts);
+  const [tenant, items, customers, payments, related, deliveries] = results;
+  return assembleViews(rows, { tenantCountry: tenant?.country ?? null, items, customers, payments, related, deliveries }, opts);
 }
 
 /**
@@ -129,7 +127,7 @@ export async function buildInvoiceViews(db: Db, tenantId: string, rows: Row[], o
 export const viewOfCreated = (row: Row, rel: Related): InvoiceView => assembleViews([row], rel, { deliveries: true })[0];
 
 function assembleViews(rows: Row[], rel: Related, opts: { deliveries?: boolean }): InvoiceView[] {
-  const { tenantCountry, items, customers, payments, related, creditNotes, deliveries } = rel;
+  const { tenantCountry, items, customers, payments, related, deliveries } = rel;
   const group = <T extends Row>(list: T[], key: string) => {
     const m = new Map<string, T[]>();
     for (const x of list) m.set(x[key], [...(m.get(x[key]) ?? []), x]);
@@ -139,7 +137,6 @@ function assembleViews(rows: Row[], rel: Related, opts: { deliveries?: boolean }
   const paymentsBy = group(payments as Row[], 'invoiceId');
   const customerBy = new Map((customers as Row[]).map((c) => [c.id, c]));
   const numberBy = new Map((related as Row[]).map((r) => [r.id, r.number as string | null]));
-  const creditNoteBy = new Map((creditNotes as Row[]).map((r) => [r.relatedInvoiceId, r.id as string]));
   const deliveriesBy = group(deliveries as Row[], 'invoiceId');
 
   return rows.map((r) => {
@@ -176,7 +173,9 @@ function assembleViews(rows: Row[], rel: Related, opts: { deliveries?: boolean }
       payments: (paymentsBy.get(r.id) ?? []).map(paymentView),
       relatedInvoiceId: r.relatedInvoiceId ?? null,
       relatedInvoiceNumber: r.relatedInvoiceId ? numberBy.get(r.relatedInvoiceId) ?? null : null,
-      creditNoteId: creditNoteBy.get(r.id) ?? null,
+      // The credit note its cancellation created (cancelInvoice sets the column; a check keeps it
+      // on storniert invoices only). Manual credit notes pointing at an invoice are not its Storno.
+      creditNoteId: r.creditNoteId ?? null,
       sentAt: iso(r.sentAt),
       ...(opts.deliveries
         ? {
@@ -214,7 +213,7 @@ export async function loadInvoiceView(db: Db, tenantId: string, id: string): Pro
  * it may name rows that are not committed.
  */
 export async function loadVersionedInvoiceView(db: Db, tenantId: string, id: string): Promise<{ view: InvoiceView; version: string }> {
-  // One statement instead of eight: on a busy database host every round trip costs more than
+  // One statement instead of seven: on a busy database host every round trip costs more than
   // the query itself (docs/benchmarks.md). Related rows come back as JSON with the keys and text
   // forms the list path produces, so both paths share assembleViews().
   const query = () =>
@@ -232,14 +231,13 @@ export async function loadVersionedInvoiceView(db: Db, tenantId: string, id: str
     row = (await queryPrepared<Row>(db as Knex, 'invoice-single-read', { sql: singleReadSql, bindings: [tenantId, id, 1] }))[0];
   }
   if (!row) throw notFound('Invoice');
-  const { tenantCountry, invoiceJson: invoice, itemsJson, customerJson, paymentsJson, relatedJson, creditNoteId, deliveriesJson, viewVersion } = row;
+  const { tenantCountry, invoiceJson: invoice, itemsJson, customerJson, paymentsJson, relatedJson, deliveriesJson, viewVersion } = row;
   const view = assembleViews([invoice], {
     tenantCountry,
     items: itemsJson,
     customers: customerJson ? [customerJson] : [],
     payments: paymentsJson,
     related: relatedJson ? [relatedJson] : [],
-    creditNotes: creditNoteId ? [{ id: creditNoteId, relatedInvoiceId: invoice.id }] : [],
     deliveries: deliveriesJson,
   }, { deliveries: true })[0];
   return { view, version: viewVersion };
@@ -259,8 +257,9 @@ export async function invoiceViewVersion(db: Knex, tenantId: string, id: string)
  * The version of one invoice `i` (joined with its tenant `t`) as the view sees it: the row
  * versions (`xmin`, the id of the transaction that wrote each) of the invoice, its tenant
  * (country), its customer when the view shows the customer live (a draft) and the invoice it
- * relates to (number). Items, payments, deliveries and credit notes give the invoice itself a
- * new row version when they change (triggers, migration 20261126090000), so they need no term.
+ * relates to (number). Items, payments and deliveries give the invoice itself a new row version
+ * when they change (triggers, migration 20261126090000), so they need no term; creditNoteId is a
+ * column of the invoice (migration 20261126100000).
  * Customer and related invoice are looked up by primary key alone and their tenant compared
  * after (fenced with `offset 0`, docs/production.md on generic plans): a plan cannot reach them
  * through a tenant index, and no other tenant's row enters the version.
@@ -288,7 +287,7 @@ const VERSION_SQL = `select ${VIEW_VERSION}
 export const VIEW_COLUMNS = [
   'id', 'type', 'status', 'number', 'customerId', 'supplierId', 'customerSnapshot', 'currency', 'issueDate', 'serviceDate',
   'serviceEndDate', 'dueDate', 'paymentTermDays', 'notes', 'footerText', 'customFields', 'detailsMarkdown', 'totalNet', 'totalTax', 'totalGross',
-  'amountPaid', 'taxBreakdown', 'relatedInvoiceId', 'invoiceNumber', 'invoiceDate', 'source', 'externalId', 'sentAt', 'createdAt', 'updatedAt',
+  'amountPaid', 'taxBreakdown', 'relatedInvoiceId', 'creditNoteId', 'invoiceNumber', 'invoiceDate', 'source', 'externalId', 'sentAt', 'createdAt', 'updatedAt',
 ] as const;
 
 /** The single-read statement's text; its bindings are (tenantId, id, limit 1). */
@@ -302,7 +301,7 @@ const TIMESTAMP_COLUMNS: ReadonlySet<string> = new Set(['sentAt', 'createdAt', '
 /**
  * The single read's invoice `i` as ONE JSON column with VIEW_COLUMNS' keys and the values the
  * row path gives assembleViews(): numerics as text (never JSON numbers: no floats), timestamps
- * as ISO text (iso() takes both), dates as YYYY-MM-DD. One column instead of 29 because the
+ * as ISO text (iso() takes both), dates as YYYY-MM-DD. One column instead of 31 because the
  * driver sets up and parses every column of every result on its own (7 % of a read's CPU with
  * 35 columns; docs/benchmarks.md).
  */
@@ -327,8 +326,6 @@ const SINGLE_READ_RELATED = `
     from payments p where p.tenant_id = i.tenant_id and p.invoice_id = i.id), '[]'::json) as "paymentsJson",
   (select json_build_object('id', r.id, 'number', r.number)
     from invoices r where r.tenant_id = i.tenant_id and r.id = i.related_invoice_id) as "relatedJson",
-  (select g.id from invoices g where g.tenant_id = i.tenant_id and g.type = 'gutschrift'
-      and g.related_invoice_id = i.id and g.deleted_at is null limit 1) as "creditNoteId",
   coalesce((select json_agg(json_build_object('id', d.id, 'invoiceId', d.invoice_id, 'to', d.to, 'status', d.status,
       'attempts', d.attempts, 'smtpResponse', d.smtp_response, 'error', d.error,
       'sentAt', ${isoSql('d.sent_at')}, 'createdAt', ${isoSql('d.created_at')}) order by d.created_at desc)

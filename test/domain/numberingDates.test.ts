@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatInvoiceNumber, parseInvoiceNumber } from '../../shared/domain/numbering';
+import fc from 'fast-check';
+import { defaultNumberFormat, formatInvoiceNumber, numberFormatsCanCollide, parseInvoiceNumber } from '../../shared/domain/numbering';
 import { addDays, isValidDate, todayVienna, wallClockIn } from '../../shared/domain/dates';
 import { allowedTaxRates, normalizeAllowedRate, taxRateMessage } from '../../shared/domain/taxRates';
 
@@ -10,6 +11,54 @@ describe('numbering', () => {
     expect(formatInvoiceNumber('gutschrift', 2027, 123456)).toBe('GS-2027-123456');
     expect(() => formatInvoiceNumber('eingangsrechnung', 2026, 1)).toThrow();
     expect(parseInvoiceNumber('RE-2026-00007')).toEqual({ prefix: 'RE', year: 2026, counter: 7 });
+  });
+});
+
+describe('number formats of two types: numberFormatsCanCollide', () => {
+  it('the defaults and formats that differ in letters, or in a fixed digit before the counter, never collide', () => {
+    const [re, an, gs] = (['rechnung', 'angebot', 'gutschrift'] as const).map(defaultNumberFormat);
+    for (const [a, b] of [[re, an], [re, gs], [an, gs]]) expect(numberFormatsCanCollide(a, b)).toBe(false);
+    expect(numberFormatsCanCollide('R{YY}{MM}-{NNNN}', '{YYYY}/AN/{NNN}')).toBe(false);
+    expect(numberFormatsCanCollide('1{YY}{NNNN}', '2{YY}{NNNN}')).toBe(false);
+    expect(numberFormatsCanCollide('{YYYY}{NNNN}1', '{YYYY}{NNNN}2')).toBe(false);
+  });
+
+  it('refuses formats that can give the same string, including by a counter growing past its width', () => {
+    expect(numberFormatsCanCollide('{YYYY}-{NNNN}', '{YYYY}-{NNNN}')).toBe(true);
+    // 2026-0001 (4 N) and 2026-0001 (3 N: counter 1 is 001, but counter 1000 is 1000): same set of strings from 1000 on.
+    expect(numberFormatsCanCollide('{YYYY}-{NNNN}', '{YYYY}-{NNN}')).toBe(true);
+    // Literal text differs, yet RE-0011-2026 is counter 11 of the first and counter 1 (001) + "1" of the second.
+    expect(numberFormatsCanCollide('RE-{NNNN}-{YYYY}', 'RE-{NNN}1-{YYYY}')).toBe(true);
+    expect(numberFormatsCanCollide('{YY}{NNNN}', '{YYYY}{NNNN}')).toBe(true);
+  });
+
+  // Soundness against the languages themselves: when two formats are accepted together, no number
+  // of the first (any year, month and counter, also past its width) matches the second's pattern.
+  it('accepted pairs never share a number (property)', () => {
+    const LITERALS = ['A', 'R', '-', '/', '.', '0', '1', '2', '{YYYY}', '{YY}', '{MM}'];
+    const tokens = (max: number) => fc.array(fc.constantFrom(...LITERALS), { maxLength: max });
+    const format = fc.tuple(tokens(4), fc.integer({ min: 3, max: 5 }), tokens(3)).map(([head, n, tail]) => [...head, `{${'N'.repeat(n)}}`, ...tail]);
+    /** The second format's whole language: only the first of each placeholder is one, as in formatInvoiceNumber. */
+    const language = (toks: string[]) => {
+      const seen = new Set<string>();
+      const parts = toks.map((t) => {
+        const placeholder = t.startsWith('{') && !seen.has(t);
+        seen.add(t);
+        if (!placeholder) return t.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+        if (t.startsWith('{N')) return `\\d{${t.length - 2},}`;
+        return `\\d{${t === '{YYYY}' ? 4 : 2}}`;
+      });
+      return new RegExp(`^${parts.join('')}$`);
+    };
+    fc.assert(
+      fc.property(format, format, fc.integer({ min: 2000, max: 2099 }), fc.integer({ min: 1, max: 12 }), fc.oneof(fc.integer({ min: 1, max: 120 }), fc.integer({ min: 990, max: 1_100 }), fc.integer({ min: 9_990, max: 10_100 }), fc.integer({ min: 1, max: 2_000_000 })), (a, b, year, month, counter) => {
+        const [pa, pb] = [a.join(''), b.join('')];
+        if (numberFormatsCanCollide(pa, pb)) return;
+        expect(numberFormatsCanCollide(pb, pa)).toBe(false);
+        expect(language(b).test(formatInvoiceNumber('rechnung', year, counter, pa, month))).toBe(false);
+      }),
+      { numRuns: 3000 },
+    );
   });
 });
 

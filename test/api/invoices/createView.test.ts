@@ -40,15 +40,18 @@ it('POST /api/invoices answers exactly what GET /api/invoices/:id then returns, 
 });
 
 // The single read builds the invoice from one JSON column, the list from the rows: the same view,
-// with a payment, a sent date, a credit note and the customer snapshot of a finalized invoice.
+// with a payment, a sent date, a Storno credit note and the customer snapshot of a finalized invoice.
 it('GET /api/invoices/:id and the list give the same view of an invoice', async () => {
   const { tenant, admin } = await createTeam();
   const http = client(server.url, { token: admin.token });
   const customer = await createCustomer(tenant, { vatId: 'ATU12345678', address: 'Ring 1\n1010 Wien' });
   const sent = await createSentInvoice(tenant, admin, { customerId: customer.id, paymentTermDays: 14, customFields: { kostenstelle: '4711' } });
   expect((await http.post(`/api/invoices/${sent.id}/payments`, { amount: '10.05', date: '2026-11-20', method: 'bank_transfer' })).status).toBe(201);
-  const credit = await http.post('/api/invoices', { type: 'gutschrift', customerId: customer.id, relatedInvoiceId: sent.id, items: [{ description: 'Gutschrift', quantity: 1, unitPrice: '1.00', taxRate: '20' }] });
-  expect(credit.status).toBe(201);
+  // A manual credit note pointing at the invoice first: the view shows the Storno, not this one.
+  const manual = await http.post('/api/invoices', { type: 'gutschrift', customerId: customer.id, relatedInvoiceId: sent.id, items: [{ description: 'Gutschrift', quantity: 1, unitPrice: '1.00', taxRate: '20' }] });
+  expect(manual.status).toBe(201);
+  const cancel = await http.post(`/api/invoices/${sent.id}/cancel`, {});
+  expect(cancel.status).toBe(200);
 
   const single = await http.get(`/api/invoices/${sent.id}`);
   const list = await http.get(`/api/invoices?customerId=${customer.id}&type=rechnung`);
@@ -56,7 +59,7 @@ it('GET /api/invoices/:id and the list give the same view of an invoice', async 
   const { deliveries, ...view } = single.body;
   expect(Array.isArray(deliveries)).toBe(true);
   expect(view).toEqual(entry);
-  expect(view).toMatchObject({ sentAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), creditNoteId: credit.body.id, amountPaid: '10.05', paymentTermDays: 14 });
+  expect(view).toMatchObject({ sentAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), creditNoteId: cancel.body.creditNote.id, status: 'storniert', amountPaid: '10.05', paymentTermDays: 14 });
 });
 
 // Without an Idempotency-Key a create is two statements and no transaction: the reads, then one

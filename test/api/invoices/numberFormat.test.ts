@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer } from '../../helpers/server';
 import { client, type TestClient } from '../../helpers/http';
 import { createTeam } from '../../helpers/factories';
-import { createDraftInvoice } from '../../helpers/invoiceFactory';
+import { cancelInvoice, createDraftInvoice } from '../../helpers/invoiceFactory';
 import { todayVienna } from '../../../shared/domain/dates';
 
 let server: Awaited<ReturnType<typeof startTestServer>>;
@@ -48,5 +48,46 @@ describe('invoice number formats', () => {
     expect(sent.body.invoice.number).toBe(`R${year.slice(2)}${month}-0001`);
     const sentQuote = await http.post(`/api/invoices/${quote.id}/send`, { to: 'a@b.at' }, { token: member.token });
     expect(sentQuote.body.invoice.number).toBe(`${year}/AN/001`);
+  });
+
+  it('formats of two types that could give the same number → 400 on each format sent, nothing saved', async () => {
+    const { admin } = await createTeam();
+    const same = '{YYYY}-{NNNN}';
+    const res = await http.put('/api/settings', { numberFormats: { rechnung: same, gutschrift: same, angebot: same } }, { token: admin.token });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('INVALID_INPUT');
+    const fields = res.body.error.details.map((d: { field: string }) => d.field);
+    expect(new Set(fields)).toEqual(new Set(['numberFormats.rechnung', 'numberFormats.angebot', 'numberFormats.gutschrift']));
+    expect(res.body.error.details).toContainEqual({ field: 'numberFormats.rechnung', message: expect.stringContaining('numberFormats.gutschrift ({YYYY}-{NNNN}, as sent)') });
+    expect((await http.get('/api/settings', { token: admin.token })).body.numberFormats).toEqual({});
+  });
+
+  it('a counter past its width counts: {YYYY}-{NNNN} against {YYYY}-{NNN} is refused', async () => {
+    const { admin } = await createTeam();
+    const res = await http.put('/api/settings', { numberFormats: { rechnung: '{YYYY}-{NNNN}', angebot: '{YYYY}-{NNN}' } }, { token: admin.token });
+    expect(res.status).toBe(400);
+  });
+
+  it('compared with the stored formats and the defaults of types without one', async () => {
+    const { admin } = await createTeam();
+    expect((await http.put('/api/settings', { numberFormats: { rechnung: 'R{YYYY}-{NNNN}' } }, { token: admin.token })).status).toBe(200);
+    const clash = await http.put('/api/settings', { numberFormats: { gutschrift: 'R{YYYY}-{NNNN}' } }, { token: admin.token });
+    expect(clash.status).toBe(400);
+    expect(clash.body.error.details).toEqual([{ field: 'numberFormats.gutschrift', message: expect.stringContaining('numberFormats.rechnung (R{YYYY}-{NNNN}, as saved)') }]);
+    const clashDefault = await http.put('/api/settings', { numberFormats: { angebot: 'GS-{YYYY}-{NNNNN}' } }, { token: admin.token });
+    expect(clashDefault.body.error.details).toEqual([{ field: 'numberFormats.angebot', message: expect.stringContaining('numberFormats.gutschrift (GS-{YYYY}-{NNNNN}, its default)') }]);
+    expect((await http.get('/api/settings', { token: admin.token })).body.numberFormats).toEqual({ rechnung: 'R{YYYY}-{NNNN}' });
+  });
+
+  it('digits-only series that differ in a fixed leading digit are accepted; an invoice and its Storno get different numbers', async () => {
+    const { tenant, admin, member, manager } = await createTeam();
+    const res = await http.put('/api/settings', { numberFormats: { rechnung: '1{YY}{NNNN}', angebot: '2{YY}{NNNN}', gutschrift: '3{YY}{NNNN}' } }, { token: admin.token });
+    expect(res.status).toBe(200);
+    const inv = await createDraftInvoice(tenant, member);
+    const sent = await http.post(`/api/invoices/${inv.id}/send`, { to: 'a@b.at' }, { token: member.token });
+    expect(sent.body.invoice.number).toBe(`1${year.slice(2)}0001`);
+    const { creditNoteId } = await cancelInvoice(tenant, manager, inv.id);
+    const credit = await http.get(`/api/invoices/${creditNoteId}`, { token: member.token });
+    expect(credit.body.number).toBe(`3${year.slice(2)}0001`);
   });
 });

@@ -217,6 +217,77 @@ describe('cancel', () => {
   });
 });
 
+describe('creditNoteId: the credit note the cancellation created, on storniert invoices only', () => {
+  const manualCredit = (customerId: string, relatedInvoiceId: string, token: string) =>
+    http.post('/api/invoices', { type: 'gutschrift', customerId, relatedInvoiceId, items: [{ description: 'Teilgutschrift', quantity: 1, unitPrice: '10.00', taxRate: '20' }] }, { token });
+
+  it('a manual credit note is not the Storno: null while offen, the Storno after cancel, single read and list agree', async () => {
+    const { tenant, member, manager } = await createTeam();
+    const inv = await createSentInvoice(tenant, member);
+    const draftCredit = await manualCredit(inv.customerId!, inv.id, member.token);
+    expect(draftCredit.status).toBe(201);
+    const sentCredit = await manualCredit(inv.customerId!, inv.id, member.token);
+    expect((await http.post(`/api/invoices/${sentCredit.body.id}/send`, { to: 'a@b.at' }, { token: member.token })).status).toBe(202);
+
+    const open = await http.get(`/api/invoices/${inv.id}`, { token: member.token });
+    expect(open.body).toMatchObject({ status: 'offen', creditNoteId: null });
+    const openList = await http.get(`/api/invoices?type=rechnung&status=offen`, { token: member.token });
+    expect(openList.body.data.find((x: { id: string }) => x.id === inv.id).creditNoteId).toBeNull();
+
+    const cancel = await http.post(`/api/invoices/${inv.id}/cancel`, {}, { token: manager.token });
+    expect(cancel.status).toBe(200);
+    const storno = cancel.body.creditNote.id as string;
+    expect([draftCredit.body.id, sentCredit.body.id]).not.toContain(storno);
+    expect(cancel.body.invoice.creditNoteId).toBe(storno);
+    expect((await http.get(`/api/invoices/${inv.id}`, { token: member.token })).body).toMatchObject({ status: 'storniert', creditNoteId: storno });
+    const list = await http.get(`/api/invoices?status=storniert`, { token: member.token });
+    expect(list.body.data.find((x: { id: string }) => x.id === inv.id).creditNoteId).toBe(storno);
+    // The manual credit notes keep their own link to the invoice, and are nobody's Storno.
+    for (const id of [draftCredit.body.id, sentCredit.body.id]) {
+      expect((await http.get(`/api/invoices/${id}`, { token: member.token })).body).toMatchObject({ relatedInvoiceId: inv.id, creditNoteId: null });
+    }
+  });
+
+  it('the database keeps the link on cancelled sales invoices only, one invoice per credit note', async () => {
+    const { tenant, member, manager } = await createTeam();
+    const open = await createSentInvoice(tenant, member);
+    const cancelled = await createSentInvoice(tenant, member);
+    const { creditNoteId } = await cancelInvoice(tenant, manager, cancelled.id);
+    await expect(db()('invoices').where({ id: open.id }).update({ creditNoteId })).rejects.toThrow(/invoices_credit_note_check|invoices_credit_note_unique/);
+    await db()('invoices').where({ id: open.id }).update({ status: 'storniert' });
+    await expect(db()('invoices').where({ id: open.id }).update({ creditNoteId })).rejects.toThrow(/invoices_credit_note_unique/);
+  });
+
+  it('migration backfill: from the cancel audit row, else the credit note’s audit row, else the same transaction’s time; never a manual one', async () => {
+    const { tenant, member, manager } = await createTeam();
+    const cases: Array<{ id: string; storno: string }> = [];
+    for (let i = 0; i < 3; i++) {
+      const inv = await createSentInvoice(tenant, member);
+      expect((await manualCredit(inv.customerId!, inv.id, member.token)).status).toBe(201);
+      const { creditNoteId } = await cancelInvoice(tenant, manager, inv.id);
+      cases.push({ id: inv.id, storno: creditNoteId! });
+    }
+    const [byCancelAudit, byCreditAudit, byTime] = cases;
+    // A cancelled invoice whose Storno cannot be identified (no audit rows, no matching time).
+    const unknown = await createSentInvoice(tenant, member);
+    expect((await manualCredit(unknown.customerId!, unknown.id, member.token)).status).toBe(201);
+    await db()('invoices').where({ id: unknown.id }).update({ status: 'storniert', cancelledAt: db().fn.now() });
+
+    await db()('invoices').whereIn('id', cases.map((c) => c.id)).update({ creditNoteId: null });
+    // Only the audit rows can tell for the first two: their cancellation time no longer matches.
+    await db()('invoices').whereIn('id', [byCancelAudit.id, byCreditAudit.id]).update({ cancelledAt: db().raw("cancelled_at - interval '1 second'") });
+    await db()('auditLog').where({ entityId: byCreditAudit.id, action: 'invoice.cancelled' }).delete();
+    await db()('auditLog').whereIn('entityId', [byTime.id, byTime.storno]).delete();
+    const { backfillCreditNoteIds } = await import('../../../migrations/20261126100000_invoice_credit_note_link');
+    await backfillCreditNoteIds(db());
+
+    const links = await db()('invoices').where({ tenantId: tenant.id }).whereIn('id', [...cases.map((c) => c.id), unknown.id]).select('id', 'creditNoteId');
+    const by = new Map(links.map((r: { id: string; creditNoteId: string | null }) => [r.id, r.creditNoteId]));
+    for (const c of [byCancelAudit, byCreditAudit, byTime]) expect(by.get(c.id)).toBe(c.storno);
+    expect(by.get(unknown.id)).toBeNull();
+  });
+});
+
 describe('convert', () => {
   it('angebot (entwurf or offen) → new draft rechnung with the same customer and items, linked to the quote', async () => {
     const { tenant, member } = await createTeam();
