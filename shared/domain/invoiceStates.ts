@@ -8,7 +8,7 @@ import type { InvoiceStatus, InvoiceType } from './invoiceView';
  *   entwurf ──send──▶ offen ──pay──▶ teilbezahlt ──pay──▶ bezahlt
  *      │               │  ╰──────────pay (full)───────────▶ bezahlt
  *      │               ╰──cancel──▶ storniert ◀──cancel── teilbezahlt
- *   delete/update                     delete
+ *   delete/update                     delete   ◀──cancel── bezahlt (incoming invoices only)
  *
  * - update: full replace, drafts only. updateMeta: notes, footerText, customFields — any state
  *   except storniert (GoBD / BAO: a finalized document's content never changes).
@@ -26,8 +26,19 @@ export const TRANSITIONS: Record<InvoiceStatus, Partial<Record<InvoiceEvent, Inv
   entwurf: { update: ['entwurf'], updateMeta: ['entwurf'], delete: ['entwurf'], send: ['offen'], convert: ['entwurf'] },
   offen: { updateMeta: ['offen'], send: ['offen'], pay: ['teilbezahlt', 'bezahlt'], cancel: ['storniert'], convert: ['offen'] },
   teilbezahlt: { updateMeta: ['teilbezahlt'], send: ['teilbezahlt'], pay: ['teilbezahlt', 'bezahlt'], cancel: ['storniert'] },
-  bezahlt: { updateMeta: ['bezahlt'], send: ['bezahlt'] },
+  bezahlt: { updateMeta: ['bezahlt'], send: ['bezahlt'], cancel: ['storniert'] },
   storniert: { delete: ['storniert'] },
+};
+
+/**
+ * Per status, events that only some types may take (TYPES_FOR narrowed further). A paid incoming
+ * invoice may be cancelled: a webhook creates it bezahlt, and one in a foreign currency or entered
+ * wrongly must be voidable, or it blocks the month's reports for good (docs/reports.md
+ * "Currency": cancel it, enter the EUR document). Paid sales invoices keep their rule: they are
+ * not cancelled (a correction is a credit note of its own).
+ */
+const STATUS_TYPES: Partial<Record<InvoiceStatus, Partial<Record<InvoiceEvent, InvoiceType[]>>>> = {
+  bezahlt: { cancel: ['eingangsrechnung'] },
 };
 
 /** Which types an event applies to (all when absent). */
@@ -66,7 +77,10 @@ export function assertTransition(
     throw refuse(event, `An invoice of type ${opts.type} cannot ${EVENT_TEXT[event]}`);
   }
   const targets = TRANSITIONS[from]?.[event];
-  if (!targets) throw refuse(event, `An invoice in status ${from} cannot ${EVENT_TEXT[event]}`);
+  const narrowed = STATUS_TYPES[from]?.[event];
+  if (!targets || (narrowed && !(opts.type && narrowed.includes(opts.type)))) {
+    throw refuse(event, `An invoice in status ${from} cannot ${EVENT_TEXT[event]}`);
+  }
   if (event === 'pay') return opts.fullyPaid ? 'bezahlt' : 'teilbezahlt';
   return targets[0];
 }

@@ -11,6 +11,11 @@ import { CHARTS } from './charts';
  * by the unique (tenant_id, source_type, source_id) on journal_entries.
  */
 export const INVOICE_SOURCE = 'invoice';
+/**
+ * The reversal of a cancelled incoming invoice's entry: source_id is the invoice as for its entry,
+ * so the unique (tenant_id, source_type, source_id) lets it be reversed once, never twice.
+ */
+export const CANCELLATION_SOURCE = 'invoice_cancellation';
 
 export class PostingError extends Error {
   constructor(message: string) {
@@ -139,7 +144,7 @@ interface EntryOutcome {
  */
 async function postEntry(
   trx: Knex.Transaction,
-  e: { tenantId: string; date: string; description: string; sourceId: string; reversesEntryId: string | null },
+  e: { tenantId: string; date: string; description: string; sourceId: string; reversesEntryId: string | null; sourceType?: string },
   pick: AccountPick,
   what: { debit: string; credit: string },
   amount: string,
@@ -170,7 +175,7 @@ async function postEntry(
   const bindings = [
     ...pick.bindings,
     e.tenantId,
-    e.tenantId, e.date, e.description.slice(0, 500), INVOICE_SOURCE, e.sourceId, e.reversesEntryId,
+    e.tenantId, e.date, e.description.slice(0, 500), e.sourceType ?? INVOICE_SOURCE, e.sourceId, e.reversesEntryId,
     e.tenantId, amount, '0.00', '0.00', amount,
   ];
   // Three texts (forward, reversed, an original's accounts), each compiled once.
@@ -226,6 +231,15 @@ export async function postRefund(
   description: string,
 ): Promise<PostedEntry | null> {
   const amount = fmtMoney(dec(refund.totalGross).abs());
+  if (refund.relatedInvoiceId) {
+    // A cancelled payment is void and its entry reversed in full already (postCancellationReversal):
+    // reversing it again for the refund would book the expense below zero. The refund stays
+    // unposted with the reason on its log row; the user books it against the replacing document.
+    const related = await trx('invoices').where({ tenantId: refund.tenantId, id: refund.relatedInvoiceId }).first('status');
+    if (related?.status === 'storniert') {
+      throw new PostingError(`the refunded payment's invoice ${refund.relatedInvoiceId} was cancelled (void, its entry reversed): post this refund by hand`);
+    }
+  }
   const original = refund.relatedInvoiceId
     ? await trx('journalEntries').where({ tenantId: refund.tenantId, sourceType: INVOICE_SOURCE, sourceId: refund.relatedInvoiceId }).first()
     : undefined;
@@ -251,4 +265,34 @@ export async function postRefund(
   );
   if (!posted.id) return null;
   return { entryId: posted.id, debitAccount: posted.debit, creditAccount: posted.credit, amount, reversesEntryId: original?.id ?? null, expenseSource: posted.source };
+}
+
+/**
+ * The reversal of a cancelled incoming invoice's entry (cancelInvoice, same transaction): the
+ * original's accounts with the sides swapped and its full amount, linked by reverses_entry_id, as
+ * a refund reverses its payment (postRefund). Dated like the original: a cancelled incoming
+ * invoice is void in its own period (the reports drop it there, docs/reports.md), so the ledger
+ * nets to zero in that period as well. Null when the invoice was never posted (auto-post off, a
+ * foreign currency) or is reversed already.
+ */
+export async function postCancellationReversal(trx: Knex.Transaction, tenantId: string, invoiceId: string): Promise<PostedEntry | null> {
+  const original = await trx('journalEntries').where({ tenantId, sourceType: INVOICE_SOURCE, sourceId: invoiceId }).first();
+  if (!original) return null;
+  const lines = await trx('journalLines as jl')
+    .join('ledgerAccounts as a', 'a.id', 'jl.accountId')
+    .where({ 'jl.entryId': original.id, 'jl.tenantId': tenantId })
+    .select('a.number', 'jl.debit', 'jl.credit');
+  const debited = lines.find((l) => dec(l.debit).greaterThan(0));
+  const credited = lines.find((l) => dec(l.credit).greaterThan(0));
+  if (!debited || !credited || lines.length !== 2) throw new PostingError(`Original entry ${original.id} is not one debit and one credit line`);
+  const amount = fmtMoney(dec(debited.debit));
+  const posted = await postEntry(
+    trx,
+    { tenantId, date: original.date, description: `Storno: ${original.description}`, sourceId: invoiceId, reversesEntryId: original.id, sourceType: CANCELLATION_SOURCE },
+    knownAccounts(credited.number, debited.number),
+    { debit: 'Account', credit: 'Account' },
+    amount,
+  );
+  if (!posted.id) return null;
+  return { entryId: posted.id, debitAccount: posted.debit, creditAccount: posted.credit, amount, reversesEntryId: original.id, expenseSource: 'original' };
 }

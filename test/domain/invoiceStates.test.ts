@@ -20,6 +20,9 @@ describe('invoice state machine', () => {
     expect(assertTransition('teilbezahlt', 'pay', { type: 'rechnung', fullyPaid: true })).toBe('bezahlt');
     expect(assertTransition('offen', 'cancel', { type: 'rechnung' })).toBe('storniert');
     expect(assertTransition('teilbezahlt', 'cancel', { type: 'rechnung' })).toBe('storniert');
+    // A paid incoming invoice (a webhook creates them bezahlt) can be voided; docs/reports.md "Currency".
+    expect(assertTransition('bezahlt', 'cancel', { type: 'eingangsrechnung' })).toBe('storniert');
+    expect(assertTransition('offen', 'cancel', { type: 'eingangsrechnung' })).toBe('storniert');
     expect(assertTransition('entwurf', 'delete')).toBe('entwurf');
     expect(assertTransition('storniert', 'delete')).toBe('storniert');
     expect(assertTransition('entwurf', 'update')).toBe('entwurf');
@@ -38,6 +41,9 @@ describe('invoice state machine', () => {
       [['storniert', 'send'], 400, 'IMMUTABLE'],
       [['entwurf', 'cancel'], 400, 'IMMUTABLE'],
       [['bezahlt', 'cancel'], 400, 'IMMUTABLE'],
+      [['bezahlt', 'cancel', { type: 'rechnung' }], 400, 'IMMUTABLE'],
+      [['bezahlt', 'cancel', { type: 'angebot' }], 400, 'IMMUTABLE'],
+      [['bezahlt', 'cancel', { type: 'gutschrift' }], 400, 'IMMUTABLE'],
       [['storniert', 'cancel'], 400, 'IMMUTABLE'],
       [['entwurf', 'pay', { type: 'rechnung' }], 422, 'UNPROCESSABLE'],
       [['bezahlt', 'pay', { type: 'rechnung' }], 422, 'UNPROCESSABLE'],

@@ -178,7 +178,7 @@ add({
   method: 'post',
   path: '/:id/cancel',
   auth: 'manager',
-  summary: 'Cancel (offen|teilbezahlt → storniert); a sales invoice gets a reversing credit note',
+  summary: 'Cancel (offen|teilbezahlt → storniert; an incoming invoice also from bezahlt); a sales invoice gets a reversing credit note, a posted incoming invoice a reversing journal entry',
   responses: {
     200: { description: 'Cancelled invoice and its credit note', schema: { type: 'object', properties: { invoice: invoiceView, creditNote: { ...invoiceView, type: ['object', 'null'] } } } },
     ...errorResponses,

@@ -9,7 +9,7 @@ import { CHARTS } from '../../ledger/charts';
  *
  * Conventions (DATEV Buchungsstapel):
  * - "Konto" carries the personal or collective account (Debitor, Kreditor) for invoices and the
- *   bank account for payments; "Gegenkonto" carries the revenue / expense / personal account.
+ *   bank account for payments (the ledger's clearing account for a payment provider's money); "Gegenkonto" carries the revenue / expense / personal account.
  *   The Soll/Haben-Kennzeichen refers to "Konto". The BU-Schlüssel applies to the Gegenkonto.
  * - Amounts are gross and positive; a negative source (credit note, refund) flips S/H.
  * - Without a personal account number the collective accounts "ohne Kontokorrent" are used
@@ -63,6 +63,11 @@ export type DatevBookingSource =
       /** Debtor / creditor account the invoice was booked on; default as for invoices. */
       personalAccount?: string;
       bankAccount?: string;
+      /**
+       * A payment provider's document (webhook payment or refund): the account the general ledger
+       * books its money on (the provider's clearing account, docs/ledger.md), instead of the bank.
+       */
+      clearingAccount?: string;
     };
 
 export interface DatevPosting {
@@ -193,7 +198,7 @@ export function datevPosting(chart: DatevChart, source: DatevBookingSource): Dat
         amount: a.amount,
         // Money in: bank in Soll; money out: bank in Haben.
         debitCredit: side(source.of === 'salesInvoice' ? 'S' : 'H', a.negative),
-        account: account(source.bankAccount, table.bank, 'bankAccount'),
+        account: source.clearingAccount !== undefined ? account(source.clearingAccount, table.bank, 'clearingAccount') : account(source.bankAccount, table.bank, 'bankAccount'),
         contraAccount: personal,
       };
     }

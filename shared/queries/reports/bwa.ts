@@ -5,6 +5,7 @@ import { datevChartOf } from './datev';
 import type { ReportTenant } from './vatReturn';
 import { assertEurDocuments } from './currency';
 import { expenseAccountSql } from './expenseAccount';
+import { inBooksSql } from './books';
 import { CHARTS, type ChartName } from '../../ledger/charts';
 
 /**
@@ -19,6 +20,7 @@ import { CHARTS, type ChartName } from '../../ledger/charts';
  * - cost of goods: the expense groups whose account is a material / goods account of the tenant's
  *   chart (SKR03 3000–3999, SKR04 and EKR 5000–5999); gross profit = revenue − cost of goods;
  * - result = revenue − all expenses.
+ * What is in the books (a deleted but finalized document is): books.ts.
  * Two GROUP BY queries over both years; nothing is loaded per invoice. A non-EUR document in
  * either year is 422 FOREIGN_CURRENCY (currency.ts), never summed as euros.
  */
@@ -77,11 +79,11 @@ export async function bwaReport(db: Knex, tenant: ReportTenant, year: number): P
   const x = expenseAccountSql(chart);
   const [sales, expenses] = await Promise.all([
     db.raw(
-      `select extract(year from issue_date)::int as "y", extract(month from issue_date)::int as "m",
-              sum(case when type = 'gutschrift' then -total_net else total_net end)::text as "net"
-         from invoices
-        where tenant_id = ? and type in ('rechnung', 'gutschrift') and status = any(?::text[])
-          and deleted_at is null and issue_date between ? and ?
+      `select extract(year from i.issue_date)::int as "y", extract(month from i.issue_date)::int as "m",
+              sum(case when i.type = 'gutschrift' then -i.total_net else i.total_net end)::text as "net"
+         from invoices i
+        where i.tenant_id = ? and i.type in ('rechnung', 'gutschrift') and i.status = any(?::text[])
+          and ${inBooksSql('i')} and i.issue_date between ? and ?
         group by 1, 2`,
       [tenant.id, [...FINALIZED_STATUSES], from, to],
     ),
@@ -91,7 +93,7 @@ export async function bwaReport(db: Knex, tenant: ReportTenant, year: number): P
               sum(i.total_net)::text as "net"
          from invoices i ${x.joins}
         where i.tenant_id = ? and i.type = 'eingangsrechnung' and i.status <> all(?::text[])
-          and i.deleted_at is null and i.invoice_date between ? and ?
+          and ${inBooksSql('i')} and i.invoice_date between ? and ?
         group by 1, 2, 3`,
       [tenant.id, [...INPUT_TAX_EXCLUDED_STATUSES], from, to],
     ),

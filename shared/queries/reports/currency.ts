@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { taxReportError } from '../../domain/tax/errors';
 import { FINALIZED_STATUSES, INPUT_TAX_EXCLUDED_STATUSES } from './vatAggregates';
+import { inBooksSql, paymentsInBooksSql } from './books';
 
 /**
  * The tax and management reports are in EUR (the U30, the UStVA and a DATEV batch have one
@@ -43,23 +44,24 @@ export async function findForeignCurrencyDocuments(
       sql: `select i.id, i.type, i.number, i.issue_date as "date", i.currency
               from invoices i
              where i.tenant_id = ? and i.type in ('rechnung', 'gutschrift') and i.status = any(?::text[])
-               and i.deleted_at is null and i.issue_date between ? and ? and i.currency <> 'EUR'`,
+               and ${inBooksSql('i')} and i.issue_date between ? and ? and i.currency <> 'EUR'`,
       bindings: [tenantId, [...FINALIZED_STATUSES], range.from, range.to],
     },
     {
       sql: `select i.id, i.type, i.invoice_number as "number", i.invoice_date as "date", i.currency
               from invoices i
              where i.tenant_id = ? and i.type = 'eingangsrechnung' and i.status <> all(?::text[])
-               and i.deleted_at is null and i.invoice_date between ? and ? and i.currency <> 'EUR'`,
+               and ${inBooksSql('i')} and i.invoice_date between ? and ? and i.currency <> 'EUR'`,
       bindings: [tenantId, [...INPUT_TAX_EXCLUDED_STATUSES], range.from, range.to],
     },
   ];
   if (opts.payments) {
-    // DATEV books payments too: a payment in the period on a foreign-currency invoice of any date.
+    // DATEV books payments too: a payment in the period on a foreign-currency invoice of any date
+    // (not those of a void, cancelled incoming invoice: DATEV does not export them, books.ts).
     branches.push({
       sql: `select i.id, i.type, coalesce(i.number, i.invoice_number) as "number", p.date as "date", i.currency
               from payments p join invoices i on i.id = p.invoice_id and i.tenant_id = p.tenant_id
-             where p.tenant_id = ? and p.date between ? and ? and i.deleted_at is null and i.currency <> 'EUR'`,
+             where p.tenant_id = ? and p.date between ? and ? and ${paymentsInBooksSql('i')} and i.currency <> 'EUR'`,
       bindings: [tenantId, range.from, range.to],
     });
   }

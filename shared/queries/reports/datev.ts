@@ -8,7 +8,8 @@ import type { DatevBooking, DatevHeaderMeta } from '../../formats/datev/extfBuch
 import { EU_VAT_PREFIXES, EXPORT_SQL, exportBindings, FINALIZED_STATUSES, INPUT_TAX_EXCLUDED_STATUSES, REVERSE_CHARGE_SQL, vatPrefixOf } from './vatAggregates';
 import type { ReportTenant } from './vatReturn';
 import { assertEurDocuments } from './currency';
-import { expenseAccountSql } from './expenseAccount';
+import { clearingAccountSql, expenseAccountSql } from './expenseAccount';
+import { inBooksSql, paymentsInBooksSql } from './books';
 
 /**
  * DATEV Buchungsstapel rows for one tenant and period, read through server-side cursors
@@ -20,7 +21,8 @@ import { expenseAccountSql } from './expenseAccount';
  *
  * Rows: one per invoice and tax rate from the invoice's tax breakdown (sales: rechnung and
  * gutschrift as for the VAT return, by issueDate; incoming: eingangsrechnung not entwurf or
- * storniert, by invoiceDate) and one per payment (by payment date).
+ * storniert, by invoiceDate) and one per money movement (by its date: payment records, and the
+ * refund documents of payment providers). What is in the books: books.ts.
  */
 export const DEFAULT_DATEV_CONSULTANT = 1001;
 export const DEFAULT_DATEV_CLIENT = 1;
@@ -74,6 +76,7 @@ export async function assertDatevExportable(db: Knex, tenant: ReportTenant, peri
   await assertDatevRatesMapped(db, tenant, period);
   await assertEurDocuments(db, tenant.id, { from: period.start, to: period.end }, `The DATEV export for ${period.label}`, { payments: true });
   await assertDatevExpenseAccounts(db, tenant, period);
+  await assertDatevClearingAccounts(db, tenant, period);
 }
 
 /** Every tax rate in the period must be mapped in the chart. */
@@ -82,7 +85,7 @@ export async function assertDatevRatesMapped(db: Knex, tenant: ReportTenant, per
   const { rows } = await db.raw(
     `select distinct tb->>'taxRate' as "rate"
        from invoices i cross join lateral jsonb_array_elements(i.tax_breakdown) tb
-      where i.tenant_id = ? and i.deleted_at is null and (
+      where i.tenant_id = ? and ${inBooksSql('i')} and (
             (i.type in ('rechnung', 'gutschrift') and i.status = any(?::text[]) and i.issue_date between ? and ?)
          or (i.type = 'eingangsrechnung' and i.status <> all(?::text[]) and i.invoice_date between ? and ?))`,
     [tenant.id, [...FINALIZED_STATUSES], period.start, period.end, [...INPUT_TAX_EXCLUDED_STATUSES], period.start, period.end],
@@ -115,7 +118,7 @@ export async function assertDatevExpenseAccounts(db: Knex, tenant: ReportTenant,
             min(coalesce(i.invoice_number, i.id::text)) as "example", min(s.name) as "supplier"
        from invoices i ${x.joins}
       where i.tenant_id = ? and i.type = 'eingangsrechnung' and i.status <> all(?::text[])
-        and i.deleted_at is null and i.invoice_date between ? and ?
+        and ${inBooksSql('i')} and i.invoice_date between ? and ?
       group by 1, 2`,
     [tenant.id, [...INPUT_TAX_EXCLUDED_STATUSES], period.start, period.end],
   );
@@ -129,6 +132,47 @@ export async function assertDatevExpenseAccounts(db: Knex, tenant: ReportTenant,
     `The DATEV export writes ${DATEV_ACCOUNT_LENGTH}-digit accounts (Sachkontenlänge ${DATEV_ACCOUNT_LENGTH}), but these expense accounts do not fit: ` +
       `${bad.map(describe).join('; ')}. Use ${DATEV_ACCOUNT_LENGTH}-digit accounts of the chart in the supplier or connector settings`,
     bad.map((r) => ({ field: 'expenseAccount', message: describe(r) })),
+    { accounts: bad.map((r) => ({ account: r.account, source: r.source, invoices: r.invoices })) },
+  );
+}
+
+/**
+ * SQL: a payment provider's refund in the books (binding: INPUT_TAX_EXCLUDED_STATUSES). It has no
+ * payment record (payments are positive); the document is its own money movement, on its date.
+ */
+const PROVIDER_REFUND_SQL = `i.type = 'eingangsrechnung' and i.source is not null and i.total_gross < 0
+  and i.status <> all(?::text[]) and ${inBooksSql('i')}`;
+
+/**
+ * The clearing accounts the money rows of payment providers' documents are booked on
+ * (clearingAccountSql: the ledger's) must fit the batch's Sachkontenlänge like the expense
+ * accounts: a connector's clearingAccount setting may name any account of the ledger.
+ */
+export async function assertDatevClearingAccounts(db: Knex, tenant: ReportTenant, period: TaxPeriod): Promise<void> {
+  const c = clearingAccountSql(datevChartOf(tenant));
+  const { rows } = await db.raw(
+    `select m.account, m.source, count(*)::int as "invoices", min(m.number) as "example"
+       from (select ${c.account} as "account", ${c.source} as "source", coalesce(i.number, i.invoice_number, i.id::text) as "number"
+               from payments p join invoices i on i.id = p.invoice_id ${c.joins}
+              where p.tenant_id = ? and p.date between ? and ? and i.source is not null and ${paymentsInBooksSql('i')}
+             union all
+             select ${c.account}, ${c.source}, coalesce(i.invoice_number, i.id::text)
+               from invoices i ${c.joins}
+              where i.tenant_id = ? and ${PROVIDER_REFUND_SQL} and i.invoice_date between ? and ?) m
+      where m.account is not null
+      group by 1, 2`,
+    [tenant.id, period.start, period.end, tenant.id, [...INPUT_TAX_EXCLUDED_STATUSES], period.start, period.end],
+  );
+  const valid = new RegExp(`^[1-9]\\d{${DATEV_ACCOUNT_LENGTH - 1}}$`);
+  const bad = (rows as Array<{ account: string; source: string; invoices: number; example: string }>).filter((r) => !valid.test(r.account));
+  if (!bad.length) return;
+  const describe = (r: (typeof bad)[number]) =>
+    `${JSON.stringify(r.account)} from ${r.source === 'connector' ? "the connector's clearingAccount setting" : SOURCE_LABEL[r.source] ?? r.source}, ${r.invoices} payment(s), e.g. ${r.example}`;
+  throw taxReportError(
+    'ACCOUNT_LENGTH',
+    `The DATEV export writes ${DATEV_ACCOUNT_LENGTH}-digit accounts (Sachkontenlänge ${DATEV_ACCOUNT_LENGTH}), but these clearing accounts do not fit: ` +
+      `${bad.map(describe).join('; ')}. Use ${DATEV_ACCOUNT_LENGTH}-digit accounts of the chart in the connector settings`,
+    bad.map((r) => ({ field: 'clearingAccount', message: describe(r) })),
     { accounts: bad.map((r) => ({ account: r.account, source: r.source, invoices: r.invoices })) },
   );
 }
@@ -207,7 +251,7 @@ export async function* datevBookings(tenant: ReportTenant, period: TaxPeriod, kn
               coalesce(${REVERSE_CHARGE_SQL}, false) as "reverseCharge", (${EXPORT_SQL}) as "export"
          from invoices i cross join lateral jsonb_array_elements(i.tax_breakdown) tb
         where i.tenant_id = ? and i.type in ('rechnung', 'gutschrift') and i.status = any(?::text[])
-          and i.deleted_at is null and i.issue_date between ? and ?
+          and ${inBooksSql('i')} and i.issue_date between ? and ?
         order by i.issue_date, i.id`,
       [EU_VAT_PREFIXES, vatPrefixOf(tenant.country), ...exportBindings(tenant.country), tenant.id, [...FINALIZED_STATUSES], period.start, period.end],
     );
@@ -236,7 +280,7 @@ export async function* datevBookings(tenant: ReportTenant, period: TaxPeriod, kn
          from invoices i ${x.joins}
          cross join lateral jsonb_array_elements(i.tax_breakdown) tb
         where i.tenant_id = ? and i.type = 'eingangsrechnung' and i.status <> all(?::text[])
-          and i.deleted_at is null and i.invoice_date between ? and ?
+          and ${inBooksSql('i')} and i.invoice_date between ? and ?
         order by i.invoice_date, i.id`,
       [tenant.id, [...INPUT_TAX_EXCLUDED_STATUSES], period.start, period.end],
     );
@@ -245,24 +289,45 @@ export async function* datevBookings(tenant: ReportTenant, period: TaxPeriod, kn
       emit({ kind: 'incomingInvoice', taxRate: r.taxRate, gross: r.gross, expenseAccount: r.expenseAccount }, r.date, r.number, r.partner),
     );
 
+    // Money movements by date: the payment records (not those of a void, cancelled incoming
+    // invoice: books.ts), and a provider's refund, which is its own money movement and has no
+    // payment record (payments are positive). The money account of a provider's document is the
+    // one the general ledger uses (the clearing account, expenseAccount.ts clearingAccountSql),
+    // so a Stripe payment of 10.00 is 7890 / 2891 here as in the ledger: 10,00 H 3300 / 7890 for
+    // the invoice, 10,00 H 2891 / 3300 for the money; a refund of 4.00 is 4,00 S 3300 / 7890 and
+    // 4,00 S 2891 / 3300. Documents entered by hand keep the bank.
+    const c = clearingAccountSql(chart);
     const payments = cursor(
       trx,
       'datev_payments',
-      `select p.amount::text as "amount", p.date as "date", i.type,
-              coalesce(i.number, i.invoice_number) as "number",
-              coalesce(i.customer_snapshot->>'company', i.customer_snapshot->>'name', s.name) as "partner"
-         from payments p
-         join invoices i on i.id = p.invoice_id
-         left join suppliers s on s.id = i.supplier_id
-        where p.tenant_id = ? and p.date between ? and ? and i.deleted_at is null
-        order by p.date, p.id`,
-      [tenant.id, period.start, period.end],
+      `select m.amount, m.date, m.type, m.number, m.partner, m."moneyAccount"
+         from (select p.id, p.amount::text as "amount", p.date as "date", i.type,
+                      coalesce(i.number, i.invoice_number) as "number",
+                      coalesce(i.customer_snapshot->>'company', i.customer_snapshot->>'name', s.name) as "partner",
+                      ${c.account} as "moneyAccount"
+                 from payments p
+                 join invoices i on i.id = p.invoice_id
+                 left join suppliers s on s.id = i.supplier_id ${c.joins}
+                where p.tenant_id = ? and p.date between ? and ? and ${paymentsInBooksSql('i')}
+               union all
+               select i.id, i.total_gross::text, i.invoice_date, i.type, i.invoice_number, s.name, ${c.account}
+                 from invoices i
+                 left join suppliers s on s.id = i.supplier_id ${c.joins}
+                where i.tenant_id = ? and ${PROVIDER_REFUND_SQL} and i.invoice_date between ? and ?) m
+        order by m.date, m.id`,
+      [tenant.id, period.start, period.end, tenant.id, [...INPUT_TAX_EXCLUDED_STATUSES], period.start, period.end],
     );
     yield* bookingsOf(payments, (r) => {
       const incomingPayment = r.type === 'eingangsrechnung';
-      // A payment on a credit note is money paid back to the customer: a reversed receipt.
+      // A payment on a credit note is money paid back to the customer: a reversed receipt. A
+      // refund document's amount is negative already: money back from the supplier.
       const amount = r.type === 'gutschrift' ? negate(r.amount) : r.amount;
-      return emit({ kind: 'payment', of: incomingPayment ? 'incomingInvoice' : 'salesInvoice', amount }, r.date, r.number, r.partner);
+      return emit(
+        { kind: 'payment', of: incomingPayment ? 'incomingInvoice' : 'salesInvoice', amount, clearingAccount: r.moneyAccount ?? undefined },
+        r.date,
+        r.number,
+        r.partner,
+      );
     });
   } finally {
     await trx.rollback().catch(() => undefined);

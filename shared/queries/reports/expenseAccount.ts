@@ -1,5 +1,6 @@
 import { DATEV_CHARTS, type DatevChart } from '../../domain/tax/datevMapping';
 import { INVOICE_SOURCE } from '../../ledger/posting';
+import { CHARTS, type ChartName } from '../../ledger/charts';
 
 /**
  * The expense account of an incoming invoice in the DATEV export and the BWA: the account the
@@ -52,5 +53,55 @@ export function expenseAccountSql(chart: DatevChart): ExpenseAccountSql {
     joins,
     account: `coalesce(posted.number, ${connector}, ${supplier}, '${fallback}')`,
     source: `case when posted.number is not null then 'journal' when ${connector} is not null then 'connector' when ${supplier} is not null then 'supplier' else 'default' end`,
+  };
+}
+
+/**
+ * The account the money of a provider's incoming invoice (one with `source`: a webhook payment or
+ * refund) sits on, as the general ledger books it (docs/ledger.md): the provider's clearing
+ * account, or the bank for a bank connector. Same order as expenseAccountSql:
+ *
+ * 1. The invoice was posted: the entry's other line (the clearing line: credit for a payment,
+ *    debit for a refund), if the ledger keeps the export's chart.
+ * 2. Not posted: the ledger's rule for a new posting (shared/ledger/posting.ts decidedAccounts):
+ *    the connector's clearingAccount setting, else the ledger chart's account for the provider
+ *    (CHARTS[chart].clearing, the ledger's own table). SKR04 has no ledger chart: null, and the
+ *    export keeps the bank.
+ *
+ * null for documents without a source (entered by hand): their payments go through the bank.
+ * The SQL expects the invoice as alias `i`; the joins use their own aliases (clr_ci, clr_posted),
+ * so they can sit beside expenseAccountSql's.
+ */
+export interface ClearingAccountSql {
+  joins: string;
+  /** The account number (text), or null: use the bank. */
+  account: string;
+  /** journal | connector | default, or null. */
+  source: string;
+}
+
+export function clearingAccountSql(chart: DatevChart): ClearingAccountSql {
+  if (!/^[A-Z0-9]+$/.test(chart)) throw new Error(`unexpected chart ${chart}`);
+  const ledgerChart = chart in CHARTS ? CHARTS[chart as ChartName] : null;
+  const byProvider = ledgerChart ? Object.entries(ledgerChart.clearing) : [];
+  for (const [provider, number] of byProvider) if (!/^[a-z]+$/.test(provider) || !/^\d+$/.test(number)) throw new Error(`unexpected clearing account ${provider} ${number}`);
+  const joins = `
+    left join connector_installations clr_ci on clr_ci.tenant_id = i.tenant_id and clr_ci.provider = i.source and clr_ci.active
+    left join lateral (
+      select a.number
+        from journal_entries je
+        join journal_lines jl on jl.entry_id = je.id and jl.tenant_id = je.tenant_id
+        join ledger_accounts a on a.id = jl.account_id and a.tenant_id = je.tenant_id
+       where i.source is not null and je.tenant_id = i.tenant_id and je.source_type = '${INVOICE_SOURCE}' and je.source_id = i.id
+         and a.kind <> 'expense' and a.chart = '${chart}'
+       order by a.number
+       limit 1
+    ) clr_posted on true`;
+  const connector = "nullif(btrim(clr_ci.settings->>'clearingAccount'), '')";
+  const chartDefault = byProvider.length ? `case i.source ${byProvider.map(([p, n]) => `when '${p}' then '${n}'`).join(' ')} end` : 'null::text';
+  return {
+    joins,
+    account: `case when i.source is not null then coalesce(clr_posted.number, ${connector}, ${chartDefault}) end`,
+    source: `case when i.source is null then null when clr_posted.number is not null then 'journal' when ${connector} is not null then 'connector' when ${chartDefault} is not null then 'default' end`,
   };
 }

@@ -3,6 +3,7 @@ import type { TaxPeriod } from '../../domain/tax/period';
 import type { VatAggregates } from '../../domain/tax/u30';
 import { D, money } from '../../domain/tax/amounts';
 import { EU_COUNTRIES } from '../../domain/vatId';
+import { inBooksSql } from './books';
 
 /**
  * The SQL side of the VAT returns (U30, UStVA) and of the BWA: GROUP BY in PostgreSQL over one
@@ -18,6 +19,7 @@ import { EU_COUNTRIES } from '../../domain/vatId';
  *   country the 0 % turnover stays unclassified, and the XML writers refuse it.
  * - Input tax: incoming invoices (eingangsrechnung) that are not entwurf or storniert, by
  *   invoiceDate; the invoice's own total tax (tax per rate on the summed net, as the supplier billed).
+ * - What is in the books at all (a deleted but finalized document is): books.ts.
  * Dates are calendar dates ('YYYY-MM-DD', Europe/Vienna), inclusive.
  */
 export const FINALIZED_STATUSES = ['offen', 'teilbezahlt', 'bezahlt', 'storniert'] as const;
@@ -67,7 +69,7 @@ export async function salesByRate(db: Knex, tenantId: string, country: string, f
       where i.tenant_id = ?
         and i.type in ('rechnung', 'gutschrift')
         and i.status = any(?::text[])
-        and i.deleted_at is null
+        and ${inBooksSql('i')}
         and i.issue_date between ? and ?
       group by ii.tax_rate
       order by ii.tax_rate desc`,
@@ -78,13 +80,13 @@ export async function salesByRate(db: Knex, tenantId: string, country: string, f
 
 export async function inputTax(db: Knex, tenantId: string, from: string, to: string): Promise<string> {
   const { rows } = await db.raw(
-    `select coalesce(sum(total_tax), 0)::text as "inputTax"
-       from invoices
-      where tenant_id = ?
-        and type = 'eingangsrechnung'
-        and deleted_at is null
-        and status <> all(?::text[])
-        and invoice_date between ? and ?`,
+    `select coalesce(sum(i.total_tax), 0)::text as "inputTax"
+       from invoices i
+      where i.tenant_id = ?
+        and i.type = 'eingangsrechnung'
+        and ${inBooksSql('i')}
+        and i.status <> all(?::text[])
+        and i.invoice_date between ? and ?`,
     [tenantId, [...INPUT_TAX_EXCLUDED_STATUSES], from, to],
   );
   return rows[0].inputTax as string;

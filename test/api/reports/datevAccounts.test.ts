@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import iconv from 'iconv-lite';
+import Decimal from 'decimal.js';
 import { db } from '../../../shared/db';
 import { runInTransaction } from '../../../shared/outbox';
 import { postIncomingInvoice } from '../../../shared/ledger/posting';
@@ -9,8 +9,10 @@ import { DATEV_CHARTS } from '../../../shared/domain/tax/datevMapping';
 import { startTestServer } from '../../helpers/server';
 import { client } from '../../helpers/http';
 import { createTeam } from '../../helpers/factories';
-import { createIncomingInvoice, createSupplier } from '../../helpers/invoiceFactory';
+import { createIncomingInvoice, createSupplier, recordPayment } from '../../helpers/invoiceFactory';
 import { smallAustrianBook } from './books';
+import { datevBookings, datevHeader } from '../../helpers/datevCsv';
+import { bookEvent, normalizedPayment } from '../../helpers/normalizedEvents';
 
 /**
  * The DATEV export and the BWA book an incoming invoice on the expense account the general ledger
@@ -27,12 +29,6 @@ afterAll(async () => {
   await server?.close();
 });
 
-/** DATEV CSV → booking rows (fields, quotes removed); header and column line dropped. */
-function bookings(raw: Buffer): string[][] {
-  const lines = iconv.decode(raw, 'windows-1252').trimEnd().split('\r\n');
-  return lines.slice(2).map((l) => l.split(';').map((f) => f.replace(/^"|"$/g, '')));
-}
-const header = (raw: Buffer) => iconv.decode(raw, 'windows-1252').split('\r\n')[0].split(';').map((f) => f.replace(/^"|"$/g, ''));
 
 const item = (unitPrice: string, taxRate = '20') => ({ description: 'Aufwand', quantity: '1', unitPrice, taxRate });
 
@@ -77,7 +73,7 @@ describe('expense accounts: DATEV and BWA agree with the general ledger', () => 
     const http = client(server.url, { token: team.viewer.token });
     const res = await http.get('/api/reports/datev?year=2026&month=3');
     expect(res.status).toBe(200);
-    const byDoc = Object.fromEntries(bookings(res.raw).filter((r) => r[6] === '3300').map((r) => [r[10], r[7]]));
+    const byDoc = Object.fromEntries(datevBookings(res.raw).filter((r) => r[6] === '3300').map((r) => [r[10], r[7]]));
     expect(byDoc).toEqual({ 'POSTED-1': '7650', 'PAYPAL-1': '7380', 'SUPPLIER-1': '7600', 'DEFAULT-1': '7890' });
     // The posted invoice's row is the ledger's debit line.
     const line = await db()('journalLines as jl')
@@ -103,10 +99,10 @@ describe('expense accounts: DATEV and BWA agree with the general ledger', () => 
     const inv = await createIncomingInvoice(team.tenant, null, { supplierId: s.id, invoiceNumber: 'SKR-1', invoiceDate: '2026-03-05', items: [item('100.00', '19')] });
     expect(await post(team.tenant.id, inv, '4930')).toMatchObject({ debitAccount: '4930' });
     const http = client(server.url, { token: team.viewer.token });
-    const skr03 = bookings((await http.get('/api/reports/datev?year=2026&month=3')).raw);
+    const skr03 = datevBookings((await http.get('/api/reports/datev?year=2026&month=3')).raw);
     expect(skr03.map((r) => r[7])).toEqual(['4930']);
     await db()('tenants').where({ id: team.tenant.id }).update({ settings: JSON.stringify({ datev: { chart: 'SKR04' } }) });
-    const skr04 = bookings((await http.get('/api/reports/datev?year=2026&month=3')).raw);
+    const skr04 = datevBookings((await http.get('/api/reports/datev?year=2026&month=3')).raw);
     expect(skr04.map((r) => r[7])).toEqual(['6300']);
   });
 });
@@ -166,10 +162,85 @@ describe('DATEV settings accept exactly what the export accepts', () => {
       expect((await admin.put('/api/settings', { datev: { consultantNumber, clientNumber, chart: 'EKR' } })).status, consultantNumber).toBe(200);
       const res = await admin.get('/api/reports/datev?year=2026&month=3');
       expect(res.status, `${consultantNumber}/${clientNumber}`).toBe(200);
-      const h = header(res.raw);
+      const h = datevHeader(res.raw);
       expect([h[10], h[11], h[26]]).toEqual([consultantNumber, clientNumber, '']);
     }
     expect((await admin.get('/api/settings')).body.datev).toEqual({ consultantNumber: '9999999', clientNumber: '99999', chart: 'EKR' });
     expect((await admin.put('/api/settings', { datev: { chart: 'SKR07' } })).status).toBe(400);
+  });
+});
+
+describe('DATEV money rows of payment providers agree with the general ledger', () => {
+  /** Per account: debit − credit from DATEV rows (S/H refers to Konto, Gegenkonto takes the other side). */
+  const datevBalances = (rows: string[][]) => {
+    const b = new Map<string, Decimal>();
+    const add = (a: string, v: Decimal) => b.set(a, (b.get(a) ?? new Decimal(0)).plus(v));
+    for (const r of rows) {
+      const amount = new Decimal(r[0].replace(',', '.'));
+      add(r[6], r[1] === 'S' ? amount : amount.neg());
+      add(r[7], r[1] === 'S' ? amount.neg() : amount);
+    }
+    return Object.fromEntries([...b].filter(([, v]) => !v.isZero()).map(([a, v]) => [a, v.toFixed(2)] as const).sort());
+  };
+  const ledgerBalances = async (tenantId: string) => {
+    const rows = await db()('journalLines as l')
+      .join('ledgerAccounts as a', 'a.id', 'l.accountId')
+      .where({ 'l.tenantId': tenantId })
+      .groupBy('a.number')
+      .select('a.number')
+      .sum({ d: 'l.debit' })
+      .sum({ c: 'l.credit' });
+    return Object.fromEntries(
+      (rows as unknown as Array<{ number: string; d: string; c: string }>)
+        .map((r) => [r.number, new Decimal(r.d).minus(r.c)] as const)
+        .filter(([, v]) => !v.isZero())
+        .map(([a, v]) => [a, v.toFixed(2)] as const)
+        .sort(),
+    );
+  };
+
+  it('Stripe payment 10.00 and refund 4.00 (auto-posted): money on the clearing account 2891, Kreditoren 3300 balanced, same balances as the ledger', async () => {
+    const team = await createTeam({ country: 'AT' });
+    const supplier = await createSupplier(team.tenant, { name: 'Stripe Supplier' });
+    const settings = { autoPost: true, defaultSupplierId: supplier.id };
+    const pay = normalizedPayment({ amount: '10.00' });
+    await bookEvent(team.tenant.id, pay, settings);
+    await bookEvent(team.tenant.id, normalizedPayment({ kind: 'refund', eventType: 'charge.refunded', externalId: `re_${randomUUID().slice(0, 8)}`, originalExternalId: pay.externalId, amount: '4.00', date: '2026-11-14', occurredAt: '2026-11-14T10:00:00Z' }), settings);
+    // The ledger (docs/ledger.md): 7890 D 10.00 / 2891 C 10.00; refund 2891 D 4.00 / 7890 C 4.00.
+    expect(await ledgerBalances(team.tenant.id)).toEqual({ '2891': '-6.00', '7890': '6.00' });
+
+    const res = await client(server.url, { token: team.viewer.token }).get('/api/reports/datev?year=2026&month=11');
+    expect(res.status).toBe(200);
+    const rows = datevBookings(res.raw);
+    expect(rows.every((r) => r.length === 125)).toBe(true);
+    expect(rows.map((r) => [r[0], r[1], r[6], r[7], r[8]].join('|')).sort()).toEqual(
+      ['10,00|H|3300|7890|', '10,00|H|2891|3300|', '4,00|S|3300|7890|', '4,00|S|2891|3300|'].sort(),
+    );
+    expect(datevBalances(rows)).toEqual(await ledgerBalances(team.tenant.id));
+  });
+
+  it('not posted: the connector\'s clearingAccount, else the chart\'s account for the provider; a bank connector books on the bank; manual payments stay on the bank', async () => {
+    const team = await createTeam({ country: 'AT' });
+    const supplier = await createSupplier(team.tenant, { name: 'Provider supplier' });
+    await installConnector(team.tenant.id, 'paypal', { autoPost: false, clearingAccount: '2890' });
+    await bookEvent(team.tenant.id, normalizedPayment({ provider: 'paypal', eventType: 'PAYMENT.CAPTURE.COMPLETED', externalId: 'CAP-1', amount: '20.00' }), { defaultSupplierId: supplier.id });
+    await bookEvent(team.tenant.id, normalizedPayment({ provider: 'mollie', eventType: 'payment.paid', externalId: 'tr-1', amount: '30.00' }), { defaultSupplierId: supplier.id });
+    await bookEvent(team.tenant.id, normalizedPayment({ provider: 'bank', eventType: 'payment.booked', externalId: 'bank-1', amount: '40.00' }), { defaultSupplierId: supplier.id });
+    const manual = await createIncomingInvoice(team.tenant, null, { supplierId: supplier.id, invoiceNumber: 'HAND-1', invoiceDate: '2026-11-12', items: [item('50.00', '0')] });
+    await recordPayment(team.tenant, null, manual.id, { amount: '50.00', date: '2026-11-13' });
+    const rows = datevBookings((await client(server.url, { token: team.viewer.token }).get('/api/reports/datev?year=2026&month=11')).raw);
+    const money = Object.fromEntries(rows.filter((r) => r[7] === '3300').map((r) => [r[10], `${r[0]}|${r[1]}|${r[6]}`]));
+    expect(money).toEqual({ 'CAP-1': '20,00|H|2890', 'tr-1': '30,00|H|2893', 'bank-1': '40,00|H|2800', 'HAND-1': '50,00|H|2800' });
+  });
+
+  it('a clearing account that does not fit the Sachkontenlänge is 422 before any byte', async () => {
+    const team = await createTeam({ country: 'AT' });
+    const supplier = await createSupplier(team.tenant, { name: 'Provider supplier' });
+    await installConnector(team.tenant.id, 'stripe', { autoPost: false, clearingAccount: '28910' });
+    await bookEvent(team.tenant.id, normalizedPayment({ amount: '10.00' }), { defaultSupplierId: supplier.id });
+    const res = await client(server.url, { token: team.viewer.token }).get('/api/reports/datev?year=2026&month=11');
+    expect(res.status).toBe(422);
+    expect(res.body.error.reason).toBe('ACCOUNT_LENGTH');
+    expect(res.body.error.message).toContain(`"28910" from the connector's clearingAccount setting`);
   });
 });

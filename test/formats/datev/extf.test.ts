@@ -299,6 +299,24 @@ describe('DATEV account mapping', () => {
     expect(datevSkrCode('EKR')).toBe('');
   });
 
+  it("a payment provider's money: the ledger's clearing account instead of the bank, a refund flips", () => {
+    // Ledger (docs/ledger.md): Stripe payment 10.00 = 7890 D / 2891 C; refund 4.00 = 2891 D / 7890 C.
+    expect(datevPosting('EKR', { kind: 'payment', of: 'incomingInvoice', amount: '10.00', clearingAccount: '2891' })).toEqual({
+      amount: '10.00',
+      debitCredit: 'H',
+      account: '2891',
+      contraAccount: '3300',
+    });
+    expect(datevPosting('EKR', { kind: 'payment', of: 'incomingInvoice', amount: '-4.00', clearingAccount: '2891' })).toEqual({
+      amount: '4.00',
+      debitCredit: 'S',
+      account: '2891',
+      contraAccount: '3300',
+    });
+    expect(datevPosting('EKR', { kind: 'payment', of: 'incomingInvoice', amount: '10.00' })).toMatchObject({ account: '2800' });
+    expect(() => datevPosting('EKR', { kind: 'payment', of: 'incomingInvoice', amount: '1.00', clearingAccount: '0289' })).toThrow(/clearingAccount/);
+  });
+
   it('refuses rates the chart does not have', () => {
     try {
       datevPosting('SKR03', { kind: 'salesInvoice', taxRate: '20', gross: '120.00' });

@@ -1,0 +1,29 @@
+import { randomUUID } from 'node:crypto';
+import { runInTransaction } from '../../shared/outbox';
+import { runPipeline, type ConnectorSettings, type PipelineResult } from '../../shared/webhooks/pipeline';
+import type { NormalizedEvent } from '../../shared/providers/payments/types';
+
+/**
+ * A verified payment event as the adapters hand it to the pipeline (a Stripe payment of 10.00 EUR
+ * on 2026-11-12 with fresh ids unless overridden), for tests that book movements without HTTP.
+ */
+export function normalizedPayment(over: Partial<NormalizedEvent> = {}): NormalizedEvent {
+  const id = randomUUID().slice(0, 8);
+  return {
+    provider: 'stripe',
+    eventId: `evt_${id}`,
+    eventType: 'invoice.payment_succeeded',
+    kind: 'payment',
+    externalId: `in_${id}`,
+    amount: '10.00',
+    currency: 'EUR',
+    date: '2026-11-12',
+    occurredAt: '2026-11-12T10:00:00Z',
+    counterparty: { name: 'Provider supplier' },
+    ...over,
+  };
+}
+
+/** Runs an event through the webhook pipeline and commits, as the worker's job does. */
+export const bookEvent = (tenantId: string, event: NormalizedEvent, settings: ConnectorSettings): Promise<PipelineResult> =>
+  runInTransaction((trx) => runPipeline(trx, { tenantId, event, settings }));
