@@ -12,6 +12,8 @@ import { XMLParser } from 'fast-xml-parser';
  *   fake.expireSessions()          every current session becomes invalid (rc -1)
  *   fake.delayNext(1, 2000)        next request answers after 2 s (timeouts)
  *   fake.maintenanceNext(1)        next request answers the HTML maintenance page
+ *   fake.takeThenFailNextUpload(504)  next upload is taken (recorded, as filed), then a gateway
+ *                                  in front answers 504 (text/plain; { html: true }: an HTML page)
  * Responses are shaped like the WSDL's (namespace-qualified loginResponse etc.).
  */
 export interface FakeUser {
@@ -49,6 +51,7 @@ export interface FakeFinanzOnline {
   expireSessions(): void;
   delayNext(count: number, ms: number): void;
   maintenanceNext(count: number): void;
+  takeThenFailNextUpload(status: number, opts?: { html?: boolean }): void;
   close(): Promise<void>;
 }
 
@@ -78,6 +81,7 @@ export async function startFakeFinanzOnline(opts: { users?: FakeUser[] } = {}): 
   let delayMs = 0;
   let maintenanceCount = 0;
   let uploadRejection: { rc: number; msg: string } | undefined;
+  let takenThenFailed: { status: number; html: boolean } | undefined;
 
   const send = (res: ServerResponse, status: number, body: string, contentType = 'text/xml; charset=utf-8') => {
     if (res.destroyed) return;
@@ -148,6 +152,13 @@ export async function startFakeFinanzOnline(opts: { users?: FakeUser[] } = {}): 
         return respond(rc, msg);
       }
       uploads.push({ tid: s(r.tid), benid: s(r.benid), sessionId: s(r.id), art: s(r.art), uebermittlung: s(r.uebermittlung), data: s(r.data) });
+      if (takenThenFailed) {
+        const { status, html } = takenThenFailed;
+        takenThenFailed = undefined;
+        return html
+          ? send(res, status, '<!DOCTYPE html><html><body><h1>Bad Gateway</h1></body></html>', 'text/html; charset=utf-8')
+          : send(res, status, 'Gateway Timeout', 'text/plain');
+      }
       return respond(0, s(r.uebermittlung) === 'T' ? 'Testübermittlung OK' : '');
     }
     return send(res, 404, 'Not found', 'text/plain');
@@ -186,6 +197,9 @@ export async function startFakeFinanzOnline(opts: { users?: FakeUser[] } = {}): 
     },
     rejectNextUpload(rc, msg) {
       uploadRejection = { rc, msg };
+    },
+    takeThenFailNextUpload(status, opts = {}) {
+      takenThenFailed = { status, html: opts.html ?? false };
     },
     expireSessions() {
       sessions.clear();

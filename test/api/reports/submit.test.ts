@@ -171,6 +171,59 @@ describe('POST /api/reports/ust/submit', () => {
     expect(fake.uploads.length).toBe(before);
   });
 
+  /** A live submission row waiting for its job (as submitVatReturn leaves it), and a runner for that job's attempts. */
+  async function queuedLiveRow(period: string) {
+    const { team, admin } = await tenantWithCredentials();
+    const [row] = await db()('reportSubmissions')
+      .insert({ tenantId: team.tenant.id, kind: 'u30', year: 2026, period, mode: 'live', status: 'queued', payload: Buffer.from('<x/>') })
+      .returning('id');
+    const { submitU30Job } = await import('../../../workers/jobs/tax-portal/submitU30');
+    const run = (attemptsMade: number) =>
+      submitU30Job({ id: `u30-${row.id}`, data: { tenantId: team.tenant.id, submissionId: row.id }, attemptsMade, opts: { attempts: 10 } } as never);
+    const read = () => db()('reportSubmissions').where({ id: row.id }).first();
+    const livePs = () => fake.uploads.filter((u) => u.uebermittlung === 'P' && u.data === '<x/>').length;
+    return { team, admin, row, run, read, livePs };
+  }
+
+  it('live: a gateway error after the portal took the file (504, or a 502 HTML page) is not proof it was not taken: no second upload', async () => {
+    const gateways = [{ period: '2026-04', status: 504, html: false }, { period: '2026-05', status: 502, html: true }];
+    for (const { period, status, html } of gateways) {
+      const { run, read, livePs } = await queuedLiveRow(period);
+      const before = livePs();
+      fake.takeThenFailNextUpload(status, { html });
+      await expect(run(0)).rejects.toThrow();
+      expect(await read()).toMatchObject({ status: 'submitted', outcomeUnknown: false });
+      // BullMQ's retry: it must not upload P again (it did: the 5xx counted as "not taken").
+      expect(await run(1)).toMatchObject({ status: 'submitted', outcomeUnknown: true });
+      expect(await read()).toMatchObject({ status: 'submitted', outcomeUnknown: true });
+      expect(livePs()).toBe(before + 1);
+    }
+  });
+
+  it("live: the portal's own answer rc −2 (maintenance) proves the file was not taken: the retry uploads", async () => {
+    const { run, read, livePs } = await queuedLiveRow('2026-06');
+    const before = livePs();
+    fake.rejectNextUpload(-2, 'Wartungsarbeiten');
+    await expect(run(0)).rejects.toThrow(/maintenance/);
+    expect(await read()).toMatchObject({ status: 'queued', outcomeUnknown: false });
+    expect(await run(1)).toMatchObject({ status: 'accepted' });
+    expect(livePs()).toBe(before + 1);
+  });
+
+  it('live: two runs of one job at once (a lapsed lock) upload once', async () => {
+    const { run, read, livePs } = await queuedLiveRow('2026-07');
+    const before = livePs();
+    // The first run's login answers late; the second starts meanwhile, as BullMQ's stalled check would start it.
+    fake.delayNext(1, 300);
+    const first = run(0);
+    await new Promise((r) => setTimeout(r, 50));
+    const results = await Promise.all([first, run(1)]);
+    expect(livePs()).toBe(before + 1);
+    // One run uploaded; the other found the row claimed (or already accepted) and did not.
+    expect(results.filter((r) => r.status === 'accepted' && !('alreadyDone' in r))).toHaveLength(1);
+    expect(await read()).toMatchObject({ status: 'accepted', outcomeUnknown: false });
+  });
+
   it('a live submission left "submitted" (outcome unknown) is not uploaded again by a retry', async () => {
     const { team, admin } = await tenantWithCredentials();
     // As if a worker died after sending the upload: the row says submitted, nothing was recorded.

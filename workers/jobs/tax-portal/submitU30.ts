@@ -12,8 +12,10 @@ import type { SubmitU30JobData } from '../../../shared/commands/submitVatReturn'
  *
  * States of report_submissions (docs/reports.md):
  *   queued     nothing has reached the portal yet (new, or a retry after a failure that proves
- *              the upload was not taken: login failed, HTTP 5xx, maintenance, expired session)
- *   submitted  set just before the upload request leaves; stays when its outcome is unknown
+ *              the upload was not taken: login failed, or the fileupload service's own answer
+ *              rc −1/−2/−3: expired session, maintenance, technical error)
+ *   submitted  claimed just before the upload request leaves (for live, atomically: of two runs
+ *              of one job only one uploads); stays when its outcome is unknown
  *   accepted   the portal answered rc 0 (the file was taken; in test mode: checked, not filed)
  *   rejected   the portal refused it (rc −4/−5, bad credentials, locked user …) or retries ran out
  *
@@ -34,8 +36,17 @@ export const outcomeUnknownMessage = (submissionId: string) =>
   'Upload outcome unknown (interrupted after the file was sent): check the FinanzOnline DataBox, then record what happened with ' +
   `POST /api/reports/ust/submissions/${submissionId}/resolve { "outcome": "accepted" | "rejected" }; after "rejected" the period can be filed again`;
 
-/** Upload failures where the portal answered, so the file was certainly not taken. */
-const NOT_TAKEN = new Set(['HTTP_ERROR', 'MAINTENANCE', 'TECHNICAL_ERROR', 'SESSION_INVALID', 'SOAP_FAULT']);
+/**
+ * Upload failures that prove the file was not taken: the fileupload service's own answer, a
+ * well-formed fileuploadResponse with an rc (transient ones are −1/−2/−3: session expired,
+ * maintenance, technical error), or a request we refused to send. Anything else after the request
+ * left may follow the portal taking the file: a timeout, a dropped connection, and also an HTTP
+ * 5xx, an HTML page or a SOAP Server fault, which a proxy or load balancer in front of the
+ * service answers as readily as the service itself (a 504 after the backend filed the return).
+ * A live upload is then not sent again: FinanzOnline has no idempotency key, and a second P
+ * upload would file the return twice.
+ */
+const provesNotTaken = (err: PortalError) => err.rc !== undefined || err.code === 'INVALID_REQUEST';
 
 export async function submitU30Job(job: Job<SubmitU30JobData>) {
   const { tenantId, submissionId } = job.data;
@@ -46,17 +57,24 @@ export async function submitU30Job(job: Job<SubmitU30JobData>) {
   if (row.status === 'accepted' || row.status === 'rejected') return { status: row.status, alreadyDone: true };
 
   const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-  const update = (patch: Record<string, unknown>) => table().update({ ...patch, updatedAt: db().fn.now() });
+  // Every write names the states it may leave, so that a late or second run of this job never
+  // overwrites a final state: accepted, rejected, or an admin's resolution of an unknown outcome.
+  const update = (from: string[], patch: Record<string, unknown>) => table().whereIn('status', from).update({ ...patch, updatedAt: db().fn.now() });
   const reject = async (message: string, portalResponse: Record<string, unknown> | null = null) => {
-    await update({ status: 'rejected', error: message, ...(portalResponse ? { portalResponse: JSON.stringify(portalResponse) } : {}) });
+    await update(['queued', 'submitted'], { status: 'rejected', error: message, ...(portalResponse ? { portalResponse: JSON.stringify(portalResponse) } : {}) });
     return new UnrecoverableError(message);
   };
-
-  if (row.status === 'submitted' && row.mode === 'live') {
-    await update({ error: outcomeUnknownMessage(submissionId), outcomeUnknown: true });
+  /** A live upload that may have been filed: the row stays submitted, outcome unknown, for an admin to resolve. */
+  const outcomeUnknown = async (message = outcomeUnknownMessage(submissionId)) => {
+    await update(['submitted'], { error: message, outcomeUnknown: true });
     log.warn('live U30 upload outcome unknown; not uploading again');
     return { status: 'submitted', outcomeUnknown: true };
-  }
+  };
+
+  if (row.status === 'submitted' && row.mode === 'live') return outcomeUnknown();
+  // The states this run may still find before its upload: a live row is only ever claimed from
+  // queued; a test upload files nothing, so a test row left submitted is simply uploaded again.
+  const beforeUpload = row.mode === 'live' ? ['queued'] : ['queued', 'submitted'];
   if (!row.payload) throw await reject('The submission has no U30 document');
 
   const tenant = await db()('tenants').where({ id: tenantId }).first('portalCredentialsEnc');
@@ -70,13 +88,13 @@ export async function submitU30Job(job: Job<SubmitU30JobData>) {
 
   const cfg = config().finanzOnline;
   const client = new FinanzOnlineClient({ sessionUrl: cfg.sessionUrl, fileUploadUrl: cfg.fileUploadUrl, timeoutMs: cfg.timeoutMs, logger: log });
-  await update({ attempts: db().raw('attempts + 1') });
+  await update(['queued', 'submitted'], { attempts: db().raw('attempts + 1') });
 
   const failed = async (err: unknown, phase: 'login' | 'upload'): Promise<never> => {
     if (!(err instanceof PortalError)) {
       // Not the portal's answer (a bug, the database): retry; a live upload already sent stays
       // 'submitted' and the retry will not send it again.
-      if (phase === 'login') await update({ status: 'queued', error: 'Internal error; retrying' }).catch(() => undefined);
+      if (phase === 'login') await update(beforeUpload, { status: 'queued', error: 'Internal error; retrying' }).catch(() => undefined);
       else if (lastAttempt) {
         // No retry will come to settle the row, so give it its final state now: a live upload
         // that may have left is outcome unknown; one that never left (still queued) and any test
@@ -92,18 +110,23 @@ export async function submitU30Job(job: Job<SubmitU30JobData>) {
     }
     const answer = { rc: err.rc ?? null, msg: err.portalMessage ?? null, code: err.code ?? null, httpStatus: err.httpStatus ?? null };
     if (!err.transient) throw await reject(`FinanzOnline refused the ${phase}: ${err.message}`, answer);
-    const ambiguous = phase === 'upload' && !NOT_TAKEN.has(err.code ?? '');
+    const ambiguous = phase === 'upload' && !provesNotTaken(err);
     if (ambiguous && row.mode === 'live') {
       if (lastAttempt) {
-        await update({ error: `${err.message}; ${outcomeUnknownMessage(submissionId)}`, outcomeUnknown: true });
+        await outcomeUnknown(`${err.message}; ${outcomeUnknownMessage(submissionId)}`);
         throw new UnrecoverableError(err.message);
       }
       // The retry finds the row submitted and settles it as outcome unknown without uploading.
-      await update({ error: `${err.message}; upload outcome unknown, retrying` });
+      await update(['submitted'], { error: `${err.message}; upload outcome unknown, retrying` });
       throw err;
     }
     if (lastAttempt) throw await reject(`Gave up after ${job.attemptsMade + 1} attempts: ${err.message}`, answer);
-    await update({ status: 'queued', error: `${err.message}; retrying` });
+    // Back to queued for the retry, unless a concurrent run of this job gave the row up as
+    // "outcome unknown" and completed the job (no retry would come): then it stays for the admin,
+    // who reads here that the portal did not take the file and resolves it as rejected.
+    const requeued = await table().whereIn('status', ['queued', 'submitted']).where({ outcomeUnknown: false })
+      .update({ status: 'queued', error: `${err.message}; retrying`, updatedAt: db().fn.now() });
+    if (!requeued) await update(['submitted'], { error: `${err.message}: the portal did not take the file; ${outcomeUnknownMessage(submissionId)}` });
     throw err;
   };
 
@@ -114,7 +137,15 @@ export async function submitU30Job(job: Job<SubmitU30JobData>) {
     return await failed(err, 'login');
   }
   try {
-    await table().whereIn('status', ['queued', 'submitted']).update({ status: 'submitted', updatedAt: db().fn.now() });
+    // Claimed before the upload leaves. Live: only from queued, in one statement, so that of two
+    // runs of this job (BullMQ runs a job again when its lock lapses, and the first run may still
+    // be working) only one uploads; the other finds it submitted and does not upload.
+    const claimed = await update(beforeUpload, { status: 'submitted' });
+    if (!claimed) {
+      const current: Row | undefined = await table().first('id', 'tenantId', 'mode', 'status', 'payload');
+      if (current?.status === 'submitted') return await outcomeUnknown();
+      return { status: current?.status ?? 'missing', alreadyDone: true };
+    }
     const upload = (id: string) => client.upload({ sessionId: id, tid: creds.tid, benid: creds.benid, art: 'U30', uebermittlung: row.payload!, mode: row.mode });
     let result;
     try {
@@ -126,7 +157,8 @@ export async function submitU30Job(job: Job<SubmitU30JobData>) {
       result = await upload(sessionId);
     }
     const portalResponse = { rc: result.rc, msg: result.msg, mode: row.mode, uebermittlung: row.mode === 'live' ? 'P' : 'T', receivedAt: new Date().toISOString() };
-    await update({ status: 'accepted', error: null, portalResponse: JSON.stringify(portalResponse) });
+    // rc 0 is the truth: it also clears an "outcome unknown" a concurrent run of this job wrote.
+    await update(['submitted'], { status: 'accepted', outcomeUnknown: false, error: null, portalResponse: JSON.stringify(portalResponse) });
     log.info({ mode: row.mode }, 'U30 accepted by FinanzOnline');
     return { status: 'accepted' };
   } catch (err) {
