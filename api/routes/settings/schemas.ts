@@ -1,3 +1,4 @@
+import { CREDENTIAL_PATTERNS } from '../../../shared/providers/finanzonline/client';
 import { EU_COUNTRIES } from '../../../shared/domain/vatId';
 import { PLANS } from '../../../shared/plans';
 import { TEMPLATE_VARIABLES } from '../../../shared/domain/emailTemplate';
@@ -71,7 +72,6 @@ const datev = {
   },
 } as const;
 
-const secret = { type: 'string', minLength: 1, maxLength: 128 } as const;
 
 export const update = {
   type: 'object',
@@ -99,7 +99,14 @@ export const update = {
           type: 'object',
           additionalProperties: false,
           required: ['tid', 'benid', 'pin', 'herstellerid'],
-          properties: { tid: secret, benid: secret, pin: secret, herstellerid: secret },
+          // The intersection of the portal's own schemas for login, upload and logout: a credential
+          // that would only fail at the upload is refused here, when it is entered.
+          properties: {
+            tid: { type: 'string', pattern: CREDENTIAL_PATTERNS.tid, description: 'Teilnehmer-ID, 9–12 letters or digits' },
+            benid: { type: 'string', pattern: CREDENTIAL_PATTERNS.benid, description: 'Benutzer-ID of the web service user, 5–12 letters or digits' },
+            pin: { type: 'string', pattern: CREDENTIAL_PATTERNS.pin, description: 'PIN, 5–128 characters' },
+            herstellerid: { type: 'string', pattern: CREDENTIAL_PATTERNS.herstellerid, description: 'Hersteller-ID (software producer: UID without spaces), 10–24 letters or digits' },
+          },
         },
         { type: 'null' },
       ],

@@ -88,6 +88,19 @@ function checkField(name: string, value: unknown, re: RegExp): string {
   }
   return value;
 }
+/**
+ * What stored credentials must match to pass every call they are used in: login and logout
+ * (session.xsd) and upload (fileupload.xsd) each restrict them differently (tid 8–12 for login but
+ * at least 9 for upload, benid alphanumeric on logout), so the settings check their intersection
+ * and a credential that would only fail at the upload is refused when it is entered.
+ */
+export const CREDENTIAL_PATTERNS = {
+  tid: '^[0-9A-Za-z]{9,12}$',
+  benid: '^[0-9A-Za-z]{5,12}$',
+  pin: '^[\\s\\S]{5,128}$',
+  herstellerid: '^[0-9A-Za-z]{10,24}$',
+} as const;
+
 const TID_RE = /^[0-9A-Za-z]{8,12}$/;
 const BENID_RE = /^[^\s]{5,12}$/;
 const PIN_RE = /^[\s\S]{5,128}$/;

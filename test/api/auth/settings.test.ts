@@ -112,6 +112,10 @@ describe('settings', () => {
       [{ plan: 'gold' }, 'plan'],
       [{ logo: 'x' }, 'logo'],
       [{ portalCredentials: { tid: 'x' } }, 'portalCredentials'],
+      // Login takes an 8-character tid, the upload refuses it; the logout wants an alphanumeric benid.
+      [{ portalCredentials: { ...CREDS, tid: '12345678' } }, 'portalCredentials'],
+      [{ portalCredentials: { ...CREDS, benid: 'WS-USER1' } }, 'portalCredentials'],
+      [{ portalCredentials: { ...CREDS, herstellerid: 'ATU 9999999' } }, 'portalCredentials'],
     ];
     for (const [body, field] of cases) {
       const res = await http.put('/api/settings', body, { token: admin.token });
