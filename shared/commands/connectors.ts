@@ -53,13 +53,15 @@ function checkSecrets(slug: ProviderSlug, input: ProviderSecrets): ProviderSecre
   const details: ErrorDetail[] = [];
   const out: ProviderSecrets = {};
   for (const f of SECRET_FIELDS) {
-    const v = input[f];
-    if (v === undefined || v === null || v === '') {
+    // Trimmed before the check: "   " is no secret (it was stored as "", and every real delivery
+    // then failed its signature check behind a 201 and a working-looking URL).
+    const v = input[f]?.trim();
+    if (!v) {
       if (required.includes(f)) details.push({ field: f, message: `is required for ${slug}` });
       continue;
     }
     if (!required.includes(f) && !optional.includes(f)) details.push({ field: f, message: `is not used by ${slug}` });
-    else out[f] = v.trim();
+    else out[f] = v;
   }
   if (details.length) throw invalidInput('Connector secrets failed validation', details);
   return out;

@@ -57,6 +57,12 @@ describe('install, reinstall, uninstall', () => {
     const missing = await api(admin.token).post('/api/connectors/stripe/install', {});
     expect(missing.status).toBe(400);
     expect(missing.body.error.details).toEqual([{ field: 'webhookSecret', message: 'is required for stripe' }]);
+    // Blank is missing too (it was stored as "", and every real delivery then failed as invalid_signature).
+    for (const [slug, body, field] of [['bank', { webhookSecret: '   ' }, 'webhookSecret'], ['paypal', { webhookId: ' \t' }, 'webhookId'], ['mollie', { apiKey: '  ' }, 'apiKey']] as const) {
+      const blank = await api(admin.token).post(`/api/connectors/${slug}/install`, body);
+      expect(blank.status, slug).toBe(400);
+      expect(blank.body.error.details).toEqual([{ field, message: `is required for ${slug}` }]);
+    }
     const wrongField = await api(admin.token).post('/api/connectors/paypal/install', { webhookId: 'WH-1', apiKey: 'x' });
     expect(wrongField.status).toBe(400);
     expect(wrongField.body.error.details).toEqual([{ field: 'apiKey', message: 'is not used by paypal' }]);
