@@ -200,13 +200,14 @@ add({
   path: '/:id/convert',
   auth: 'member',
   summary: 'Turn a quote (angebot, entwurf or offen) into a new draft rechnung',
-  responses: { 201: { description: 'The new draft invoice', schema: invoiceView }, ...errorResponses },
+  // It creates an invoice, as POST /api/invoices does: a client retrying after a timeout must not get two drafts.
+  description: idempotencyHeader,
+  responses: { 201: { description: 'The new draft invoice', schema: invoiceView }, ...errorResponses, ...idempotencyResponses },
   handler: async (ctx) => {
     const actor = ctx.state.actor;
-    ctx.status = 201;
-    ctx.body = await runInTransaction(async (trx) => {
+    await respondIdempotently(ctx, async (trx) => {
       const { id } = await convertQuote({ trx, actor }, ctx.input.params.id);
-      return loadInvoiceView(trx, actor.tenantId, id);
+      return { status: 201, body: await loadInvoiceView(trx, actor.tenantId, id) };
     });
   },
 });

@@ -108,6 +108,17 @@ describe('Idempotency-Key', () => {
     expect(await db()('deliveries').where({ invoiceId: d.id })).toHaveLength(1);
   });
 
+  it('convert: a retried request gives one draft, not two', async () => {
+    const { tenant, member } = await createTeam();
+    const quote = await createDraftInvoice(tenant, member, { type: 'angebot' });
+    const key = randomUUID();
+    const results = await Promise.all([0, 1].map(() => http.post(`/api/invoices/${quote.id}/convert`, undefined, { token: member.token, headers: { 'Idempotency-Key': key } })));
+    expect(results.map((r) => r.status)).toEqual([201, 201]);
+    expect(results[0].body.id).toBe(results[1].body.id);
+    expect(results.filter((r) => r.headers.get('idempotent-replayed') === 'true')).toHaveLength(1);
+    expect(await db()('invoices').where({ tenantId: tenant.id, relatedInvoiceId: quote.id })).toHaveLength(1);
+  });
+
   it('a failed request is not stored: the retry with the same key runs again', async () => {
     const { tenant, member } = await createTeam();
     const inv = await createSentInvoice(tenant, member);
