@@ -79,13 +79,21 @@ function operation(route: RegisteredRoute, variant?: NonNullable<RegisteredRoute
       ...(code === 429 || code === 503 ? { headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'Seconds to wait' } } } : {}),
     };
   }
+  // Single resources (GET …/:id) carry the weak ETag of api/middleware/etag.ts and answer a
+  // matching If-None-Match with 304 and no body.
+  const etagged = route.method === 'get' && route.fullPath.endsWith('/:id') && !!responses[200];
+  if (etagged) {
+    responses[200] = { ...responses[200], headers: { ETag: { schema: { type: 'string' }, description: 'Weak tag of the JSON (W/"…"); send it as If-None-Match' } } };
+    responses[304] ??= { description: 'Not modified: the If-None-Match tag is current (no body)' };
+  }
   const defaults = route.auth === 'public' ? [400, 429] : [400, 401, 403, 404, 429];
   for (const code of defaults) {
     responses[code] ??= { description: STANDARD_ERRORS[code], content: { 'application/json': { schema: errorEnvelope } } };
   }
   responses.default = { description: 'Unexpected error (INTERNAL_ERROR)', content: { 'application/json': { schema: errorEnvelope } } };
 
-  const headers = [...(route.headers ?? []), ...(variant?.headers ?? [])].map((h) => ({
+  const ifNoneMatch = etagged ? [{ name: 'If-None-Match', description: 'The ETag of an earlier answer: 304 while it is current' }] : [];
+  const headers = [...(route.headers ?? []), ...(variant?.headers ?? []), ...ifNoneMatch].map((h: { name: string; description: string; required?: boolean }) => ({
     name: h.name,
     in: 'header',
     required: h.required ?? false,

@@ -3,6 +3,16 @@ import { db } from '../../../shared/db';
 import { producerRedis, redisReady } from '../../../shared/redis';
 import { withTimeout } from '../../../shared/timeout';
 
+const check = { type: 'string', enum: ['ok', 'down'] } as const;
+const readiness = {
+  type: 'object',
+  required: ['status', 'checks'],
+  properties: {
+    status: { type: 'string', enum: ['ready', 'not_ready'] },
+    checks: { type: 'object', required: ['postgres', 'redis'], properties: { postgres: check, redis: check } },
+  },
+} as const;
+
 /** Liveness and readiness for load balancers and orchestrators. */
 export const { router: healthRouter, add } = createRouter('', 'Operations');
 
@@ -23,8 +33,8 @@ add({
   auth: 'public',
   summary: 'Readiness: PostgreSQL and Redis answer',
   responses: {
-    200: { description: 'Ready' },
-    503: { description: 'A dependency is down; the body says which' },
+    200: { description: 'Ready', schema: readiness },
+    503: { description: 'A dependency is down; the body says which (not the error envelope: a load balancer reads it)', schema: readiness },
   },
   handler: async (ctx) => {
     const [pgRes, redisRes] = await Promise.allSettled([

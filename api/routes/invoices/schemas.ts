@@ -69,6 +69,8 @@ export const updateInvoiceBody = {
 
 export const listInvoicesQuery = {
   type: 'object',
+  // A misspelt filter (?staus=offen) is a 400, not the unfiltered list.
+  additionalProperties: false,
   properties: {
     type: { type: 'string', enum: INVOICE_TYPES },
     status: { type: 'string', enum: INVOICE_STATUSES },
@@ -215,6 +217,22 @@ export const errorResponses = {
 export const idempotencyResponses = {
   409: { description: 'Idempotency-Key reused with a different body', schema: errorEnvelope },
 };
+/** The 422 envelope with the values a client needs to correct itself (shared/errors.ts unprocessable's extras). */
+const unprocessableEnvelope = {
+  ...errorEnvelope,
+  properties: {
+    error: {
+      ...errorEnvelope.properties.error,
+      properties: {
+        ...errorEnvelope.properties.error.properties,
+        expected: { type: 'string', format: 'money', description: 'Total mismatch: the expectedTotalGross sent' },
+        computed: { type: 'string', format: 'money', description: 'Total mismatch or a negative total: the totalGross computed' },
+        amountDue: { type: 'string', format: 'money', description: 'Payment above what is due: the amount still due' },
+      },
+    },
+  },
+} as const;
+
 export const unprocessableResponse = {
-  422: { description: 'Semantically invalid (total mismatch, payment rules)', schema: errorEnvelope },
+  422: { description: 'Semantically invalid (total mismatch, a negative total, payment rules)', schema: unprocessableEnvelope },
 };

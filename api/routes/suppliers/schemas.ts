@@ -24,7 +24,7 @@ export const supplierProperties = {
 
 export const createSupplierBody = { type: 'object', additionalProperties: false, required: ['name'], properties: supplierProperties } as const;
 export const updateSupplierBody = { type: 'object', additionalProperties: false, properties: supplierProperties } as const;
-export const supplierListQuery = { type: 'object', properties: { ...pageQuery } } as const;
+export const supplierListQuery = { type: 'object', additionalProperties: false, properties: { ...pageQuery } } as const;
 
 export const supplierView = {
   type: 'object',

@@ -5,6 +5,7 @@ import { createTeam } from '../../helpers/factories';
 import { routers } from '../../../api/routes';
 import { buildOpenApi, MIDDLEWARE_ROUTES, missingOperations, mountedRoutes } from '../../../api/openapi';
 import type { RegisteredRoute } from '../../../api/routing';
+import { createDraftInvoice, createSentInvoice } from '../../helpers/invoiceFactory';
 
 let server: Awaited<ReturnType<typeof startTestServer>>;
 beforeAll(async () => {
@@ -139,4 +140,59 @@ it('serves the rendered reference page and its assets locally', async () => {
   expect(js.raw.length).toBeGreaterThan(100_000);
   expect((await http.get('/api/docs/../../package.json')).status).toBe(404);
   expect((await http.get('/api/docs/secret.txt')).status).toBe(404);
+});
+
+describe('documented as served (found by walking the document against real answers)', () => {
+  const doc = () => buildOpenApi() as any;
+
+  it('single reads: ETag on 200, 304 for a current If-None-Match, and the If-None-Match parameter', async () => {
+    const { tenant, viewer } = await createTeam();
+    const inv = await createDraftInvoice(tenant);
+    const http = client(server.url, { token: viewer.token });
+    const first = await http.get(`/api/invoices/${inv.id}`);
+    const tag = first.headers.get('etag');
+    expect(tag).toMatch(/^W\//);
+    expect((await http.get(`/api/invoices/${inv.id}`, { headers: { 'If-None-Match': tag! } })).status).toBe(304);
+    for (const path of ['/api/invoices/{id}', '/api/customers/{id}', '/api/suppliers/{id}', '/api/users/{id}']) {
+      const op = doc().paths[path].get;
+      expect(op.responses[200].headers.ETag, path).toBeDefined();
+      expect(op.responses[304], path).toEqual({ description: expect.any(String) });
+      expect(op.parameters.map((p: any) => p.name), path).toContain('If-None-Match');
+    }
+    // Lists carry no tag.
+    expect(doc().paths['/api/invoices'].get.responses[304]).toBeUndefined();
+  });
+
+  it('/ready answers the documented readiness body, not the error envelope', async () => {
+    const res = await client(server.url).get('/ready');
+    const schema = doc().paths['/ready'].get.responses[200].content['application/json'].schema;
+    expect(Object.keys(schema.properties)).toEqual(Object.keys(res.body));
+    expect(Object.keys(schema.properties.checks.properties).sort()).toEqual(Object.keys(res.body.checks).sort());
+    expect(doc().paths['/ready'].get.responses[503].content['application/json'].schema).toEqual(schema);
+  });
+
+  it("a 422's extra fields (total mismatch, payment above the amount due) are in its documented envelope", async () => {
+    const { tenant, member } = await createTeam();
+    const inv = await createSentInvoice(tenant);
+    const http = client(server.url, { token: member.token });
+    const over = await http.post(`/api/invoices/${inv.id}/payments`, { amount: '99999.00', date: inv.issueDate, method: 'cash' });
+    expect(over.status).toBe(422);
+    const draft = await createDraftInvoice(tenant);
+    const mismatch = await http.post('/api/invoices', { type: 'rechnung', customerId: draft.customerId, items: [{ description: 'x', quantity: 1, unitPrice: '1.00', taxRate: '20' }], expectedTotalGross: '5.00' });
+    expect(mismatch.status).toBe(422);
+    for (const [path, method, res] of [['/api/invoices/{id}/payments', 'post', over], ['/api/invoices', 'post', mismatch]] as const) {
+      const documented = Object.keys(doc().paths[path][method].responses[422].content['application/json'].schema.properties.error.properties);
+      expect(documented, path).toEqual(expect.arrayContaining(Object.keys(res.body.error)));
+    }
+  });
+
+  it('a list with an unknown query parameter (a misspelt filter) is 400, not the unfiltered list', async () => {
+    const { viewer } = await createTeam();
+    const http = client(server.url, { token: viewer.token });
+    for (const url of ['/api/invoices?staus=offen', '/api/suppliers?foo=1']) {
+      const res = await http.get(url);
+      expect(res.status, url).toBe(400);
+      expect(res.body.error.code).toBe('INVALID_INPUT');
+    }
+  });
 });
