@@ -13,8 +13,9 @@ import { loadTenant, lockInvoice, nextInvoiceNumber } from './invoiceShared';
  *
  * A finalized sales invoice cannot be changed or deleted (§ 11 UStG AT, § 14 UStG DE, GoBD);
  * it is reversed by a credit note (Stornorechnung / Gutschrift) that is created here, finalized
- * at once with its own GS number and today's date, with the same items and amounts and
- * relatedInvoiceId pointing at the cancelled invoice. The cancelled invoice stores the link as
+ * at once with its own GS number and today's date, with the same items and amounts, the same
+ * service date or period (the invoice's issue date when it had none: the date it stated as
+ * Leistungsdatum) and relatedInvoiceId pointing at the cancelled invoice. The cancelled invoice stores the link as
  * credit_note_id (its creditNoteId): a manual credit note may point at the same invoice, so
  * relatedInvoiceId alone does not say which one is the Storno (migration 20261126100000).
  * The credit note settles the cancelled invoice's open amount by offset: its amountPaid is that
@@ -54,7 +55,10 @@ export async function cancelInvoice({ trx, actor }: CommandContext, id: string):
         sellerSnapshot: JSON.stringify(sellerFromTenant(tenant)),
         currency: row.currency,
         issueDate,
-        serviceDate: row.serviceDate,
+        // The correction describes the original supply (§ 11 Abs. 1 Z 4 UStG AT, § 14 Abs. 4 Nr. 6
+        // UStG DE): its service date, else the day the invoice stated by default, its issue date.
+        // Without this the credit note would fall back to its own issue date, the cancellation day.
+        serviceDate: row.serviceDate ?? row.issueDate,
         serviceEndDate: row.serviceEndDate,
         dueDate: issueDate,
         paymentTermDays: 0,

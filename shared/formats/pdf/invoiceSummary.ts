@@ -3,6 +3,7 @@
  * reverse-charge note, payment terms, notes and the invoice's footer text.
  */
 import type { DocumentInput } from '../../domain/invoiceView';
+import { dec } from '../../domain/money';
 import { formatDate, formatMoney, formatPercent, isZero } from './format';
 import { documentNumber, effectiveDueDate } from './invoiceHeader';
 import { TOTAL_LABELS, paymentMethodLabel } from './invoiceTexts';
@@ -99,9 +100,11 @@ function paymentTerms(input: DocumentInput): string | null {
     }
     return parts.length ? parts.join(' ') : null;
   }
-  if (invoice.type === 'gutschrift') return null;
-  if (invoice.status === 'bezahlt') return 'Der Rechnungsbetrag ist vollständig beglichen. Vielen Dank!';
-  if (invoice.status === 'storniert') return null;
+  if (invoice.type === 'gutschrift' || invoice.status === 'storniert') return null;
+  // From the amount due, not the status: the CII and ebInterface writers decide "Bereits vollständig
+  // bezahlt." the same way, so a ZUGFeRD PDF and its XML cannot disagree. Served documents never get
+  // here with a payment: they show the invoice as issued (asIssued in shared/documents/renderDocument.ts).
+  if (dec(invoice.amountDue).lte(0)) return 'Der Rechnungsbetrag ist vollständig beglichen. Vielen Dank!';
   const due = effectiveDueDate(input);
   const parts: string[] = [];
   if (invoice.paymentTermDays === 0) parts.push('Zahlbar sofort ohne Abzug.');

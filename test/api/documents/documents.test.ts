@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer } from '../../helpers/server';
 import { client } from '../../helpers/http';
 import { createTeam } from '../../helpers/factories';
-import { cancelInvoice, createCustomer, createDraftInvoice, createEInvoiceCustomer, createSentInvoice } from '../../helpers/invoiceFactory';
+import { cancelInvoice, createCustomer, createDraftInvoice, createEInvoiceCustomer, createSentInvoice, recordPayment } from '../../helpers/invoiceFactory';
 import { startWorkers, type RunningWorkers } from '../../../workers/worker';
 import { pdfAttachments, pdfText } from '../../helpers/pdf';
 import { validateXml } from '../../helpers/xmllint';
@@ -264,5 +264,100 @@ describe('invoice documents rendered by workers', () => {
     expect(delivery.subject).toBe(`Rechnung ${inv.number} {{foo}}`);
     expect(delivery.message).toContain(`für {{dueDate}} {{invoiceNumber}} AG über 1.494,60 €.\nWir bitten um Überweisung bis ${german(inv.dueDate)}.`);
     expect(delivery.message.endsWith('\n{{foo}} {{ Foo }} {{constructor}} {{toString}} {{__proto__}} 1.494,60 € {{dueDate')).toBe(true);
+  });
+});
+
+/** The factur-x.xml of a ZUGFeRD PDF. */
+const facturX = (pdf: Buffer) => pdfAttachments(pdf)['factur-x.xml'].toString('utf8');
+/** Text of a CII element (first occurrence), e.g. cii(xml, 'ram:DuePayableAmount'). */
+const cii = (xml: string, name: string) => xml.match(new RegExp(`<${name}[^>]*>([^<]*)</${name}>`))?.[1];
+
+describe('documents show the invoice as issued, whatever happened to it since', () => {
+  it('a cancelled invoice (unpaid or partly paid) still exports ZUGFeRD and ebInterface: 200, XSD-valid, the issued amounts', async () => {
+    const { tenant, admin, customer } = await seller();
+    const http = client(server.url, { token: admin.token });
+    const unpaid = await createSentInvoice(tenant, admin, { customerId: customer.id });
+    const partly = await createSentInvoice(tenant, admin, { customerId: customer.id });
+    await recordPayment(tenant, admin, partly.id, { amount: '500.00' });
+    for (const inv of [unpaid, partly]) {
+      await cancelInvoice(tenant, admin, inv.id);
+      const view = (await http.get(`/api/invoices/${inv.id}`)).body;
+      expect(view).toMatchObject({ status: 'storniert', amountDue: '0.00' });
+
+      const zugferd = await http.get(`/api/invoices/${inv.id}/zugferd`);
+      expect(zugferd.status).toBe(200);
+      const xml = facturX(zugferd.raw);
+      expect(validateXml(xml, CII_XSD).errors).toBe('');
+      expect(cii(xml, 'ram:GrandTotalAmount')).toBe('1494.60');
+      expect(cii(xml, 'ram:DuePayableAmount')).toBe('1494.60');
+      expect(xml).not.toContain('TotalPrepaidAmount');
+      expect(pdfText(zugferd.raw)).toMatch(new RegExp(`Rechnung ${inv.number}\\s+STORNIERT`));
+
+      const ebi = await http.get(`/api/invoices/${inv.id}/ebinterface`);
+      expect(ebi.status).toBe(200);
+      expect(validateXml(ebi.raw, EBI_XSD).errors).toBe('');
+      expect(ebi.body).toContain('<PayableAmount>1494.60</PayableAmount>');
+      expect(ebi.body).not.toContain('PrepaidAmount');
+    }
+  });
+
+  it('a paid invoice: PDF and ZUGFeRD say what they said before the payment (no "beglichen" next to XML asking for payment)', async () => {
+    const { tenant, admin, customer } = await seller();
+    const http = client(server.url, { token: admin.token });
+    // Payments keep the version, so the cache holds whatever the first request rendered: one
+    // invoice rendered before its payment, a twin rendered only after it must give the same documents.
+    const renderedFirst = await createSentInvoice(tenant, admin, { customerId: customer.id });
+    const paidFirst = await createSentInvoice(tenant, admin, { customerId: customer.id });
+    const documents = async (inv: typeof paidFirst) => {
+      const pdf = await http.get(`/api/invoices/${inv.id}/pdf`);
+      const zugferd = await http.get(`/api/invoices/${inv.id}/zugferd`);
+      expect([pdf.status, zugferd.status]).toEqual([200, 200]);
+      const same = (text: string) => text.split(inv.number!).join('<number>');
+      return { pdf: same(pdfText(pdf.raw)), zugferd: same(pdfText(zugferd.raw)), xml: same(facturX(zugferd.raw)) };
+    };
+    const before = await documents(renderedFirst);
+    for (const inv of [renderedFirst, paidFirst]) await recordPayment(tenant, admin, inv.id, { amount: '1494.60' });
+    expect((await http.get(`/api/invoices/${paidFirst.id}`)).body).toMatchObject({ status: 'bezahlt', amountDue: '0.00' });
+    const after = await documents(paidFirst);
+
+    expect(after).toEqual(before);
+    expect(await documents(renderedFirst)).toEqual(before);
+    expect(after.pdf).not.toContain('beglichen');
+    expect(after.zugferd.replace(/\s+/g, ' ')).toContain('Bitte überweisen Sie 1.494,60 €');
+    expect(cii(after.xml, 'ram:DuePayableAmount')).toBe('1494.60');
+    expect(validateXml(after.xml.split('<number>').join(paidFirst.number!), CII_XSD).errors).toBe('');
+  });
+
+  it('the Storno credit note states the original supply date, not the cancellation day (PDF, CII BT-72, ebInterface Delivery/Date)', async () => {
+    const { tenant, admin, customer } = await seller();
+    const http = client(server.url, { token: admin.token });
+    const inv = await createSentInvoice(tenant, admin, { customerId: customer.id });
+    expect(inv.serviceDate).toBeNull();
+    // Issued on 15.01.2026 without a service date: its Leistungsdatum is the issue date.
+    await db()('invoices').where({ id: inv.id }).update({ issueDate: '2026-01-15' });
+    const original = await http.get(`/api/invoices/${inv.id}/pdf`);
+    expect(pdfText(original.raw)).toMatch(/Leistungsdatum\s+15\.01\.2026/);
+
+    const { creditNoteId } = await cancelInvoice(tenant, admin, inv.id);
+    const credit = (await http.get(`/api/invoices/${creditNoteId}`)).body;
+    expect(credit).toMatchObject({ type: 'gutschrift', status: 'bezahlt', issueDate: todayVienna(), serviceDate: '2026-01-15', serviceEndDate: null });
+
+    const pdf = pdfText((await http.get(`/api/invoices/${creditNoteId}/pdf`)).raw);
+    expect(pdf).toMatch(/Leistungsdatum\s+15\.01\.2026/);
+    expect(pdf).not.toContain('beglichen');
+
+    const zugferd = await http.get(`/api/invoices/${creditNoteId}/zugferd`);
+    expect(zugferd.status).toBe(200);
+    const xml = facturX(zugferd.raw);
+    expect(validateXml(xml, CII_XSD).errors).toBe('');
+    expect(cii(xml, 'ram:TypeCode')).toBe('381');
+    expect(xml).toMatch(/<ram:ActualDeliverySupplyChainEvent>\s*<ram:OccurrenceDateTime>\s*<udt:DateTimeString format="102">20260115</);
+    // Settled by offset, with no payment record: as issued, the credit note shows its full amount.
+    expect(cii(xml, 'ram:DuePayableAmount')).toBe('1494.60');
+
+    const ebi = await http.get(`/api/invoices/${creditNoteId}/ebinterface`);
+    expect(ebi.status).toBe(200);
+    expect(validateXml(ebi.raw, EBI_XSD).errors).toBe('');
+    expect(ebi.body).toMatch(/<Delivery>\s*<Date>2026-01-15<\/Date>/);
   });
 });

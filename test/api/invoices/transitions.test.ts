@@ -183,6 +183,20 @@ describe('cancel', () => {
     expect(res.body.creditNote.items).toEqual(inv.items);
   });
 
+  it('the Storno credit note describes the original supply: its service date, else its issue date, not the cancellation day', async () => {
+    const { tenant, member, manager } = await createTeam();
+    const withoutDate = await createSentInvoice(tenant, member);
+    const withDate = await createSentInvoice(tenant, member, { serviceDate: '2026-01-10' });
+    // Issued on 15.01.2026 (without a service date its Leistungsdatum is the issue date), cancelled today.
+    await db()('invoices').whereIn('id', [withoutDate.id, withDate.id]).update({ issueDate: '2026-01-15' });
+    for (const [inv, serviceDate] of [[withoutDate, '2026-01-15'], [withDate, '2026-01-10']] as const) {
+      const res = await http.post(`/api/invoices/${inv.id}/cancel`, {}, { token: manager.token });
+      expect(res.status).toBe(200);
+      expect(res.body.invoice).toMatchObject({ issueDate: '2026-01-15', serviceDate: inv.serviceDate });
+      expect(res.body.creditNote).toMatchObject({ issueDate: todayVienna(), serviceDate, serviceEndDate: null });
+    }
+  });
+
   it('teilbezahlt → storniert; the credit note owes the paid amount back (teilbezahlt), its refund settles it', async () => {
     const { tenant, member, manager } = await createTeam();
     const inv = await createSentInvoice(tenant, member);
