@@ -1,7 +1,7 @@
 import { db } from '../db';
 import { artifactStore } from './artifactStore';
 import { renderJobId, type DocumentKind } from './kinds';
-import { assertRenderable } from './renderDocument';
+import { assertRenderable, refusalFrom } from './renderDocument';
 import { JobWaitTimeout, QUEUES, runAndWait } from '../queues';
 import { AppError, notFound, serviceUnavailable } from '../errors';
 import { loadInvoiceView } from '../queries/invoices';
@@ -35,6 +35,13 @@ export async function obtainDocument(
     } catch (err) {
       if (err instanceof JobWaitTimeout) throw serviceUnavailable('The document is still being rendered; retry shortly', 2);
       if (err instanceof AppError) throw err;
+      const refused = refusalFrom((err as Error).message ?? '');
+      if (refused) {
+        // The same data gives the same refusal; the failed job is removed so that a request after
+        // a change (a new version renders under a new job id anyway) does not meet a stale one.
+        await (err as { job?: { remove: () => Promise<void> } }).job?.remove().catch(() => undefined);
+        throw refused;
+      }
       // A failed render is our bug, not the client's: remove the failed job so a later request
       // retries instead of meeting the same failure until it expires.
       logger.error({ invoiceId, kind, err: (err as Error).message }, 'document rendering failed');

@@ -5,7 +5,7 @@ import { buildCiiXml } from '../formats/cii/ciiInvoice';
 import { renderZugferdPdf } from '../formats/zugferd/facturx';
 import { buildEbInterfaceXml } from '../formats/ebinterface/ebInterfaceInvoice';
 import { assertExportable, EInvoiceExportError } from '../formats/cii/einvoiceModel';
-import { invalidInput } from '../errors';
+import { AppError, invalidInput } from '../errors';
 
 /**
  * Documents show the invoice as issued: payments [], amountPaid 0.00, amountDue = totalGross, and a
@@ -38,6 +38,29 @@ export async function renderDocument(kind: DocumentKind, raw: DocumentInput): Pr
       return renderZugferdPdf(input, buildCiiXml(input));
     case 'ebinterface':
       return Buffer.from(buildEbInterfaceXml(input), 'utf8');
+  }
+}
+
+/**
+ * A render job that refuses an e-invoice (EInvoiceExportError: a rule of EN 16931 or § 11 UStG the
+ * invoice's data breaks) fails for good, and the refusal reaches the waiting API only as the job's
+ * failedReason text: this prefix and the refusal as JSON. The API answers it as 400 INVALID_INPUT
+ * with the rule violations (docs/e-invoicing.md), not as a 500: it is the data, not our bug.
+ */
+const REFUSAL = 'E-invoice refused: ';
+
+export function refusalReason(err: EInvoiceExportError): string {
+  return REFUSAL + JSON.stringify({ message: err.message, violations: err.violations });
+}
+
+/** The 400 a job's failedReason stands for, or null when it is no e-invoice refusal. */
+export function refusalFrom(failedReason: string): AppError | null {
+  if (!failedReason.startsWith(REFUSAL)) return null;
+  try {
+    const { message, violations } = JSON.parse(failedReason.slice(REFUSAL.length)) as { message: string; violations: EInvoiceExportError['violations'] };
+    return new AppError('INVALID_INPUT', 400, message, undefined, undefined, violations.length ? { violations } : undefined);
+  } catch {
+    return null;
   }
 }
 

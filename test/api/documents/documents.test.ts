@@ -127,6 +127,22 @@ describe('invoice documents rendered by workers', () => {
     expect(res.body).toContain('xmlns="http://www.ebinterface.at/schema/6p1/"');
   });
 
+  it('an e-invoice the data does not allow (seller without UID: BR-S-02) is 400 with the violated rules, not 500; the PDF still renders', async () => {
+    const team = await createTeam({ country: 'AT', name: 'Ohne UID e.U.', address: 'Hauptplatz 1\n8010 Graz', vatId: null, taxNumber: '12-345/6789' });
+    const customer = await createEInvoiceCustomer(team.tenant);
+    // A Kleinbetragsrechnung (≤ EUR 400) may be issued without the seller's UID; EN 16931 still wants it.
+    const items = [{ description: 'Beratung', quantity: '1', unit: 'h', unitPrice: '100.00', taxRate: '20' }];
+    const inv = await createSentInvoice(team.tenant, team.admin, { customerId: customer.id, items });
+    const http = client(server.url, { token: team.viewer.token });
+    const res = await http.get(`/api/invoices/${inv.id}/zugferd`);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'INVALID_INPUT', status: 400, message: expect.stringMatching(/BR-/) });
+    expect(res.body.error.violations).toEqual(expect.arrayContaining([expect.objectContaining({ rule: expect.stringMatching(/^BR-/) })]));
+    // Asked again: the same answer (the failed job was removed, not left to answer stale).
+    expect((await http.get(`/api/invoices/${inv.id}/zugferd`)).status).toBe(400);
+    expect((await http.get(`/api/invoices/${inv.id}/pdf`)).status).toBe(200);
+  });
+
   it('email-preview resolves the tenant template; another tenant gets 404', async () => {
     const { tenant, admin, customer } = await seller();
     const inv = await createSentInvoice(tenant, admin, { customerId: customer.id });

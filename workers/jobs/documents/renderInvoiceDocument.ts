@@ -1,7 +1,8 @@
-import type { Job } from 'bullmq';
+import { UnrecoverableError, type Job } from 'bullmq';
 import { db } from '../../../shared/db';
 import { artifactStore } from '../../../shared/documents/artifactStore';
-import { renderDocument } from '../../../shared/documents/renderDocument';
+import { refusalReason, renderDocument } from '../../../shared/documents/renderDocument';
+import { EInvoiceExportError } from '../../../shared/formats/cii/einvoiceModel';
 import { CONTENT_TYPES, type DocumentKind } from '../../../shared/documents/kinds';
 import { loadDocumentInput } from '../../../shared/queries/invoices';
 
@@ -29,7 +30,14 @@ export async function renderInvoiceDocumentJob(job: Job<RenderJobData>) {
     return loadDocumentInput(trx, tenantId, invoiceId);
   });
   if (!input) return { stale: true };
-  const bytes = await renderDocument(kind, input);
+  let bytes: Buffer;
+  try {
+    bytes = await renderDocument(kind, input);
+  } catch (err) {
+    // The invoice's data breaks an e-invoice rule: no retry can change that; the API answers 400.
+    if (err instanceof EInvoiceExportError) throw new UnrecoverableError(refusalReason(err));
+    throw err;
+  }
   await artifactStore.put(key, bytes, CONTENT_TYPES[kind]);
   return { bytes: bytes.length };
 }
