@@ -51,7 +51,8 @@ export async function createInvoice(
 
   const { tenant, customer } = await loadTenantAndCustomer(trx, tenantId, input.customerId);
   if (input.supplierId) await activeSupplier(trx, tenantId, input.supplierId);
-  const relatedInvoice = await assertRelatedInvoice(trx, tenantId, input.relatedInvoiceId);
+  const currency = input.currency ?? customer?.currency ?? tenant.currency ?? 'EUR';
+  const relatedInvoice = await assertRelatedInvoice(trx, tenantId, input.relatedInvoiceId, { customerId: customer?.id ?? null, currency });
 
   const prepared = prepareItems(input.items, tenant.country);
   checkNotNegative(prepared.totals, opts.allowNegative);
@@ -65,7 +66,7 @@ export async function createInvoice(
     status: incoming ? 'offen' : 'entwurf',
     customerId: customer?.id ?? null,
     ...contentColumns(input),
-    currency: input.currency ?? customer?.currency ?? tenant.currency ?? 'EUR',
+    currency,
     issueDate,
     dueDate: incoming && input.paymentTermDays != null ? addDays(issueDate, input.paymentTermDays) : null,
     source: input.source ?? null,

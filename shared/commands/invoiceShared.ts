@@ -327,16 +327,40 @@ export function typeFieldDetails(type: InvoiceType | undefined, input: InvoiceIn
   return details;
 }
 
-/** A credit note's related invoice must exist in the tenant (and not be deleted). */
+const TYPE_NAMES: Record<string, string> = {
+  angebot: 'a quote (angebot)',
+  gutschrift: 'a credit note (gutschrift)',
+  eingangsrechnung: 'an incoming invoice (eingangsrechnung)',
+};
+
+/**
+ * A credit note's related invoice is the invoice it corrects: the documents print it as such (PDF
+ * "Gutschrift (Rechnungskorrektur) zur Rechnung Nr. …", CII BT-25 "preceding invoice", ebInterface
+ * RelatedDocument of type Invoice), and § 11 UStG AT / § 14 UStG DE ask a correction to identify
+ * the invoice it corrects. So it must be a finalized (not entwurf) sales invoice (rechnung) of
+ * this tenant, not deleted, to the same customer and in the same currency as the credit note;
+ * a cancelled (storniert) invoice still counts, it was issued. Otherwise 400 INVALID_INPUT with
+ * one detail per reason on relatedInvoiceId. The service's own links are not checked here (convert:
+ * rechnung → quote; webhook refunds: → the payment's incoming invoice; cancel: the Storno → the
+ * cancelled invoice), they are written by those commands directly.
+ */
 export async function assertRelatedInvoice(
   trx: Db,
   tenantId: string,
   relatedInvoiceId: string | null | undefined,
+  creditNote: { customerId: string | null | undefined; currency: string | null | undefined },
 ): Promise<{ id: string; number: string | null } | null> {
   if (!relatedInvoiceId) return null;
-  const rel = await trx('invoices').where({ tenantId, id: relatedInvoiceId }).whereNull('deletedAt').first('id', 'number');
-  if (!rel) throw invalidInput('Invoice failed validation', [{ field: 'relatedInvoiceId', message: 'invoice does not exist' }]);
-  return rel;
+  const rel = await trx('invoices').where({ tenantId, id: relatedInvoiceId }).whereNull('deletedAt').first('id', 'number', 'type', 'status', 'customerId', 'currency');
+  const fail = (messages: string[]) => invalidInput('Invoice failed validation', messages.map((message) => ({ field: 'relatedInvoiceId', message })));
+  if (!rel) throw fail(['invoice does not exist']);
+  if (rel.type !== 'rechnung') throw fail([`must be a sales invoice (rechnung) that the credit note corrects, not ${TYPE_NAMES[rel.type] ?? rel.type}`]);
+  const problems: string[] = [];
+  if (rel.status === 'entwurf') problems.push('must be a finalized (sent) invoice, not a draft: a draft has no number to refer to');
+  if (rel.customerId !== (creditNote.customerId ?? null)) problems.push('belongs to another customer: a credit note corrects an invoice to its own customer');
+  if (creditNote.currency && rel.currency !== creditNote.currency) problems.push(`is in ${rel.currency}, the credit note in ${creditNote.currency}: a credit note corrects an invoice in the same currency`);
+  if (problems.length) throw fail(problems);
+  return { id: rel.id, number: rel.number };
 }
 
 /** The columns a draft's content consists of, as create and full update write them. */

@@ -1,15 +1,20 @@
+import Decimal from 'decimal.js';
+import type { Knex } from 'knex';
 import { loadInvoiceView } from '../queries/invoices';
 import { resolveEmailText } from './emailPreview';
 import { audit } from '../audit';
-import { invalidInput } from '../errors';
+import { invalidInput, type ErrorDetail } from '../errors';
 import { enqueueAfterCommit } from '../outbox';
 import { QUEUES } from '../queues';
 import { assertTransition } from '../domain/invoiceStates';
 import { termsOnFinalization, todayVienna, yearOf } from '../domain/dates';
 import { now } from '../clock';
-import { customerSnapshot, sellerFromTenant } from '../queries/invoices';
+import { customerSnapshot, partyFrom, sellerFromTenant } from '../queries/invoices';
+import type { PartyView, SellerView } from '../domain/invoiceView';
+import { isBusinessCustomer, realVatId, requiredVatIdentities, sellerHasLegalIdentity, smallInvoiceLimitEur } from '../domain/vatIdentities';
+import { isIntraEuReverseCharge, parsePostalAddress } from '../formats/cii/einvoiceModel';
 import type { CommandContext } from './types';
-import { activeCustomer, loadTenant, lockInvoice, nextInvoiceNumber } from './invoiceShared';
+import { activeCustomer, assertRelatedInvoice, loadTenant, lockInvoice, nextInvoiceNumber, type InvoiceRow } from './invoiceShared';
 
 
 export interface SendInput {
@@ -47,6 +52,15 @@ export async function sendInvoice(
     if (!row.customerId) throw invalidInput('Invoice has no customer', [{ field: 'customerId', message: 'is required to send' }]);
     const customer = await activeCustomer(trx, tenantId, row.customerId);
     const tenant = await loadTenant(trx, tenantId);
+    const seller = sellerFromTenant(tenant);
+    // Legal content is checked before the number is taken: a refused send leaves the draft as it was.
+    if (row.type === 'rechnung' || row.type === 'gutschrift') {
+      await assertVatIdentities(trx, row, seller, partyFrom(customerSnapshot(customer), tenant.country ?? null));
+    }
+    if (row.type === 'gutschrift' && row.relatedInvoiceId) {
+      // Checked on create and update already; again here for drafts written before that rule.
+      await assertRelatedInvoice(trx, tenantId, row.relatedInvoiceId, { customerId: row.customerId, currency: row.currency });
+    }
     // The business day in Vienna at the (injectable) clock: 00:30 Vienna on 1 April is April.
     const issueDate = todayVienna(now());
     const { paymentTermDays, dueDate } = termsOnFinalization(issueDate, row.paymentTermDays, customer.paymentTermDays);
@@ -61,7 +75,7 @@ export async function sendInvoice(
         dueDate,
         paymentTermDays,
         customerSnapshot: JSON.stringify(customerSnapshot(customer)),
-        sellerSnapshot: JSON.stringify(sellerFromTenant(tenant)),
+        sellerSnapshot: JSON.stringify(seller),
         finalizedAt: trx.fn.now(),
         sentAt: trx.fn.now(),
         version: trx.raw('version + 1'),
@@ -99,4 +113,56 @@ export async function sendInvoice(
     data: { number, deliveryId: delivery.id, from: row.status, to: next },
   });
   return { invoiceId: id, deliveryId: delivery.id, finalized: finalizing };
+}
+
+const FIX_SELLER = 'set it in the settings (PUT /api/settings)';
+
+/**
+ * The VAT identities a sales invoice or credit note must show (§ 11 UStG AT, § 14/14a UStG DE),
+ * by the rule the ebInterface writer applies (requiredVatIdentities), with the parties as the
+ * documents will show them: the snapshots taken now, their countries read as the e-invoice model
+ * reads them. The PDF e-mailed by this send is the legal invoice, so a missing identity is refused
+ * here (400 INVALID_INPUT naming the setting or the customer field), not only at e-invoice export.
+ * Quotes are offers, not tax invoices, and are not checked.
+ */
+async function assertVatIdentities(trx: Knex.Transaction, row: InvoiceRow, seller: SellerView, buyer: PartyView): Promise<void> {
+  const rates = (await trx('invoiceItems').where({ tenantId: row.tenantId, invoiceId: row.id }).select('taxRate'))
+    .map((i: { taxRate: string }) => new Decimal(i.taxRate));
+  const sellerCountry = (seller.country || '').toUpperCase();
+  const countryOf = (p: PartyView) => parsePostalAddress(p.address, { country: p.country, vatId: p.vatId, fallbackCountry: sellerCountry }).country;
+  const sellerParty = { vatId: seller.vatId ?? null, taxNumber: seller.taxNumber ?? null, country: countryOf(seller) };
+  const currency = String(row.currency || '').toUpperCase();
+  const gross = new Decimal(row.totalGross).abs();
+  const required = requiredVatIdentities({
+    currency,
+    gross,
+    chargesVat: rates.some((r) => r.greaterThan(0)),
+    reverseCharge: rates.some((r) => r.isZero()) && isIntraEuReverseCharge(seller, buyer),
+    sellerCountry: sellerParty.country,
+    buyerCountry: countryOf(buyer),
+    buyerIsBusiness: isBusinessCustomer(buyer),
+  });
+  const over = (limit: string) => (currency === 'EUR'
+    ? `the gross total ${gross.toFixed(2)} EUR is over EUR ${limit}`
+    : `the gross total is in ${currency}, which cannot be compared with the EUR ${limit} limit without an exchange rate`);
+
+  const details: ErrorDetail[] = [];
+  if (required.seller && !sellerHasLegalIdentity(sellerParty)) {
+    const limit = smallInvoiceLimitEur(sellerParty.country).toFixed(0);
+    details.push(sellerParty.country === 'DE'
+      ? { field: 'settings.vatId', message: `the invoice charges VAT and ${over(limit)}, so it must show the seller's USt-IdNr. (vatId) or Steuernummer (taxNumber) (§ 14 Abs. 4 Nr. 2 UStG, § 33 UStDV); ${FIX_SELLER}` }
+      : { field: 'settings.vatId', message: `the invoice charges VAT and ${over(limit)}, so it must show the seller's VAT id (UID, § 11 Abs. 1 Z 3 lit. i UStG; Art. 226 Z 3 Directive 2006/112/EC); ${FIX_SELLER}` });
+  }
+  if (required.recipientUid && !realVatId(buyer.vatId)) {
+    details.push({
+      field: 'customer.vatId',
+      message: `${over('10,000')} and the customer (${row.customerId}) is an Austrian business (it has a company name), so the invoice must show the customer's VAT id (UID, § 11 Abs. 1 Z 3 lit. j UStG); add vatId to the customer`,
+    });
+  }
+  if (required.reverseCharge) {
+    const why = 'a 0 % line to a business with a VAT id of another EU member state is a reverse-charge supply, which must show both VAT ids (§ 11 Abs. 1a UStG, § 14a Abs. 1 UStG DE, Art. 226 Z 3 and 4 Directive 2006/112/EC)';
+    if (!realVatId(seller.vatId)) details.push({ field: 'settings.vatId', message: `${why}: the seller has none; ${FIX_SELLER}` });
+    if (!realVatId(buyer.vatId)) details.push({ field: 'customer.vatId', message: `${why}: the customer (${row.customerId}) has none` });
+  }
+  if (details.length) throw invalidInput('The invoice lacks VAT identities the law requires on it; it was not finalized', details);
 }

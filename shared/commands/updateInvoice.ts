@@ -121,7 +121,8 @@ export async function updateInvoice({ trx, actor }: CommandContext, id: string, 
   // the system set (convert: → the quote), whether the client omits it, sends null or echoes it.
   const isCreditNote = type === 'gutschrift';
   const relatedInvoiceId = isCreditNote ? (input.relatedInvoiceId ?? null) : (row.relatedInvoiceId ?? null);
-  if (isCreditNote) await assertRelatedInvoice(trx, tenantId, relatedInvoiceId);
+  const currency = input.currency ?? customer?.currency ?? row.currency;
+  if (isCreditNote) await assertRelatedInvoice(trx, tenantId, relatedInvoiceId, { customerId: input.customerId ?? null, currency });
   const prepared = prepareItems(input.items, tenant.country);
   checkNotNegative(prepared.totals);
   checkExpectedTotal(input.expectedTotalGross, prepared.totals.totalGross);
@@ -132,7 +133,7 @@ export async function updateInvoice({ trx, actor }: CommandContext, id: string, 
       customerId: input.customerId ?? null,
       ...contentColumns(input),
       relatedInvoiceId,
-      currency: input.currency ?? customer?.currency ?? row.currency,
+      currency,
       issueDate: input.issueDate ?? row.issueDate,
       ...totalsColumns(prepared.totals),
       version: trx.raw('version + 1'),

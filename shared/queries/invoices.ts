@@ -28,7 +28,8 @@ const iso = (v: unknown): string | null => (v == null ? null : v instanceof Date
 
 type Row = Record<string, any>;
 
-function partyFrom(src: Row, fallbackCountry: string | null): PartyView {
+/** A party as the invoice view and the documents show it: the country falls back to the VAT id's, then the tenant's. */
+export function partyFrom(src: Row, fallbackCountry: string | null): PartyView {
   return {
     name: src.name,
     company: src.company ?? null,

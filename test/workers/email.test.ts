@@ -10,6 +10,7 @@ import { db } from '../../shared/db';
 import { sendInvoiceEmailJob } from '../../workers/jobs/email/sendInvoiceEmail';
 import { runInTransaction } from '../../shared/outbox';
 import { updateInvoice } from '../../shared/commands/updateInvoice';
+import type { InvoiceInput } from '../../shared/commands/invoiceShared';
 import { pdfText } from '../helpers/pdf';
 import { detachFile, detachList, xmpOf } from '../formats/pdf/pdfTools';
 import { validateXml } from '../helpers/xmllint';
@@ -121,10 +122,10 @@ async function draftFor() {
 }
 
 /** A draft that can become a valid e-invoice: customer with address and VAT ID. */
-async function draftForEInvoice(tenantOverrides: Record<string, unknown> = {}) {
+async function draftForEInvoice(tenantOverrides: Record<string, unknown> = {}, invoiceOverrides: Partial<InvoiceInput> = {}) {
   const team = await createTeam(tenantOverrides);
   const customer = await createEInvoiceCustomer(team.tenant);
-  const draft = await createDraftInvoice(team.tenant, team.admin, { customerId: customer.id });
+  const draft = await createDraftInvoice(team.tenant, team.admin, { customerId: customer.id, ...invoiceOverrides });
   return { ...team, customer, draft };
 }
 
@@ -231,7 +232,10 @@ describe('invoice e-mail with ZUGFeRD and rendering failures', () => {
   });
 
   it('ZUGFeRD impossible (seller without VAT ID): the plain PDF is sent and the reason noted on the delivery', async () => {
-    const { admin, draft } = await draftForEInvoice({ vatId: null, taxNumber: null });
+    // A small-amount invoice (EUR 120 gross): lawful without the seller's UID (§ 11 Abs. 6 UStG),
+    // so send finalizes it, but EN 16931 still wants the seller's VAT id (BR-S-02).
+    const small = [{ description: 'Beratung', quantity: 1, unitPrice: '100.00', taxRate: '20' }];
+    const { admin, draft } = await draftForEInvoice({ vatId: null, taxNumber: null }, { items: small });
     await optInToZugferd(admin.token);
     const before = smtp.received.length;
     const res = await client(server.url, { token: admin.token }).post(`/api/invoices/${draft.id}/send`, {});

@@ -128,7 +128,7 @@ add<SendInput>({
   path: '/:id/send',
   auth: 'member',
   summary: 'Finalize (entwurf → offen, assigns the number) and e-mail; re-sends a finalized invoice',
-  description: `Template variables in subject and message are resolved once the number and due date exist, so the email-preview of a draft (which keeps {{invoiceNumber}}) can be sent back unchanged. ${idempotencyHeader}`,
+  description: `Finalizing a sales invoice or credit note checks the VAT identities the law requires on it, before a number is assigned (400 INVALID_INPUT): the seller's VAT id (Germany: or tax number) when VAT is charged on more than EUR 400 gross (detail settings.vatId; § 11 Abs. 1 Z 3 lit. i UStG, § 14 Abs. 4 Nr. 2 UStG DE); the customer's VAT id above EUR 10,000 gross from an Austrian seller to an Austrian business, i.e. a customer with a company name (detail customer.vatId; § 11 Abs. 1 Z 3 lit. j UStG); both VAT ids on a reverse-charge invoice. A non-EUR total counts as above the limits. Quotes are not checked. A credit note's relatedInvoiceId is checked again (detail relatedInvoiceId). Template variables in subject and message are resolved once the number and due date exist, so the email-preview of a draft (which keeps {{invoiceNumber}}) can be sent back unchanged. ${idempotencyHeader}`,
   body: sendBody,
   responses: {
     202: {

@@ -50,7 +50,7 @@ const invoiceProperties = {
   expectedTotalGross: { ...money, description: 'When given and different from the computed totalGross: 422 with expected and computed' },
   invoiceNumber: nullable({ type: 'string', minLength: 1, maxLength: 100, description: 'Supplier’s number (eingangsrechnung)' }),
   invoiceDate: { ...nullableDate, description: 'Supplier’s invoice date (eingangsrechnung)' },
-  relatedInvoiceId: nullable({ ...uuid, description: 'Credit notes (gutschrift) only: the invoice they refer to' }),
+  relatedInvoiceId: nullable({ ...uuid, description: 'Credit notes (gutschrift) only: the invoice they correct, a finalized (not entwurf) rechnung of the same customer and currency; anything else is 400 on relatedInvoiceId' }),
 } as const;
 
 export const createInvoiceBody = {

@@ -33,6 +33,11 @@ import {
   type EInvoiceModel,
   type EInvoiceParty,
 } from '../cii/einvoiceModel';
+import {
+  isBusinessCustomer,
+  realVatId,
+  requiredVatIdentities,
+} from '../../domain/vatIdentities';
 
 export const EBINTERFACE_61_NAMESPACE = 'http://www.ebinterface.at/schema/6p1/';
 export const GENERATING_SYSTEM = 'accounting-service';
@@ -40,24 +45,8 @@ export const GENERATING_SYSTEM = 'accounting-service';
 /** ebInterface's value for "party has no VAT identification number". */
 export const NO_VAT_ID = '00000000';
 
-/**
- * § 11 Abs. 1 Z 3 lit. j UStG: above this gross total (EUR) an invoice from an Austrian business
- * to another business must show the recipient's UID.
- */
-export const RECIPIENT_UID_THRESHOLD_EUR = new Decimal('10000');
-/** § 11 Abs. 6 UStG: up to this gross amount a small-amount invoice needs no seller UID. */
-export const SMALL_INVOICE_LIMIT_EUR = new Decimal('400');
-
-/**
- * Placeholders users type when a party has no UID ("00000000", e-rechnung.gv.at's "ATU00000000").
- * They are not a VAT id: a rule that needs a UID must not be satisfied by one.
- */
-const VAT_ID_PLACEHOLDER_RE = /^(ATU)?0{8}$/;
-
-/** The party's VAT id, or null when it has none or only a placeholder. */
-function realVatId(vatId: string | null): string | null {
-  return vatId && !VAT_ID_PLACEHOLDER_RE.test(vatId) ? vatId : null;
-}
+// The rules for which UIDs an invoice must show are shared with finalization (sendInvoice), so
+// the PDF and the e-invoice ask for the same identities: shared/domain/vatIdentities.ts.
 
 const BIC_RE = /^[0-9A-Za-z]{8}([0-9A-Za-z]{3})?$/;
 
@@ -143,7 +132,8 @@ function checkAddresses(m: EInvoiceModel, fail: Fail): void {
 }
 
 /**
- * Which UIDs the invoice must show (ebInterface itself only says "00000000" means "none"):
+ * Which UIDs the invoice must show (ebInterface itself only says "00000000" means "none"); the
+ * rule is requiredVatIdentities() in shared/domain/vatIdentities.ts, which finalization applies too:
  * - EBI-UID-BILLER: VAT charged on any line of an invoice over EUR 400 gross → the seller's UID
  *   (§ 11 Abs. 1 Z 3 lit. i UStG). Up to EUR 400 a Kleinbetragsrechnung needs no UID (§ 11 Abs. 6
  *   UStG; DE § 33 UStDV: EUR 250, a German seller charging VAT has a UID or Steuernummer anyway),
@@ -159,22 +149,30 @@ function checkAddresses(m: EInvoiceModel, fail: Fail): void {
 function checkVatIds(m: EInvoiceModel, ctx: EbInterfaceCheckContext, fail: Fail): void {
   const sellerVat = realVatId(m.seller.vatId);
   const buyerVat = realVatId(m.buyer.vatId);
-
   const gross = m.totals.gross.abs();
-  const smallInvoice = m.currency === 'EUR' && gross.lessThanOrEqualTo(SMALL_INVOICE_LIMIT_EUR);
-  if (!sellerVat && !smallInvoice && m.lines.some((l) => l.taxRate.greaterThan(0))) {
+  const required = requiredVatIdentities({
+    currency: m.currency,
+    gross,
+    chargesVat: m.lines.some((l) => l.taxRate.greaterThan(0)),
+    reverseCharge: m.lines.some((l) => l.category === 'AE'),
+    sellerCountry: m.seller.address.country,
+    buyerCountry: m.buyer.address.country,
+    buyerIsBusiness: ctx.buyerIsBusiness,
+  });
+
+  // VATIdentificationNumber carries a UID only: a German Steuernummer cannot stand in for it here.
+  if (!sellerVat && required.seller) {
     fail('EBI-UID-BILLER', 'The invoice charges VAT, so it must show the seller\'s VAT id (UID, § 11 Abs. 1 Z 3 lit. i UStG); add the VAT id in the settings.');
   }
 
-  const overThreshold = m.currency === 'EUR' ? gross.greaterThan(RECIPIENT_UID_THRESHOLD_EUR) : true;
-  if (!buyerVat && overThreshold && ctx.buyerIsBusiness && m.seller.address.country === 'AT' && m.buyer.address.country === 'AT') {
+  if (!buyerVat && required.recipientUid) {
     const amount = m.currency === 'EUR'
       ? `The gross total ${formatAmount(gross)} EUR exceeds EUR 10,000`
       : `The gross total is in ${m.currency} and cannot be compared with the EUR 10,000 limit without an exchange rate`;
     fail('EBI-UID-RECIPIENT', `${amount} and the customer is an Austrian business: the invoice must show the customer's VAT id (UID, § 11 Abs. 1 Z 3 lit. j UStG).`);
   }
 
-  if (m.lines.some((l) => l.category === 'AE')) {
+  if (required.reverseCharge) {
     if (!sellerVat) fail('EBI-AE', 'Reverse charge requires the seller\'s VAT id (§ 11 Abs. 1a UStG, Art. 226 Directive 2006/112/EC).');
     if (!buyerVat) fail('EBI-AE', 'Reverse charge requires the recipient\'s VAT id.');
   }
@@ -362,7 +360,7 @@ export function buildEbInterfaceDocument(m: EInvoiceModel, sellerCountry: string
  */
 export function buildEbInterfaceXml(input: DocumentInput): string {
   const model = toEInvoiceModel(input);
-  const violations = checkModel(model, { buyerIsBusiness: !!input.invoice.customer?.company?.trim() });
+  const violations = checkModel(model, { buyerIsBusiness: isBusinessCustomer(input.invoice.customer) });
   if (violations.length > 0) {
     throw new EInvoiceExportError(
       `Invoice ${model.number} cannot be exported as ebInterface: ${violations.map((v) => v.message).join(' ')}`,

@@ -52,7 +52,9 @@ describe('foreign-currency documents in the report period', () => {
 
   it('a USD sales invoice, and DATEV for a month that only holds a payment on one, name the invoice number', async () => {
     const team = await smallAustrianBook();
-    const customer = await createCustomer(team.tenant, { name: 'US Customer', company: 'Acme Corp' });
+    // country US: without it the customer would be read as Austrian (the tenant's country), and a
+    // USD invoice to an Austrian business needs its UID (§ 11 Abs. 1 Z 3 lit. j UStG, checked at send).
+    const customer = await createCustomer(team.tenant, { name: 'US Customer', company: 'Acme Corp', country: 'US' });
     const inv = await createSentInvoice(team.tenant, null, { customerId: customer.id, currency: 'USD', items: [usdItem] });
     await db()('invoices').where({ id: inv.id }).update({ issueDate: '2026-05-20', dueDate: '2026-05-20' });
     await recordPayment(team.tenant, null, inv.id, { amount: '50.00', date: '2026-06-03' });
