@@ -86,6 +86,8 @@ function operation(route: RegisteredRoute, variant?: NonNullable<RegisteredRoute
     responses[200] = { ...responses[200], headers: { ETag: { schema: { type: 'string' }, description: 'Weak tag of the JSON (W/"…"); send it as If-None-Match' } } };
     responses[304] ??= { description: 'Not modified: the If-None-Match tag is current (no body)' };
   }
+  // A JSON body sent as anything else is refused (api/app.ts) rather than read as no body.
+  if (route.body && !route.rawBody) responses[415] ??= { description: 'The body is not sent as application/json (INVALID_INPUT)', content: { 'application/json': { schema: errorEnvelope } } };
   const defaults = route.auth === 'public' ? [400, 429] : [400, 401, 403, 404, 429];
   for (const code of defaults) {
     responses[code] ??= { description: STANDARD_ERRORS[code], content: { 'application/json': { schema: errorEnvelope } } };

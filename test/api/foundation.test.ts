@@ -41,6 +41,22 @@ describe('error envelope', () => {
     expectEnvelope(res.body, 404, 'NOT_FOUND');
   });
 
+  it('a body that is not JSON is 415, not read as no body; a body-less action needs no content type', async () => {
+    const { admin, tenant } = await createTeam();
+    const post = (path: string, body: string | undefined, type?: string) =>
+      fetch(`${server.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${admin.token}`, ...(type ? { 'content-type': type } : {}) }, body });
+    for (const [body, type] of [['hello', 'text/plain'], ['name=Form', 'application/x-www-form-urlencoded']]) {
+      const res = await post('/api/customers', body, type);
+      expect(res.status, type).toBe(415);
+      expectEnvelope(await res.json(), 415, 'INVALID_INPUT');
+    }
+    expect((await post('/api/customers', '{"name":"Json"}', 'application/json; charset=utf-8')).status).toBe(201);
+    // No body at all (curl -X POST …/cancel sends no content type): the action runs.
+    const { createSentInvoice } = await import('../helpers/invoiceFactory');
+    const inv = await createSentInvoice(tenant);
+    expect((await post(`/api/invoices/${inv.id}/cancel`, undefined)).status).toBe(200);
+  });
+
   it('paths are case-sensitive: /API/… is 404 (no route, so no policy keyed on the path can be stepped around)', async () => {
     const { admin } = await createTeam();
     const authed = client(server.url, { token: admin.token });
