@@ -235,9 +235,23 @@ export async function postRefund(
     // A cancelled payment is void and its entry reversed in full already (postCancellationReversal):
     // reversing it again for the refund would book the expense below zero. The refund stays
     // unposted with the reason on its log row; the user books it against the replacing document.
-    const related = await trx('invoices').where({ tenantId: refund.tenantId, id: refund.relatedInvoiceId }).first('status');
+    const related = await trx('invoices').where({ tenantId: refund.tenantId, id: refund.relatedInvoiceId }).first('status', 'totalGross');
     if (related?.status === 'storniert') {
       throw new PostingError(`the refunded payment's invoice ${refund.relatedInvoiceId} was cancelled (void, its entry reversed): post this refund by hand`);
+    }
+    // No provider refunds more than was paid; should one report it, reversing more than the payment's
+    // entry would take the expense account below zero. The refund document stands, unposted.
+    if (related) {
+      const [{ refunded }] = await trx('invoices')
+        .where({ tenantId: refund.tenantId, relatedInvoiceId: refund.relatedInvoiceId, type: 'eingangsrechnung' })
+        .whereNot({ id: refund.id })
+        .whereNot({ status: 'storniert' })
+        .where('totalGross', '<', 0)
+        .sum({ refunded: 'totalGross' });
+      const total = dec(refunded ?? '0').abs().plus(amount);
+      if (total.greaterThan(dec(related.totalGross))) {
+        throw new PostingError(`the refunds of ${refund.relatedInvoiceId} (${fmtMoney(total)}) would exceed its payment of ${fmtMoney(dec(related.totalGross))}: post this refund by hand`);
+      }
     }
   }
   const original = refund.relatedInvoiceId

@@ -55,6 +55,8 @@ export interface PipelineInput {
   tenant?: { country: string | null; currency: string | null };
   /** The money lock (moneyLockKey) the caller took already in this transaction (the job does, in its first read). */
   lockedMoneyKey?: string | null;
+  /** External ids of the movements this event booked before its main one, in this transaction (runPipeline). */
+  bookedAlongside?: string[];
 }
 
 export interface PipelineResult {
@@ -82,7 +84,11 @@ export async function runPipeline(trx: Knex.Transaction, input: PipelineInput): 
   // each under the same duplicate rule, so a lost or raced delivery cannot lose a booking.
   const related: MovementOutcome[] = [];
   for (const r of event.related ?? []) related.push(await processMovement(trx, { ...input, event: r, eventRowId: null }, false));
-  const main = await processMovement(trx, input, true);
+  // The movements just booked in this transaction need no waiting for: a Mollie refund.created
+  // carries its payment among them, so another pending delivery of that payment is no reason to
+  // retry later (the payment is booked here, and that delivery will end duplicate).
+  const bookedAlongside = (event.related ?? []).map((r) => r.externalId).filter((x): x is string => !!x);
+  const main = await processMovement(trx, { ...input, bookedAlongside }, true);
   const createdAny = main.outcome === 'created' || related.some((r) => r.outcome === 'created');
   return {
     status: main.outcome === 'duplicate' && !createdAny ? 'duplicate' : 'processed',
@@ -145,7 +151,7 @@ async function processMovement(trx: Knex.Transaction, input: PipelineInput, isMa
   let originalSupplier: { supplierId: string; name: string } | null = null;
   let originalNote = '';
   if (event.kind === 'refund' && (event.originalExternalId || event.originalRefs?.length)) {
-    const original = await findOriginal(trx, tenantId, event, input.eventRowId ?? null);
+    const original = await findOriginal(trx, tenantId, event, input.eventRowId ?? null, input.bookedAlongside ?? []);
     relatedInvoiceId = original.invoice?.id ?? null;
     originalNote = original.note;
     if (original.invoice?.supplierId && !original.invoice.deletedAt) originalSupplier = { supplierId: original.invoice.supplierId, name: original.invoice.name };
@@ -251,7 +257,13 @@ interface OriginalLookup {
  * stored before references existed still link). A reference that points at more than one
  * payment links nothing: reversing the wrong entry is worse than an unlinked refund.
  */
-async function findOriginal(trx: Knex.Transaction, tenantId: string, event: NormalizedEvent, eventRowId: string | null): Promise<OriginalLookup> {
+async function findOriginal(
+  trx: Knex.Transaction,
+  tenantId: string,
+  event: NormalizedEvent,
+  eventRowId: string | null,
+  bookedAlongside: readonly string[],
+): Promise<OriginalLookup> {
   const direct = event.originalExternalId ?? null;
   const refs = [...new Set([...(event.originalRefs ?? []), ...(direct ? [direct] : [])])].filter((r) => typeof r === 'string' && r);
 
@@ -260,25 +272,29 @@ async function findOriginal(trx: Knex.Transaction, tenantId: string, event: Norm
   // what that event would write: an event's writes and its final status commit together, so in
   // this order we either see it pending (retry later) or see its writes — the other order could
   // miss both when it commits between the two reads.
-  const stillPending = async (moneyIds: string[], byRefs: boolean) => {
-    if (!eventRowId || (!moneyIds.length && !byRefs)) return;
+  // Movements this event booked alongside (bookedAlongside) are not waited for.
+  const awaited = (ids: string[]) => ids.filter((id) => !bookedAlongside.includes(id));
+  const stillPending = async (ids: string[], byRefs: string[]) => {
+    const moneyIds = awaited(ids);
+    const refIds = awaited(byRefs);
+    if (!eventRowId || (!moneyIds.length && !refIds.length)) return;
     const waiting = await trx('webhookEvents')
       .where({ tenantId, provider: event.provider, status: 'pending' })
       .whereNot({ id: eventRowId })
       .where((q) => {
         if (moneyIds.length) q.whereIn('moneyExternalId', moneyIds);
-        if (byRefs) q.orWhereRaw("(normalized -> 'paymentRefs' -> 'refs') \\?| ?::text[]", [refs]);
+        if (refIds.length) q.orWhereRaw("(normalized -> 'paymentRefs' -> 'refs') \\?| ?::text[]", [refIds]);
       })
       .first('id');
-    if (waiting) throw new RetryLaterError(`the original payment ${moneyIds[0] ?? refs[0]} is still being processed (log entry ${waiting.id})`);
+    if (waiting) throw new RetryLaterError(`the original payment ${moneyIds[0] ?? refIds[0]} is still being processed (log entry ${waiting.id})`);
   };
-  await stillPending(direct ? [direct] : [], refs.length > 0);
+  await stillPending(direct ? [direct] : [], refs);
   const refRows: { externalId: string }[] = refs.length
     ? await trx('providerPaymentRefs').where({ tenantId, provider: event.provider }).whereIn('ref', refs).select('externalId')
     : [];
   const mapped = [...new Set(refRows.map((r) => r.externalId))];
   // The payments the references led to may themselves still be pending.
-  await stillPending(mapped.filter((id) => id !== direct), false);
+  await stillPending(mapped.filter((id) => id !== direct), []);
   const candidates = [...new Set([...(direct ? [direct] : []), ...mapped])];
 
   const rows = candidates.length

@@ -4,6 +4,7 @@ import { PayloadError } from '../../../shared/providers/payments/errors';
 import { PermanentPipelineError } from '../../../shared/commands/webhooks/createIncomingInvoiceFromEvent';
 import { config } from '../../../shared/config';
 import { markEventFailed } from '../../../shared/webhooks/processStoredEvent';
+import { RetryLaterError } from '../../../shared/webhooks/pipeline';
 import { createEventBatches } from './eventBatches';
 
 export interface ProcessWebhookEventData {
@@ -38,6 +39,13 @@ export async function processWebhookEventJob(job: Job<ProcessWebhookEventData>) 
   } catch (err) {
     const message = (err as Error)?.message ?? String(err);
     const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+    if (lastAttempt && err instanceof RetryLaterError) {
+      // A refund still waiting for its payment after every attempt (a backlog, or the payment's
+      // job was lost) is not given up: the provider got its 200 and will not redeliver. The row
+      // stays pending, and the maintenance sweep runs the job again once the payment had time
+      // (shared/webhooks/sweepStuckEvents.ts; past 24 h it fails the row).
+      throw new UnrecoverableError(`${message}; left pending for the maintenance sweep`);
+    }
     if (isPermanent(err) || lastAttempt) {
       await markEventFailed(eventRowId, tenantId, message);
       throw new UnrecoverableError(message);
