@@ -202,6 +202,57 @@ describe('invoice e-mail delivery', () => {
   });
 });
 
+describe('the database fails right after the SMTP server accepted the message', () => {
+  it('the retry records the accepted mail and does not send it again', async () => {
+    const { tenant, admin } = await createTeam({ name: 'Alpen Software GmbH' });
+    const inv = await createSentInvoice(tenant, admin, { customerId: (await createCustomer(tenant, { email: 'k@kunde.example' })).id });
+    await waitForDelivery((await db()('deliveries').where({ invoiceId: inv.id }).first()).id, ['sent']);
+    // A delivery no worker has seen, and a fault in the database for exactly its 'sent' write
+    // (what a lock held past statement_timeout or a dropped connection does to that statement).
+    const [delivery] = await db()('deliveries')
+      .insert({ tenantId: tenant.id, invoiceId: inv.id, channel: 'email', to: 'k@kunde.example', subject: 'Rechnung', message: 'Hallo', status: 'queued' })
+      .returning('*');
+    await db().raw(`
+      create table if not exists test_fail_sent (delivery_id uuid primary key);
+      create or replace function test_fail_sent() returns trigger language plpgsql as $$
+      begin
+        if new.status = 'sent' and exists (select 1 from test_fail_sent where delivery_id = new.id) then
+          raise exception 'injected fault: the database is gone';
+        end if;
+        return new;
+      end $$;
+      drop trigger if exists test_fail_sent on deliveries;
+      create trigger test_fail_sent before update on deliveries for each row execute function test_fail_sent();`);
+    await db()('testFailSent').insert({ deliveryId: delivery.id });
+    const job = {
+      data: { deliveryId: delivery.id, tenantId: tenant.id },
+      attemptsMade: 0,
+      opts: { attempts: 10 },
+      async updateData(data: unknown) {
+        job.data = data as typeof job.data;
+      },
+    };
+    const before = smtp.received.length;
+    try {
+      await expect(sendInvoiceEmailJob(job as never)).rejects.toThrow(/injected fault/);
+      expect(smtp.received.length).toBe(before + 1);
+      expect(await db()('deliveries').where({ id: delivery.id }).first()).toMatchObject({ status: 'sending' });
+      expect(job.data).toMatchObject({ accepted: { messageId: expect.stringContaining(delivery.id) } });
+    } finally {
+      await db()('testFailSent').where({ deliveryId: delivery.id }).delete();
+      await db().raw('drop trigger if exists test_fail_sent on deliveries');
+    }
+    // BullMQ's retry, with the data the failed attempt kept: it records, it does not send.
+    job.attemptsMade = 1;
+    expect(await sendInvoiceEmailJob(job as never)).toMatchObject({ status: 'sent', recordedLate: true });
+    expect(smtp.received.length).toBe(before + 1);
+    const row = await db()('deliveries').where({ id: delivery.id }).first();
+    expect(row).toMatchObject({ status: 'sent', messageId: expect.stringContaining(delivery.id) });
+    expect(row.smtpResponse).toMatch(/^250/);
+    expect(row.sentAt).not.toBeNull();
+  });
+});
+
 describe('invoice e-mail with ZUGFeRD and rendering failures', () => {
   it('tenant opted into ZUGFeRD: the mail carries the ZUGFeRD PDF (PDF/A-3 with factur-x.xml) instead of the plain PDF', async () => {
     const { admin, draft } = await draftForEInvoice({ name: 'Alpen Software GmbH', address: 'Mariahilfer Straße 1\n1060 Wien' });

@@ -13,6 +13,17 @@ import { logger } from '../../../shared/logger';
 export interface SendInvoiceEmailData {
   deliveryId: string;
   tenantId: string;
+  /**
+   * Set by an attempt whose message the SMTP server accepted but whose 'sent' could not be
+   * written (the database failed just then): the retry records it instead of sending again.
+   */
+  accepted?: AcceptedMail;
+}
+
+interface AcceptedMail {
+  smtpResponse: string;
+  messageId: string;
+  notice: string | null;
 }
 
 const UNKNOWN_OUTCOME =
@@ -23,10 +34,17 @@ const UNKNOWN_OUTCOME =
  * right before the SMTP transfer, after the attachments are ready. A retry that finds the row
  * 'sent' does nothing; one that finds it still 'sending' (the worker died mid-transfer) marks it
  * failed with an explanation instead of risking a duplicate. Temporary SMTP failures (4xx,
- * network) put the row back to queued and retry with backoff; permanent ones (5xx) fail it.
+ * network) put the row back to queued and retry with backoff; permanent ones (5xx) fail it. Once
+ * the server accepted the message, only recording it is left: if that fails, the job's data keeps
+ * the server's answer and the retry records it without sending (data.accepted).
  */
 export async function sendInvoiceEmailJob(job: Job<SendInvoiceEmailData>) {
   const { deliveryId, tenantId } = job.data;
+  if (job.data.accepted) {
+    // The server has the message already: only the record is missing.
+    await recordSent(deliveryId, tenantId, job.data.accepted);
+    return { status: 'sent', messageId: job.data.accepted.messageId, recordedLate: true };
+  }
   const delivery = await db()('deliveries').where({ id: deliveryId, tenantId }).first();
   if (!delivery) throw new UnrecoverableError(`Delivery ${deliveryId} does not exist`);
   if (delivery.status === 'sent' || delivery.status === 'failed') return { status: delivery.status, skipped: true };
@@ -65,8 +83,9 @@ export async function sendInvoiceEmailJob(job: Job<SendInvoiceEmailData>) {
 
   const from = config().smtp.from;
   const domain = /@([^>\s]+)/.exec(from)?.[1] ?? 'localhost';
+  let info: { response?: string; messageId: string };
   try {
-    const info = await smtpTransport(smtpUrl).sendMail({
+    info = await smtpTransport(smtpUrl).sendMail({
       from,
       replyTo,
       to: delivery.to,
@@ -77,26 +96,43 @@ export async function sendInvoiceEmailJob(job: Job<SendInvoiceEmailData>) {
       messageId: `<delivery-${deliveryId}@${domain}>`,
       headers: { 'X-Invoice-Id': delivery.invoiceId, 'X-Delivery-Id': deliveryId },
     });
-    await db()('deliveries').where({ id: deliveryId, tenantId }).update({
-      status: 'sent',
-      smtpResponse: String(info.response ?? '').slice(0, 1000),
-      messageId: info.messageId,
-      sentAt: db().fn.now(),
-      // A sent delivery's error is a warning: what was sent differs from what was asked for.
-      error: notice,
-      updatedAt: db().fn.now(),
-    });
-    return { status: 'sent', messageId: info.messageId };
   } catch (err) {
+    // Only the SMTP conversation's errors are judged here: nothing was accepted.
     const message = String((err as { response?: string }).response ?? (err as Error).message).slice(0, 1000);
     if (isTemporarySmtpFailure(err) && !isLastAttempt(job)) {
-      // Nothing was accepted: give the row back so the retry can claim it again.
+      // Give the row back so the retry can claim it again.
       await db()('deliveries').where({ id: deliveryId, tenantId, status: 'sending' }).update({ status: 'queued', error: message, smtpResponse: message, updatedAt: db().fn.now() });
       throw err;
     }
     await markFailed(deliveryId, tenantId, message);
     throw new UnrecoverableError(message);
   }
+
+  // Accepted by the server: from here the delivery can only end 'sent'. Recording it used to share
+  // the SMTP error path, so a database failure at this point (a lock held past statement_timeout,
+  // a lost connection) put the row back to queued, and the retry sent the e-mail a second time.
+  const accepted: AcceptedMail = { smtpResponse: String(info.response ?? '').slice(0, 1000), messageId: info.messageId, notice };
+  try {
+    await recordSent(deliveryId, tenantId, accepted);
+  } catch (err) {
+    // The job (in Redis) keeps what the server answered; the retry records it and sends nothing.
+    await job.updateData({ ...job.data, accepted });
+    logger.warn({ deliveryId, err: (err as Error).message }, 'e-mail accepted by the SMTP server but not recorded yet; the retry records it');
+    throw err;
+  }
+  return { status: 'sent', messageId: info.messageId };
+}
+
+/** sending → sent, with the server's answer. A sent delivery's error is a warning: what was sent differs from what was asked for. */
+async function recordSent(deliveryId: string, tenantId: string, accepted: AcceptedMail): Promise<void> {
+  await db()('deliveries').where({ id: deliveryId, tenantId }).whereIn('status', ['sending', 'queued']).update({
+    status: 'sent',
+    smtpResponse: accepted.smtpResponse,
+    messageId: accepted.messageId,
+    sentAt: db().fn.now(),
+    error: accepted.notice,
+    updatedAt: db().fn.now(),
+  });
 }
 
 const isLastAttempt = (job: Job) => job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
