@@ -1,5 +1,6 @@
 import { db } from '../db';
 import { audit } from '../audit';
+import { customerSnapshot } from '../queries/invoices';
 
 /** Customers are soft-deleted and permanently removed after 7 years (spec, Limits). */
 export const CUSTOMER_RETENTION_YEARS = 7;
@@ -17,9 +18,10 @@ export async function purgeDeletedCustomers(opts: { tenantId?: string; now?: Dat
   return db().transaction(async (trx) => {
     let q = trx('customers').where('deletedAt', '<', cutoff).forUpdate().skipLocked().limit(1000);
     if (opts.tenantId) q = q.where('tenantId', opts.tenantId);
-    const customers: { id: string; tenantId: string; name: string; company: string | null; address: string | null; vatId: string | null; email: string | null; country: string | null }[] = await q;
+    const customers: Array<Record<string, any> & { id: string; tenantId: string }> = await q;
     for (const c of customers) {
-      const snapshot = { id: c.id, name: c.name, company: c.company, address: c.address, vatId: c.vatId, email: c.email, country: c.country };
+      // The snapshot finalization takes (phone included: the draft showed it), not a copy of its fields.
+      const snapshot = customerSnapshot(c);
       await trx('invoices')
         .where({ tenantId: c.tenantId, customerId: c.id })
         .whereNull('customerSnapshot')

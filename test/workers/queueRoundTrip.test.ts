@@ -22,7 +22,7 @@ it('an API request enqueues a job and a real worker completes it (7-year custome
   const other = await createTeam();
   const eightYearsAgo = new Date(Date.now() - 8 * 365.25 * 86400_000);
   const oneYearAgo = new Date(Date.now() - 365 * 86400_000);
-  const [old] = await db()('customers').insert({ tenantId: tenant.id, name: 'Alt GmbH', deletedAt: eightYearsAgo }).returning('*');
+  const [old] = await db()('customers').insert({ tenantId: tenant.id, name: 'Alt GmbH', phone: '+43 1 234', deletedAt: eightYearsAgo }).returning('*');
   const [recent] = await db()('customers').insert({ tenantId: tenant.id, name: 'Neu GmbH', deletedAt: oneYearAgo }).returning('*');
   const [othersOld] = await db()('customers').insert({ tenantId: other.tenant.id, name: 'Fremd', deletedAt: eightYearsAgo }).returning('*');
   // An invoice of the purged customer keeps the customer's data as a snapshot.
@@ -50,7 +50,8 @@ it('an API request enqueues a job and a real worker completes it (7-year custome
   expect(await db()('customers').where({ id: othersOld.id }).first()).toBeDefined();
   const invoice = await db()('invoices').where({ id: inv.id }).first();
   expect(invoice.customerId).toBeNull();
-  expect(invoice.customerSnapshot).toMatchObject({ name: 'Alt GmbH' });
+  // The snapshot finalization takes, phone included.
+  expect(invoice.customerSnapshot).toEqual({ id: old.id, name: 'Alt GmbH', company: null, email: null, phone: '+43 1 234', address: null, vatId: null, country: null });
   const auditRow = await db()('auditLog').where({ tenantId: tenant.id, action: 'customer.purged', entityId: old.id }).first();
   expect(auditRow).toBeDefined();
 

@@ -1,3 +1,4 @@
+import { DETAILS_MARKDOWN_MAX_LENGTH } from '../../../shared/commands/generateOfferDetails';
 import { CURRENCIES } from '../../../shared/domain/currencies';
 import { INVOICE_STATUSES, INVOICE_TYPES } from '../../../shared/domain/invoiceStates';
 import { PAYMENT_METHODS } from '../../../shared/commands/recordPayment';
@@ -45,7 +46,7 @@ const invoiceProperties = {
   issueDate: { ...nullableDate, description: 'Defaults to today; replaced by the send date on finalization' },
   serviceDate: { ...nullableDate, description: 'Day of delivery or service; with serviceEndDate the first day of the service period' },
   serviceEndDate: { ...nullableDate, description: 'Last day of the service period (Leistungszeitraum) that starts on serviceDate; not before it' },
-  detailsMarkdown: nullable({ type: 'string', maxLength: 200000, description: 'Quotes (angebot) only' }),
+  detailsMarkdown: nullable({ type: 'string', maxLength: DETAILS_MARKDOWN_MAX_LENGTH, description: 'Quotes (angebot) only' }),
   currency: nullable({ type: 'string', enum: [...CURRENCIES, null] }),
   expectedTotalGross: { ...money, description: 'When given and different from the computed totalGross: 422 with expected and computed' },
   invoiceNumber: nullable({ type: 'string', minLength: 1, maxLength: 100, description: 'Supplier’s number (eingangsrechnung)' }),

@@ -50,12 +50,45 @@ export async function chatCompletion(messages: ChatMessage[], opts: ChatOptions)
     throw new AiProviderError(`AI provider answered HTTP ${res.status}`, res.status);
   }
   let body: { choices?: { message?: { content?: unknown } }[] };
+  const text = await boundedText(res, MAX_RESPONSE_BYTES);
   try {
-    body = (await res.json()) as typeof body;
+    body = JSON.parse(text) as typeof body;
   } catch {
     throw new AiProviderError('AI provider answered with invalid JSON');
   }
   const content = body.choices?.[0]?.message?.content;
   if (typeof content !== 'string' || !content.trim()) throw new AiProviderError('AI provider answered without content');
   return content;
+}
+
+/**
+ * The provider's answer is read up to this many bytes: max_tokens only asks it to stay short, and
+ * a misbehaving gateway could otherwise fill the API process's memory (an audit got 24 MB back).
+ * 1 MiB holds far more than the 200,000 characters detailsMarkdown may keep.
+ */
+export const MAX_RESPONSE_BYTES = 1024 * 1024;
+
+async function boundedText(res: Response, limit: number): Promise<string> {
+  const declared = Number(res.headers.get('content-length') || 0);
+  if (declared > limit) throw new AiProviderError(`AI provider answer is larger than ${limit} bytes`);
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > limit) {
+        await reader.cancel().catch(() => undefined);
+        throw new AiProviderError(`AI provider answer is larger than ${limit} bytes`);
+      }
+      chunks.push(value);
+    }
+  } catch (err) {
+    if (err instanceof AiProviderError) throw err;
+    throw new AiProviderError(`AI provider answer could not be read: ${(err as Error).name === 'TimeoutError' ? 'timed out' : 'connection lost'}`);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
