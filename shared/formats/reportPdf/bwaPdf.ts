@@ -93,7 +93,18 @@ function monthTable(doc: PDFKit.PDFDocument, report: BwaReport, x: number, y: nu
 
 function yearTable(doc: PDFKit.PDFDocument, report: BwaReport, block: BwaBlock, x: number, y: number, w: number): void {
   const widths = [w - 4 * 110, 110, 110, 110, 110];
+  const header = ['Position', String(report.year), String(report.priorYear), 'Veränderung', 'Veränderung %'];
+  // Above the footer line (common.ts footer draws at height − 35).
+  const bottom = () => doc.page.height - doc.page.margins.bottom - 16;
   const row = (values: string[], bold: boolean, fill?: string) => {
+    // One expense account per row: a business has dozens. A row past the bottom would make pdfkit
+    // put each separately placed cell on a page of its own, so the table continues on a new
+    // page under its header.
+    if (values !== header && y > bottom()) {
+      doc.addPage();
+      y = doc.page.margins.top;
+      row(header, true, INK.fill);
+    }
     if (fill) doc.save().rect(x, y - 3, w, 15).fill(fill).restore();
     style(doc, bold ? 'bold' : 'regular', 8.5);
     let cx = x;
@@ -104,7 +115,7 @@ function yearTable(doc: PDFKit.PDFDocument, report: BwaReport, block: BwaBlock, 
     y += 16;
   };
   const line = (label: string, l: BwaLine, bold = false) => row([label, formatAmount(l.current), formatAmount(l.prior), formatAmount(l.change), pct(l)], bold);
-  row(['Position', String(report.year), String(report.priorYear), 'Veränderung', 'Veränderung %'], true, INK.fill);
+  row(header, true, INK.fill);
   line('Umsatzerlöse (netto)', block.revenue, true);
   line('Material- / Wareneinsatz', block.costOfGoods);
   line('Rohertrag', block.grossProfit, true);
