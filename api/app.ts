@@ -12,7 +12,7 @@ import { createLimiters, consume } from './middleware/rateLimit';
 import { clientIp } from './middleware/clientIp';
 import { bullBoard } from './admin/bullBoard';
 import { routers } from './routes';
-import { AppError, notFound } from '../shared/errors';
+import { notFound } from '../shared/errors';
 import { measureRequests, metricsEndpoint } from './middleware/metrics';
 import { etag } from './middleware/etag';
 
@@ -33,9 +33,6 @@ function routeGroups(groups: Router[]): Koa.Middleware {
     return run(0);
   };
 }
-
-/** A request with body bytes: a non-zero Content-Length, or a chunked body. */
-const sendsBody = (ctx: Koa.Context) => Number(ctx.get('Content-Length') || 0) > 0 || !!ctx.get('Transfer-Encoding');
 
 export function createApp(cfg: Config = loadedConfig()): Koa {
   // Proxies append the address they saw to X-Forwarded-For; everything left of the entries our own
@@ -83,12 +80,6 @@ export function createApp(cfg: Config = loadedConfig()): Koa {
   });
   app.use(async (ctx, next) => {
     if (RAW_BODY_PREFIXES.some((p) => ctx.path.startsWith(p))) return next();
-    // The parser reads JSON only; any other body would be ignored and the route would answer as
-    // if none had been sent ("name is required" for name=Form). A body-less POST (…/cancel) may
-    // carry any content type: only a body that is there counts.
-    if (sendsBody(ctx) && !ctx.is('application/json', '+json')) {
-      throw new AppError('INVALID_INPUT', 415, `Unsupported content type ${ctx.get('Content-Type') || '(none)'}; send the body as application/json`);
-    }
     return jsonBody(ctx, next);
   });
 

@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { authenticate, requireRole } from './middleware/authenticate';
 import { validate } from '../shared/validation';
+import { AppError } from '../shared/errors';
 import type { Actor, Role } from '../shared/actor';
 import type { Limiters } from './middleware/rateLimit';
 import type { Config } from '../shared/config';
@@ -108,6 +109,13 @@ export function createRouter(prefix: string, tag: string) {
     chain.push(...(spec.before ?? []));
     chain.push(async (ctx, next) => {
       const c = ctx as unknown as AppContext;
+      // The parser reads JSON only (api/app.ts); any other body would be ignored and the route
+      // would answer as if none had been sent ("name is required" for name=Form). Checked here,
+      // on a route that takes a JSON body, so an unknown path stays 404 whatever it carries; a
+      // body-less POST (…/cancel) may carry any content type: only a body that is there counts.
+      if (body && sendsBody(ctx) && !ctx.is('application/json', '+json')) {
+        throw new AppError('INVALID_INPUT', 415, `Unsupported content type ${ctx.get('Content-Type') || '(none)'}; send the body as application/json`);
+      }
       c.input = {
         params: params ? validate(params, { ...ctx.params }, { what: 'Path' }) : {},
         query: spec.query ? validate(spec.query, { ...ctx.query }, { query: true, what: 'Query' }) : {},
@@ -122,6 +130,9 @@ export function createRouter(prefix: string, tag: string) {
   };
   return { router, add };
 }
+
+/** A request with body bytes: a non-zero Content-Length, or a chunked body. */
+const sendsBody = (ctx: Context) => Number(ctx.get('Content-Length') || 0) > 0 || !!ctx.get('Transfer-Encoding');
 
 function bodyOf(ctx: Context): unknown {
   const b = (ctx.request as unknown as { body?: unknown }).body;

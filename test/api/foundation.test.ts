@@ -51,6 +51,8 @@ describe('error envelope', () => {
       expectEnvelope(await res.json(), 415, 'INVALID_INPUT');
     }
     expect((await post('/api/customers', '{"name":"Json"}', 'application/json; charset=utf-8')).status).toBe(201);
+    // An unknown path stays 404, whatever it carries.
+    expect((await post('/api/nothing-here', 'hello', 'text/plain')).status).toBe(404);
     // No body at all (curl -X POST …/cancel sends no content type): the action runs.
     const { createSentInvoice } = await import('../helpers/invoiceFactory');
     const inv = await createSentInvoice(tenant);
