@@ -94,7 +94,9 @@ export async function startEmbeddedPostgres(dataDir: string, opts: { quiet?: boo
   const child: ChildProcess = spawn(
     path.join(bin, 'postgres'),
     ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', "unix_socket_directories=", '-c', 'fsync=on', '-c', 'max_connections=200'],
-    { ...asNobody(), stdio: opts.quiet ? 'ignore' : ['ignore', 'ignore', 'inherit'] },
+    // A process group of its own: a terminal's Ctrl-C reaches npm start's API and worker, which
+    // finish their work, but not the database under them; start.ts stops it last.
+    { ...asNobody(), stdio: opts.quiet ? 'ignore' : ['ignore', 'ignore', 'inherit'], detached: true },
   );
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   await waitFor(async () => {
@@ -145,6 +147,7 @@ export async function startPrivateRedis(opts: { port?: number } = {}): Promise<S
   const port = opts.port ?? (await freePort());
   const child = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction'], {
     stdio: 'ignore',
+    detached: true, // as the embedded PostgreSQL: stopped by whoever started it, after its clients
   });
   const url = `redis://127.0.0.1:${port}`;
   await waitFor(

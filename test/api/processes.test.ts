@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { spawnEntry, exitOf, waitForOutput } from '../helpers/processes';
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawnEntry, exitOf, waitForOutput, repoRoot } from '../helpers/processes';
 import { freePort } from '../../scripts/services';
 
 describe('process entry points', () => {
@@ -9,6 +11,20 @@ describe('process entry points', () => {
     expect(code).toBe(2);
     expect(child.output()).toMatch(/PORT must be a whole number/);
     expect(child.output()).toMatch(/ENCRYPTION_KEY must be 32 bytes/);
+  });
+
+  it('the Procfile runs node itself, as these tests spawn it (npm would not pass SIGTERM on); the release step exits 2 on a bad variable too', async () => {
+    const procfile = Object.fromEntries(
+      fs.readFileSync(path.join(repoRoot, 'Procfile'), 'utf8').trim().split('\n').map((l) => l.split(/:\s*/, 2) as [string, string]),
+    );
+    expect(procfile).toEqual({
+      web: 'node --import tsx api/server.ts',
+      worker: 'node --import tsx workers/index.ts',
+      release: 'node --import tsx scripts/migrate.ts',
+    });
+    const release = spawnEntry('scripts/migrate.ts', { PORT: 'eighty' });
+    expect((await exitOf(release)).code).toBe(2);
+    expect(release.output()).toMatch(/PORT must be a whole number/);
   });
 
   it('the worker refuses a bad configuration the same way', async () => {
