@@ -55,6 +55,10 @@ export function getQueue(name: QueueName): Queue {
       defaultJobOptions: jobOptionsFor(name),
     });
     q.on('error', () => undefined);
+    // Every request waiting for its job (runAndWait: job.waitUntilFinished) adds a 'closing'
+    // listener to this queue until its job ends; more than Node's default of 10 at once is load,
+    // not a leak, and the warning printed a non-JSON line to stderr.
+    q.setMaxListeners(1000);
     queues.set(name, q);
   }
   return q;
