@@ -10,6 +10,7 @@ import { TOTAL_LABELS, paymentMethodLabel } from './invoiceTexts';
 import { COLOR, CONTENT_LEFT, CONTENT_RIGHT, CONTENT_WIDTH, ensureSpace, hRule, setStyle, type TextStyle } from './layout';
 import { REVERSE_CHARGE_TITLE, reverseCharge, reverseChargeText } from './legalNotes';
 import { formatIban } from './parties';
+import { breakLongRuns } from './textBreaks';
 
 const TOTALS_WIDTH = 290;
 const VALUE_WIDTH = 95;
@@ -143,12 +144,13 @@ export function drawInvoiceSummary(doc: PDFKit.PDFDocument, input: DocumentInput
     heading(doc, invoice.type === 'angebot' ? 'Gültigkeit und Zahlungsbedingungen' : 'Zahlungsbedingungen');
     paragraph(doc, terms, { size: 9 });
   }
+  // Free user text: long runs without spaces get break opportunities (textBreaks.ts).
   if (invoice.notes?.trim()) {
     doc.y += 4;
-    paragraph(doc, invoice.notes.trim());
+    paragraph(doc, breakLongRuns(invoice.notes.trim()));
   }
   if (invoice.footerText?.trim()) {
     doc.y += 4;
-    paragraph(doc, invoice.footerText.trim(), { size: 8.5, color: COLOR.muted });
+    paragraph(doc, breakLongRuns(invoice.footerText.trim()), { size: 8.5, color: COLOR.muted });
   }
 }

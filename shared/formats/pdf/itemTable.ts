@@ -9,6 +9,7 @@ import { fmtQuantity } from '../../domain/money';
 import { formatMoney, formatPercent, formatQuantity } from './format';
 import { TABLE_HEADERS } from './invoiceTexts';
 import { COLOR, CONTENT_BOTTOM, CONTENT_LEFT, CONTENT_WIDTH, MARGIN, hRule, setStyle, type TextStyle } from './layout';
+import { splitToFit } from './textBreaks';
 
 interface Column {
   key: keyof typeof TABLE_HEADERS;
@@ -83,25 +84,6 @@ function drawRow(doc: PDFKit.PDFDocument, values: Record<Column['key'], string>,
   hRule(doc, y + height, CONTENT_LEFT, CONTENT_LEFT + CONTENT_WIDTH, COLOR.faint, 0.4);
 }
 
-/**
- * Longest prefix of `text` (whole words) that fits into `maxHeight` in the description column;
- * returns it and the remainder. Used only for descriptions too long for a single page.
- */
-function splitToFit(doc: PDFKit.PDFDocument, text: string, maxHeight: number): [string, string] {
-  setStyle(doc, BODY);
-  const width = DESCRIPTION.width - 2 * PAD;
-  const words = text.split(/(?<=\s)/);
-  let lo = 0;
-  let hi = words.length;
-  while (lo < hi) {
-    const mid = Math.ceil((lo + hi) / 2);
-    const h = doc.heightOfString(words.slice(0, mid).join('').trimEnd() || ' ', { width });
-    if (h <= maxHeight) lo = mid;
-    else hi = mid - 1;
-  }
-  return [words.slice(0, lo).join('').trimEnd(), words.slice(lo).join('').trimStart()];
-}
-
 const DESCRIPTION = COLUMNS.find((c) => c.key === 'description')!;
 
 /** Items in ascending position; starts at doc.y and leaves doc.y below the last row. */
@@ -139,7 +121,8 @@ export function drawItemTable(doc: PDFKit.PDFDocument, items: InvoiceItemView[],
         newPage();
         continue;
       }
-      const [head, rest] = splitToFit(doc, pending.description, CONTENT_BOTTOM - y - 2 * PAD - 1);
+      setStyle(doc, BODY);
+      const [head, rest] = splitToFit(doc, pending.description, DESCRIPTION.width - 2 * PAD, CONTENT_BOTTOM - y - 2 * PAD - 1);
       if (!head) {
         if (rowsOnPage > 0) {
           newPage();

@@ -51,6 +51,20 @@ export function ensureSpace(doc: PDFKit.PDFDocument, height: number): boolean {
   return true;
 }
 
+/**
+ * Text for a one-line slot (footer, sender line, running header, names): the lines a user
+ * entered (a company name may contain a line break) joined with " · ". pdfkit starts a new
+ * line at every line break even with lineBreak: false, so a second line would overprint
+ * whatever lies below the slot.
+ */
+export function singleLine(text: string): string {
+  return text
+    .split(/\r\n|[\r\n\u2028\u2029\v\f]/)
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .join(' · ');
+}
+
 /** Draws one line of text at a fixed position without wrapping or moving to another page. */
 export function textAt(
   doc: PDFKit.PDFDocument,
@@ -60,19 +74,20 @@ export function textAt(
   opts: { width?: number; align?: 'left' | 'right' | 'center' } & TextStyle = {},
 ): void {
   setStyle(doc, opts);
-  doc.text(text, x, y, { width: opts.width, align: opts.align ?? 'left', lineBreak: false });
+  doc.text(singleLine(text), x, y, { width: opts.width, align: opts.align ?? 'left', lineBreak: false });
 }
 
 /** Shrinks a one-line text down to `minSize` to fit `width`, then shortens it with "…". */
-export function fitLine(doc: PDFKit.PDFDocument, line: string, width: number, size: number, minSize: number): { text: string; size: number } {
+export function fitLine(doc: PDFKit.PDFDocument, text: string, width: number, size: number, minSize: number): { text: string; size: number } {
+  const line = singleLine(text);
   setStyle(doc, { size });
   const natural = doc.widthOfString(line);
   if (natural <= width) return { text: line, size };
   const shrunk = Math.max(minSize, Math.floor((size * width * 10) / natural) / 10);
   setStyle(doc, { size: shrunk });
-  let text = line;
-  while (text.length > 1 && doc.widthOfString(text) > width) text = `${text.slice(0, -2)}…`;
-  return { text, size: shrunk };
+  let fitted = line;
+  while (fitted.length > 1 && doc.widthOfString(fitted) > width) fitted = `${fitted.slice(0, -2)}…`;
+  return { text: fitted, size: shrunk };
 }
 
 export function hRule(

@@ -6,10 +6,14 @@
  * interpreted; images are printed as their alt text (the PDF must not fetch anything).
  *
  * Inline runs use pdfkit's `continued` text so a paragraph can mix fonts and still wrap.
+ * All user text passes through `breakLongRuns` before pdfkit sees it (see textBreaks.ts), and
+ * list and quote indentation stops after MAX_NESTING levels, so no input can make the text
+ * column vanish or the wrapping go quadratic.
  */
 import { marked, type Token, type Tokens } from 'marked';
 import { FONT, type FontStyle } from './fonts';
 import { COLOR, CONTENT_BOTTOM, CONTENT_LEFT, CONTENT_RIGHT, ensureSpace, hRule, setStyle } from './layout';
+import { ZWSP, breakLongRuns, splitToFit } from './textBreaks';
 
 export interface MarkdownOptions {
   /** Left edge and width of the text column; defaults to the page's content area. */
@@ -27,6 +31,10 @@ interface Ctx {
   color: string;
   /** Style inherited from an enclosing block (a block quote is italic). */
   italic: boolean;
+  /** Lists and quotes around this block. */
+  depth: number;
+  /** Set once indentation has stopped: the column deeper lists and quotes stay in. */
+  limit?: { left: number; width: number };
 }
 
 interface Run {
@@ -39,6 +47,15 @@ interface Run {
 
 const HEADING_SCALE: Record<number, number> = { 1: 1.75, 2: 1.4, 3: 1.18 };
 const LIST_INDENT = 16;
+const QUOTE_INDENT = 12;
+/** Lists and quotes indent up to this depth, and never below MIN_TEXT_WIDTH; deeper ones stay in
+ * the column reached (each level took 12–18 pt: 60 levels left no room for a letter). */
+const MAX_NESTING = 8;
+const MIN_TEXT_WIDTH = 120;
+/** Table columns are never narrower than this (unless the columns cannot all have it). */
+const MIN_COLUMN_WIDTH = 30;
+/** Link targets longer than this are shortened in the middle. */
+const MAX_TARGET_LENGTH = 100;
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0', '#39': "'" };
 
@@ -51,6 +68,28 @@ function decodeEntities(text: string): string {
     }
     return ENTITIES[name.toLowerCase()] ?? whole;
   });
+}
+
+/** A data: URI's decoded size, e.g. "45 kB". */
+function dataSize(uri: string): string {
+  const comma = uri.indexOf(',');
+  const meta = comma < 0 ? uri : uri.slice(0, comma);
+  const payload = comma < 0 ? 0 : uri.length - comma - 1;
+  const bytes = /;base64$/i.test(meta) ? Math.floor((payload * 3) / 4) : payload;
+  if (bytes < 1000) return `${bytes} B`;
+  if (bytes < 1_000_000) return `${Math.round(bytes / 1000)} kB`;
+  return `${(bytes / 1_000_000).toFixed(1).replace('.', ',')} MB`;
+}
+
+/**
+ * How a link target or image source is printed. A data: URI (a pasted screenshot) is unreadable
+ * on paper and would fill pages: it is named by its size. Other long addresses keep their start
+ * (scheme, host, path) and end.
+ */
+function describeTarget(href: string): string {
+  if (/^data:/i.test(href)) return `eingebettete Daten, ${dataSize(href)}`;
+  if (href.length <= MAX_TARGET_LENGTH) return href;
+  return `${href.slice(0, MAX_TARGET_LENGTH - 25)}…${href.slice(-20)}`;
 }
 
 function fontFor(run: Pick<Run, 'bold' | 'italic' | 'code'>): FontStyle {
@@ -85,12 +124,12 @@ function inlineRuns(tokens: Token[] | undefined, style: Omit<Run, 'text'>, out: 
         inlineRuns(link.tokens, style, out);
         const label = link.text.trim();
         if (link.href && link.href !== label && !link.href.startsWith('mailto:' + label)) {
-          out.push({ ...style, text: ` (${link.href})` });
+          out.push({ ...style, text: ` (${describeTarget(link.href)})` });
         }
         break;
       }
       case 'image':
-        out.push({ ...style, italic: true, text: `[Bild: ${(t as Tokens.Image).text || (t as Tokens.Image).href}]` });
+        out.push({ ...style, italic: true, text: `[Bild: ${(t as Tokens.Image).text || describeTarget((t as Tokens.Image).href)}]` });
         break;
       case 'text': {
         const text = t as Tokens.Text;
@@ -120,10 +159,23 @@ function plainText(tokens: Token[] | undefined): string {
     .join('');
 }
 
+/**
+ * Breaks long runs (textBreaks.ts). DejaVu Sans Mono has no zero-width space, so in inline code
+ * the break is a run of its own, set in the text font; pdfkit may wrap between runs.
+ */
+function breakRun(run: Run): Run[] {
+  const text = breakLongRuns(run.text);
+  if (!run.code || !text.includes(ZWSP)) return [{ ...run, text }];
+  return text
+    .split(ZWSP)
+    .flatMap((part, i) => (i === 0 ? [{ ...run, text: part }] : [{ ...run, code: false, text: ZWSP }, { ...run, text: part }]))
+    .filter((r) => r.text.length > 0);
+}
+
 /** Writes runs as one wrapped paragraph at (x, doc.y). */
 function writeRuns(ctx: Ctx, runs: Run[], x: number, width: number, size: number, extra: { bold?: boolean } = {}): void {
   const { doc } = ctx;
-  const list = normaliseRuns(runs);
+  const list = normaliseRuns(runs).flatMap(breakRun);
   if (list.length === 0) return;
   setStyle(doc, { size, color: ctx.color });
   ensureSpace(doc, doc.currentLineHeight(true) + 2);
@@ -151,17 +203,27 @@ function plain(): Omit<Run, 'text'> {
   return { bold: false, italic: false, code: false, strike: false };
 }
 
+/** True when a block indented by `by` would pass the nesting limit. */
+function atLimit(ctx: Ctx, by: number): boolean {
+  return ctx.limit !== undefined || ctx.depth >= MAX_NESTING || ctx.width - by < MIN_TEXT_WIDTH;
+}
+
 function renderList(ctx: Ctx, list: Tokens.List): void {
   const start = typeof list.start === 'number' ? list.start : 1;
+  const indent = LIST_INDENT + (list.ordered ? 2 : 0);
+  // Past the limit the markers stay in the column where indentation stopped, the text beside them.
+  const limit = atLimit(ctx, indent) ? (ctx.limit ?? { left: ctx.left, width: ctx.width }) : undefined;
+  const left = limit?.left ?? ctx.left;
+  const width = limit?.width ?? ctx.width;
+  const inner: Ctx = { ...ctx, left: left + indent, width: width - indent, depth: ctx.depth + 1, limit };
   list.items.forEach((item, index) => {
     const marker = list.ordered ? `${start + index}.` : item.task ? (item.checked ? '☑' : '☐') : '•';
     const { doc } = ctx;
     setStyle(doc, { size: ctx.size, color: ctx.color });
     ensureSpace(doc, doc.currentLineHeight(true) + 2);
     const markerY = doc.y;
-    doc.text(marker, ctx.left, markerY, { width: LIST_INDENT - 3, align: list.ordered ? 'right' : 'left', lineBreak: false });
+    doc.text(marker, left, markerY, { width: LIST_INDENT - 3, align: list.ordered ? 'right' : 'left', lineBreak: false });
     doc.y = markerY;
-    const inner: Ctx = { ...ctx, left: ctx.left + LIST_INDENT + (list.ordered ? 2 : 0), width: ctx.width - LIST_INDENT - (list.ordered ? 2 : 0) };
     renderBlocks(inner, item.tokens.filter((tok) => tok.type !== 'checkbox'), { tight: !list.loose });
   });
   ctx.doc.x = ctx.left;
@@ -174,8 +236,12 @@ function renderCode(ctx: Ctx, code: Tokens.Code): void {
   setStyle(doc, { font: 'mono', size });
   const lineHeight = doc.currentLineHeight(true) + 1;
   const lines = code.text.split('\n');
+  // DejaVu Sans Mono has no zero-width space: a run longer than a line is cut into line-long
+  // pieces (monospaced, so the count is exact) and pdfkit never has to split a word itself.
+  const perLine = Math.floor((ctx.width - 13) / doc.widthOfString('0'));
   doc.y += 2;
-  for (const line of lines) {
+  for (const raw of lines) {
+    const line = breakLongRuns(raw, perLine, '\n');
     // Long lines wrap; measure them so the shaded background covers them.
     setStyle(doc, { font: 'mono', size });
     const h = Math.max(lineHeight, doc.heightOfString(line || ' ', { width: ctx.width - 12 }));
@@ -194,7 +260,15 @@ function renderBlockquote(ctx: Ctx, quote: Tokens.Blockquote): void {
   const { doc } = ctx;
   const startPage = pageIndex(doc);
   const top = doc.y;
-  renderBlocks({ ...ctx, left: ctx.left + 12, width: ctx.width - 12, color: COLOR.muted, italic: true }, quote.tokens);
+  const quoted = { ...ctx, color: COLOR.muted, italic: true, depth: ctx.depth + 1 };
+  if (atLimit(ctx, QUOTE_INDENT)) {
+    // Past the nesting limit a quote is set in the same column, without a bar of its own (it would
+    // cross the text); the bars of the enclosing quotes still mark it.
+    renderBlocks({ ...quoted, limit: ctx.limit ?? { left: ctx.left, width: ctx.width } }, quote.tokens);
+    doc.x = ctx.left;
+    return;
+  }
+  renderBlocks({ ...quoted, left: ctx.left + QUOTE_INDENT, width: ctx.width - QUOTE_INDENT }, quote.tokens);
   // The bar marks the quote on the page where it ends (from the top margin if it crossed pages).
   const barTop = pageIndex(doc) === startPage ? top : doc.page.margins.top;
   doc.save().lineWidth(2.5).strokeColor(COLOR.faint).moveTo(ctx.left + 3, barTop).lineTo(ctx.left + 3, doc.y - 4).stroke().restore();
@@ -206,35 +280,56 @@ function pageIndex(doc: PDFKit.PDFDocument): number {
   return range.start + range.count - 1;
 }
 
+const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+const max = (values: number[]) => values.reduce((a, b) => Math.max(a, b), 0);
+
 function renderTable(ctx: Ctx, table: Tokens.Table): void {
   const { doc } = ctx;
   const size = ctx.size * 0.9;
   const pad = 4;
   const cols = table.header.length;
-  const header = table.header.map((c) => plainText(c.tokens));
-  const rows = table.rows.map((r) => r.map((c) => plainText(c.tokens)));
+  const cellText = (cell: Tokens.TableCell | undefined) => breakLongRuns(plainText(cell?.tokens));
+  const header = table.header.map(cellText);
+  const rows = table.rows.map((r) => header.map((_, i) => cellText(r[i])));
 
-  // Column widths follow the content: each column gets its longest word as a minimum and
-  // shares the rest in proportion to its text length.
-  setStyle(doc, { size });
-  const longestWord = (s: string) => Math.max(0, ...s.split(/\s+/).map((w) => doc.widthOfString(w)));
-  const minW = header.map((h, i) => Math.max(longestWord(h), ...rows.map((r) => longestWord(r[i] ?? ''))) + 2 * pad);
-  const wantW = header.map((h, i) => Math.max(doc.widthOfString(h), ...rows.map((r) => doc.widthOfString(r[i] ?? ''))) + 2 * pad);
-  let widths = wantW;
-  const totalWant = wantW.reduce((a, b) => a + b, 0);
-  if (totalWant > ctx.width) {
-    const totalMin = minW.reduce((a, b) => a + b, 0);
-    const spare = Math.max(0, ctx.width - totalMin);
-    const extra = wantW.map((w, i) => w - minW[i]);
-    const extraSum = extra.reduce((a, b) => a + b, 0) || 1;
-    widths = minW.map((m, i) => m + (spare * extra[i]) / extraSum);
-    const sum = widths.reduce((a, b) => a + b, 0);
-    if (sum > ctx.width) widths = widths.map((w) => (w * ctx.width) / sum);
-  } else {
+  // Column widths follow the content: each column gets its longest word as a minimum (at least
+  // MIN_COLUMN_WIDTH, so long-word neighbours cannot squeeze a column to nothing) and shares the
+  // rest in proportion to its text length.
+  // [longest word, whole text] per cell, the header in its bold face.
+  const natural = (cells: string[], bold: boolean) => {
+    setStyle(doc, { font: bold ? 'bold' : 'regular', size });
+    return cells.map((c) => [max(c.split(/[\s\u200b]+/).map((w) => doc.widthOfString(w))), doc.widthOfString(c)]);
+  };
+  const measured = [natural(header, true), ...rows.map((r) => natural(r, false))];
+  const floor = Math.min(MIN_COLUMN_WIDTH, ctx.width / cols);
+  const minW = header.map((_, i) => Math.max(floor, max(measured.map((m) => m[i][0])) + 2 * pad));
+  const wantW = header.map((_, i) => Math.max(minW[i], max(measured.map((m) => m[i][1])) + 2 * pad));
+  const totalWant = sum(wantW);
+  const totalMin = sum(minW);
+  let widths: number[];
+  if (totalWant <= ctx.width) {
     // Stretch to the full width so tables line up with the text column.
     widths = wantW.map((w) => (w * ctx.width) / totalWant);
+  } else if (totalMin <= ctx.width) {
+    const extra = wantW.map((w, i) => w - minW[i]);
+    const extraSum = sum(extra) || 1;
+    widths = minW.map((m, i) => m + ((ctx.width - totalMin) * extra[i]) / extraSum);
+  } else {
+    // Not even the minimums fit (long words, already cut to MAX_RUN characters): columns whose
+    // minimum is within a fair share keep it, the others share what is left equally.
+    widths = [...minW];
+    let open = minW.map((_, i) => i);
+    let rest = ctx.width;
+    for (;;) {
+      const fair = rest / open.length;
+      const narrow = open.filter((i) => minW[i] <= fair);
+      if (narrow.length === 0 || narrow.length === open.length) break;
+      rest -= sum(narrow.map((i) => minW[i]));
+      open = open.filter((i) => minW[i] > fair);
+    }
+    for (const i of open) widths[i] = rest / open.length;
   }
-  const xs = widths.map((_, i) => ctx.left + widths.slice(0, i).reduce((a, b) => a + b, 0));
+  const xs = widths.map((_, i) => ctx.left + sum(widths.slice(0, i)));
   const align = (i: number): 'left' | 'right' | 'center' => (table.align[i] === 'right' ? 'right' : table.align[i] === 'center' ? 'center' : 'left');
 
   const measure = (cells: string[], bold: boolean) => {
@@ -253,25 +348,79 @@ function renderTable(ctx: Ctx, table: Tokens.Table): void {
     doc.restore();
   };
 
+  // Rows are placed like the invoice's item rows (itemTable.ts): a row that fits on a fresh page
+  // moves there whole, a row taller than a page is split between lines of its cells, and every
+  // page repeats the header row. A header taller than a third of a page is not repeated (it would
+  // leave the rows little room); it is then split like a row.
   const headerH = measure(header, true);
+  const capacity = CONTENT_BOTTOM - doc.page.margins.top;
+  const repeatHeader = headerH <= capacity / 3;
+  const rowRoom = capacity - (repeatHeader ? headerH : 0);
   let y = doc.y + 2;
-  const firstRowH = rows.length ? measure(rows[0], false) : 0;
-  if (y + headerH + firstRowH > CONTENT_BOTTOM) {
+  // True while nothing but the repeated header is on the current page.
+  let fresh = false;
+  let rowsOnPage = 0;
+  const newPage = () => {
     doc.addPage();
     y = doc.y;
-  }
-  drawRow(header, true, y, headerH);
-  y += headerH;
-  for (const row of rows) {
-    const h = measure(row, false);
-    if (y + h > CONTENT_BOTTOM) {
-      doc.addPage();
-      y = doc.y;
+    fresh = true;
+    rowsOnPage = 0;
+    if (repeatHeader) {
       drawRow(header, true, y, headerH);
       y += headerH;
     }
-    drawRow(row, false, y, h);
-    y += h;
+  };
+  // Keep the header with the first row, or with the first lines of a row taller than a page.
+  const firstPart = (h: number, room: number) => (h <= room ? h : Math.min(h, 60));
+  const firstRowH = rows.length ? measure(rows[0], false) : 0;
+  const keep = repeatHeader ? headerH + firstPart(firstRowH, rowRoom) : firstPart(headerH, capacity);
+  if (y + keep > CONTENT_BOTTOM) {
+    doc.addPage();
+    y = doc.y;
+    fresh = true;
+  }
+
+  const lines = [{ cells: header, bold: true }, ...rows.map((cells) => ({ cells, bold: false }))];
+  for (const { cells, bold } of lines) {
+    let pending: string[] | null = cells;
+    while (pending) {
+      const h = measure(pending, bold);
+      if (y + h <= CONTENT_BOTTOM) {
+        drawRow(pending, bold, y, h);
+        y += h;
+        if (!bold) rowsOnPage++;
+        fresh = false;
+        pending = null;
+        continue;
+      }
+      if (rowsOnPage > 0 && h <= rowRoom) {
+        newPage();
+        continue;
+      }
+      setStyle(doc, { font: bold ? 'bold' : 'regular', size });
+      let parts: Array<[string, string]> = pending.map((c, i) => splitToFit(doc, c, widths[i] - 2 * pad, CONTENT_BOTTOM - y - 2 * pad));
+      if (!parts.some(([head, rest]) => head && rest)) {
+        if (!fresh) {
+          newPage();
+          continue;
+        }
+        // Not even one line fits on an empty page (cannot happen with sane sizes): print the
+        // first word of each cell anyway so the loop always advances.
+        parts = pending.map((c): [string, string] => {
+          const [word, ...others] = c.split(/(?<=[\s\u200b])/);
+          return [word.trimEnd(), others.join('').trimStart()];
+        });
+      }
+      const heads = parts.map(([head]) => head);
+      const partH = measure(heads, bold);
+      drawRow(heads, bold, y, partH);
+      y += partH;
+      fresh = false;
+      const rests = parts.map(([, rest]) => rest);
+      pending = rests.some(Boolean) ? rests : null;
+      if (pending) newPage();
+      else if (!bold) rowsOnPage++;
+    }
   }
   doc.x = ctx.left;
   doc.y = y + ctx.size * 0.8;
@@ -341,6 +490,7 @@ export function renderMarkdown(doc: PDFKit.PDFDocument, markdown: string, opts: 
     size: opts.fontSize ?? 9.5,
     color: COLOR.text,
     italic: false,
+    depth: 0,
   };
   renderBlocks(ctx, tokens);
 }

@@ -1,10 +1,14 @@
 /** Turns seller and buyer data into the lines printed in letterhead, address window and footer. */
 import type { PartyView, SellerView } from '../../domain/invoiceView';
 import { addressLines } from './format';
+import { singleLine } from './layout';
 
-/** Company when known, else the person's name. */
+/**
+ * Company when known, else the person's name; on one line, since it goes into one-line slots
+ * (footer, sender line, running header, PDF metadata) and the settings allow a line break.
+ */
 export function displayName(party: PartyView): string {
-  return (party.company?.trim() || party.name?.trim() || '').trim();
+  return singleLine(party.company?.trim() || party.name?.trim() || '');
 }
 
 /** Contact person printed under the company, when it is a different name. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createDocument, toBuffer } from '../../../shared/formats/pdf/layout';
+import { CONTENT_BOTTOM, CONTENT_LEFT, CONTENT_RIGHT, createDocument, toBuffer } from '../../../shared/formats/pdf/layout';
 import { renderMarkdown } from '../../../shared/formats/pdf/markdownToPdf';
-import { fonts, pageContents, pageTexts } from './pdfTools';
+import { fonts, pageContents, pageCount, pageTexts, wordBoxes } from './pdfTools';
 
 async function render(markdown: string): Promise<Buffer> {
   const doc = createDocument(
@@ -88,5 +88,99 @@ describe('renderMarkdown', () => {
     const pages = pageTexts(await render(Array.from({ length: 8 }, () => para).join('\n\n')));
     expect(pages.length).toBeGreaterThan(1);
     expect(pages.join(' ').match(/Umsatzsteuer/g)!.length).toBe(320);
+  });
+
+  describe('long runs without spaces', () => {
+    // pdfkit splits an over-long word quadratically: 200,000 characters ran out of a 4 GB heap.
+    // These finish in well under a second; the test timeout is the guard.
+    it('renders 200,000 letters without a space on a sane number of pages, all of them', async () => {
+      const pdf = await render('a'.repeat(200_000));
+      expect(pageCount(pdf)).toBeGreaterThan(20);
+      expect(pageCount(pdf)).toBeLessThan(80);
+      const text = pageTexts(pdf).join('').replace(/\s/g, '');
+      expect(text).toBe('a'.repeat(200_000));
+    }, 30_000);
+
+    it('prints a data: URI image or link by its size, not its content', async () => {
+      const b64 = Buffer.alloc(45_000, 7).toString('base64');
+      expect(b64.length).toBe(60_000);
+      const pdf = await render(`Vorher ![](data:image/png;base64,${b64}) und [Anhang](data:text/plain;base64,${b64}), ![Logo](data:image/png;base64,${b64}) nachher`);
+      expect(pageCount(pdf)).toBe(1);
+      const [page] = pageTexts(pdf);
+      expect(page).toContain('Vorher [Bild: eingebettete Daten, 45 kB] und Anhang (eingebettete Daten, 45 kB), [Bild: Logo] nachher');
+      expect(page).not.toContain('base64');
+    }, 30_000);
+
+    it('shortens a long link target in the middle and keeps short ones', async () => {
+      const long = `https://example.at/downloads/${'x'.repeat(300)}/datei-ende.pdf`;
+      const [page] = pageTexts(await render(`[Kurz](https://example.at/a) [Lang](${long})`));
+      expect(page).toContain('Kurz (https://example.at/a)');
+      expect(page.replace(/\n/g, '')).toMatch(/Lang \(https:\/\/example\.at\/downloads\/x+…x*\/datei-ende\.pdf\)/);
+      expect(page.match(/x/g)!.length).toBeLessThan(100);
+    });
+
+    it('breaks long runs in inline code, code blocks and table cells, keeping every character', async () => {
+      const pdf = await render(['Code: `' + 'y'.repeat(20_000) + '`', '', '```', 'z'.repeat(20_000), '```', '', '| A | B |', '|---|---|', `| ${'q'.repeat(20_000)} | klein |`].join('\n'));
+      expect(pageCount(pdf)).toBeLessThan(40);
+      const text = pageTexts(pdf).join('\n');
+      for (const ch of ['y', 'z', 'q']) expect(text.match(new RegExp(ch, 'g'))!.length).toBe(20_000);
+      expect(text).not.toContain('\u200b');
+      for (const page of wordBoxes(pdf)) {
+        for (const w of page) expect(w.xMax).toBeLessThanOrEqual(CONTENT_RIGHT + 0.5);
+      }
+    }, 30_000);
+
+    it('leaves text with ordinary words as it was', async () => {
+      const words = 'Umsatzsteuer-Identifikationsnummer Donaudampfschifffahrtsgesellschaft https://example.at/pfad';
+      const [page] = pageTexts(await render(`${words}\n\n\`kurzer_code()\``));
+      expect(page).toContain(words);
+      expect(page).toContain('kurzer_code()');
+    });
+  });
+
+  it('splits a table row taller than a page across pages, the header repeated, nothing below the content area', async () => {
+    const words = Array.from({ length: 900 }, (_, i) => `Wort${i + 1}`);
+    const pdf = await render(['Einleitung', '', '| a | b |', '|---|---|', `| ${words.join(' ')} | b |`, '| c | d |'].join('\n'));
+    const pages = pageTexts(pdf);
+    expect(pages).toHaveLength(2);
+    for (const page of pages) expect(page).toMatch(/^a b$/m);
+    // The row starts on the first page, with its short cell beside it; the rest follows in order.
+    expect(pages[0]).toMatch(/^Wort1 Wort2 .* b$/m);
+    expect(pages.join('\n').match(/Wort\d+/g)).toEqual(words);
+    expect(pages[1]).toMatch(/^c d$/m);
+    const boxes = wordBoxes(pdf);
+    for (const page of boxes) for (const w of page) expect(w.yMax).toBeLessThanOrEqual(CONTENT_BOTTOM);
+    // Row frames and column lines stay in the content area too.
+    for (const ops of await pageContents(pdf)) {
+      for (const m of ops.matchAll(/^([\d.]+) ([\d.]+) ([\d.]+) ([\d.]+) re$/gm)) expect(Number(m[2]) + Number(m[4])).toBeLessThanOrEqual(CONTENT_BOTTOM + 0.01);
+      for (const m of ops.matchAll(/^([\d.]+) ([\d.]+) [ml]$/gm)) expect(Number(m[2])).toBeLessThanOrEqual(CONTENT_BOTTOM + 0.01);
+    }
+  });
+
+  it('keeps a short column readable beside columns of long words', async () => {
+    const pdf = await render(`| Erste | Zweite | Dritte |\n|---|---|---|\n| ${'a'.repeat(600)} | ${'b'.repeat(600)} | short |`);
+    const words = wordBoxes(pdf).flat();
+    const short = words.find((w) => w.text === 'short');
+    expect(short).toBeDefined();
+    expect(short!.xMin).toBeGreaterThanOrEqual(CONTENT_LEFT);
+    expect(short!.xMax).toBeLessThanOrEqual(CONTENT_RIGHT);
+    const header = words.find((w) => w.text === 'Dritte')!;
+    expect(short!.xMin).toBeCloseTo(header.xMin, 0);
+  });
+
+  it('stops indenting deeply nested lists and quotes, keeping their text whole', async () => {
+    const list = Array.from({ length: 60 }, (_, i) => `${'  '.repeat(i)}- Ebene${i + 1} Text`).join('\n');
+    const quotes = `${'> '.repeat(80)}Tief zitierter Text`;
+    const pdf = await render(`${list}\n\nDazwischen\n\n${quotes}`);
+    const text = pageTexts(pdf).join('\n');
+    for (let i = 1; i <= 60; i++) expect(text).toMatch(new RegExp(`^• Ebene${i} Text$`, 'm'));
+    expect(text).toMatch(/^Tief zitierter Text$/m);
+    const words = wordBoxes(pdf).flat();
+    const x = (w: string) => words.find((b) => b.text === w)!.xMin;
+    expect(x('Ebene2')).toBeGreaterThan(x('Ebene1'));
+    expect(x('Ebene8')).toBeGreaterThan(x('Ebene7'));
+    expect(x('Ebene60')).toBe(x('Ebene9'));
+    expect(x('Ebene60') - x('Ebene1')).toBeLessThanOrEqual(8 * 16);
+    expect(CONTENT_RIGHT - x('Tief')).toBeGreaterThan(300);
   });
 });

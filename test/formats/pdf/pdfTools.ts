@@ -35,6 +35,32 @@ export function collapse(text: string): string {
     .join('\n');
 }
 
+export interface WordBox {
+  text: string;
+  xMin: number;
+  yMin: number;
+  xMax: number;
+  yMax: number;
+}
+
+/** Words and their boxes per page (pdftotext -bbox; points, origin top left like pdfkit's). */
+export function wordBoxes(pdf: Buffer): WordBox[][] {
+  const html = withFile(pdf, (file) => execFileSync('pdftotext', ['-bbox', '-enc', 'UTF-8', file, '-'], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 }));
+  const entity: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+  return html
+    .split(/<page\b/)
+    .slice(1)
+    .map((page) =>
+      [...page.matchAll(/<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)<\/word>/g)].map((m) => ({
+        text: m[5].replace(/&(amp|lt|gt|quot|apos);/g, (_, n: string) => entity[n]),
+        xMin: Number(m[1]),
+        yMin: Number(m[2]),
+        xMax: Number(m[3]),
+        yMax: Number(m[4]),
+      })),
+    );
+}
+
 export function allText(pdf: Buffer): string {
   return pageTexts(pdf).join('\n');
 }
