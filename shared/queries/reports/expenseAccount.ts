@@ -31,22 +31,31 @@ export interface ExpenseAccountSql {
   source: string;
 }
 
+/**
+ * SQL: a lateral join aliased `alias` giving the number of the account of the invoice `i`'s posted
+ * journal entry whose line matches `lineWhere` (over `a`, the ledger account, and `jl`, the line),
+ * in the export's chart; the first by `orderBy`.
+ */
+function postedAccountJoin(alias: string, chart: DatevChart, lineWhere: string, orderBy: string): string {
+  return `left join lateral (
+      select a.number
+        from journal_entries je
+        join journal_lines jl on jl.entry_id = je.id and jl.tenant_id = je.tenant_id
+        join ledger_accounts a on a.id = jl.account_id and a.tenant_id = je.tenant_id
+       where ${lineWhere} and je.tenant_id = i.tenant_id and je.source_type = '${INVOICE_SOURCE}' and je.source_id = i.id
+         and a.chart = '${chart}'
+       order by ${orderBy}
+       limit 1
+    ) ${alias} on true`;
+}
+
 export function expenseAccountSql(chart: DatevChart): ExpenseAccountSql {
   const fallback = DATEV_CHARTS[chart].expense;
   if (!/^[A-Z0-9]+$/.test(chart) || !/^\d+$/.test(fallback)) throw new Error(`unexpected chart ${chart} / account ${fallback}`);
   const joins = `
     left join suppliers s on s.id = i.supplier_id and s.tenant_id = i.tenant_id
     left join connector_installations ci on ci.tenant_id = i.tenant_id and ci.provider = i.source and ci.active
-    left join lateral (
-      select a.number
-        from journal_entries je
-        join journal_lines jl on jl.entry_id = je.id and jl.tenant_id = je.tenant_id
-        join ledger_accounts a on a.id = jl.account_id and a.tenant_id = je.tenant_id
-       where je.tenant_id = i.tenant_id and je.source_type = '${INVOICE_SOURCE}' and je.source_id = i.id
-         and a.kind = 'expense' and a.chart = '${chart}'
-       order by jl.debit desc, jl.credit desc
-       limit 1
-    ) posted on true`;
+    ${postedAccountJoin('posted', chart, "a.kind = 'expense'", 'jl.debit desc, jl.credit desc')}`;
   const connector = "nullif(btrim(ci.settings->>'expenseAccount'), '')";
   const supplier = 'nullif(btrim(s.default_expense_account), \'\')';
   return {
@@ -87,16 +96,7 @@ export function clearingAccountSql(chart: DatevChart): ClearingAccountSql {
   for (const [provider, number] of byProvider) if (!/^[a-z]+$/.test(provider) || !/^\d+$/.test(number)) throw new Error(`unexpected clearing account ${provider} ${number}`);
   const joins = `
     left join connector_installations clr_ci on clr_ci.tenant_id = i.tenant_id and clr_ci.provider = i.source and clr_ci.active
-    left join lateral (
-      select a.number
-        from journal_entries je
-        join journal_lines jl on jl.entry_id = je.id and jl.tenant_id = je.tenant_id
-        join ledger_accounts a on a.id = jl.account_id and a.tenant_id = je.tenant_id
-       where i.source is not null and je.tenant_id = i.tenant_id and je.source_type = '${INVOICE_SOURCE}' and je.source_id = i.id
-         and a.kind <> 'expense' and a.chart = '${chart}'
-       order by a.number
-       limit 1
-    ) clr_posted on true`;
+    ${postedAccountJoin('clr_posted', chart, "i.source is not null and a.kind <> 'expense'", 'a.number')}`;
   const connector = "nullif(btrim(clr_ci.settings->>'clearingAccount'), '')";
   const chartDefault = byProvider.length ? `case i.source ${byProvider.map(([p, n]) => `when '${p}' then '${n}'`).join(' ')} end` : 'null::text';
   return {
