@@ -8,7 +8,7 @@ import { decryptSecret, encryptSecret } from '../crypto/secretBox';
 import { newTotpSecret, totpUri, verifyTotp } from '../auth/totp';
 import { hashRecoveryCode, looksLikeRecoveryCode, newRecoveryCodes } from '../auth/recoveryCodes';
 import { verifyChallengeToken } from '../auth/challengeToken';
-import { claimAttempt } from '../auth/lockout';
+import { claimAttempt, releaseAttempt } from '../auth/lockout';
 import { completeLogin, type Session } from './login';
 
 /**
@@ -53,6 +53,10 @@ export async function enableTotp(actor: Actor, code: string): Promise<{ recovery
 }
 
 export async function disableTotp(actor: Actor, code: string): Promise<void> {
+  // A code guessed here is a second-factor guess like one at login: counted before it is checked
+  // (429 while locked; 40 parallel wrong codes were all checked), given back when it was right.
+  // Claimed before the transaction, which locks the same user row.
+  const attempt = await claimAttempt(actor.userId!);
   await db().transaction(async (trx) => {
     const user = await lockedUser(trx, actor);
     if (!user.totpEnabled) throw invalidInput('TOTP is not enabled');
@@ -71,6 +75,7 @@ export async function disableTotp(actor: Actor, code: string): Promise<void> {
       });
     await audit(trx, actor, { action: 'user.totp_disabled', entityType: 'user', entityId: user.id });
   });
+  await releaseAttempt(attempt);
 }
 
 /**

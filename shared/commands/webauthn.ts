@@ -122,7 +122,9 @@ export async function verifyRegistration(actor: Actor, response: RegistrationRes
         credentialId: info.credential.id,
         publicKey: Buffer.from(info.credential.publicKey),
         counter: info.credential.counter,
-        transports: JSON.stringify(info.credential.transports ?? response.response.transports ?? []),
+        // Known transport names only: whatever else a client sends would be handed back in
+        // allowCredentials, where a browser refuses it, and break the user's own login.
+        transports: JSON.stringify(knownTransports(info.credential.transports ?? response.response.transports)),
         deviceType: info.credentialDeviceType,
         backedUp: info.credentialBackedUp,
       })
@@ -141,6 +143,12 @@ export async function deletePasskey(actor: Actor, id: string): Promise<void> {
   await db().transaction(async (trx) => {
     const n = await trx('webauthnCredentials').where({ tenantId: actor.tenantId, userId: actor.userId, id }).delete();
     if (!n) throw notFound('Passkey');
+    // Recovery codes are a fallback of a second factor: without any left they go (as disableTotp
+    // does), or a later enrolment would bring the discarded codes back to life.
+    const left = await trx('webauthnCredentials').where({ tenantId: actor.tenantId, userId: actor.userId }).count({ n: '*' }).first();
+    if (Number(left?.n ?? 0) === 0) {
+      await trx('users').where({ tenantId: actor.tenantId, id: actor.userId, totpEnabled: false }).update({ recoveryCodes: JSON.stringify([]), updatedAt: trx.fn.now() });
+    }
     await audit(trx, actor, { action: 'user.passkey_removed', entityType: 'user', entityId: actor.userId, data: { id } });
   });
 }
@@ -205,3 +213,6 @@ export async function verifyAuthentication(challengeToken: string, response: Aut
   if (n !== 1) throw fail('counter');
   return completeLogin(user.id, 'webauthn', requestId);
 }
+
+const TRANSPORTS = new Set(['ble', 'cable', 'hybrid', 'internal', 'nfc', 'smart-card', 'usb']);
+const knownTransports = (t: unknown): string[] => (Array.isArray(t) ? t.filter((x): x is string => typeof x === 'string' && TRANSPORTS.has(x)) : []);

@@ -256,4 +256,43 @@ describe('WebAuthn / passkeys (software authenticator)', () => {
     expect((await login(manager)).body.methods).toEqual(['totp', 'recovery']);
     expect(authenticator.id).toBe(cred.credentialId);
   });
+
+  it('recovery codes go with the last second factor: they do not come back with a later passkey', async () => {
+    const clock = pinClock();
+    const { member } = await createTeam();
+    const { secret, recoveryCodes } = await enableTotp(member, clock);
+    await registerPasskey(member);
+    clock.set(60);
+    expect((await http.post('/api/auth/2fa/totp/disable', { code: code(secret, clock.at(60)) }, { token: member.token })).status).toBe(204);
+    const [cred] = (await http.get('/api/auth/webauthn/credentials', { token: member.token })).body;
+    expect((await http.delete(`/api/auth/webauthn/credentials/${cred.id}`, { token: member.token })).status).toBe(204);
+    expect((await db()('users').where({ id: member.id }).first()).recoveryCodes).toEqual([]);
+    await registerPasskey(member);
+    const { body } = await login(member);
+    expect(body.methods).toEqual(['webauthn']);
+    expectError(await http.post('/api/auth/2fa/verify', { challengeToken: body.challengeToken, code: recoveryCodes[0] }), 401, 'UNAUTHORIZED');
+  });
+
+  it('wrong codes to disable TOTP count toward the lockout: only five are checked', async () => {
+    const clock = pinClock();
+    const { member } = await createTeam();
+    const { secret } = await enableTotp(member, clock);
+    const statuses = (await Promise.all(Array.from({ length: 12 }, () => http.post('/api/auth/2fa/totp/disable', { code: '000000' }, { token: member.token })))).map((r) => r.status).sort();
+    expect(statuses).toEqual([...Array(5).fill(401), ...Array(7).fill(429)]);
+    // Locked: the right code too is 429 until the lockout ends; then it disables.
+    expectError(await http.post('/api/auth/2fa/totp/disable', { code: code(secret, clock.at(30)) }, { token: member.token }), 429, 'RATE_LIMITED');
+    clock.set(301);
+    expect((await http.post('/api/auth/2fa/totp/disable', { code: code(secret, clock.at(301)) }, { token: member.token })).status).toBe(204);
+  });
+
+  it('passkey transports are kept only when known (anything else broke the user\'s own login options)', async () => {
+    const { member } = await createTeam();
+    const authenticator = new SoftwareAuthenticator(RP);
+    const options = await http.post('/api/auth/webauthn/register/options', undefined, { token: member.token });
+    const credential = authenticator.createCredential(options.body) as { response: Record<string, unknown> };
+    credential.response.transports = ['usb', 'evil', { x: 1 }, 'internal'];
+    expect((await http.post('/api/auth/webauthn/register/verify', { response: credential }, { token: member.token })).status).toBe(201);
+    const row = await db()('webauthnCredentials').where({ userId: member.id }).first();
+    expect(row.transports).toEqual(['usb', 'internal']);
+  });
 });
