@@ -72,6 +72,11 @@ export function fromDatabaseError(err: unknown): AppError | null {
   switch (code) {
     case '23505':
       return duplicate();
+    case '40P01':
+    case '40001':
+      // A deadlock or serialization failure: PostgreSQL rolled the transaction back; running the
+      // same request again succeeds. Not a 500: the client should retry.
+      return serviceUnavailable('The request collided with a concurrent change; please retry', 1);
     case '23503':
       return invalidInput('A referenced resource does not exist');
     case '23502':

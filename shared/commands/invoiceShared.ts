@@ -3,7 +3,7 @@ import { AppError, invalidInput, notFound, unprocessable, type ErrorDetail } fro
 import { computeTotals, type InvoiceTotals } from '../domain/invoiceTotals';
 import { dec, fmtMoney, isValidQuantity } from '../domain/money';
 import { normalizeAllowedRate, taxRateMessage } from '../domain/taxRates';
-import { formatInvoiceNumber } from '../domain/numbering';
+import { formatInvoiceNumber, NUMBERED_TYPES } from '../domain/numbering';
 import type { InvoiceType } from '../domain/invoiceView';
 import { isCurrency } from '../domain/currencies';
 import { servicePeriodProblem } from '../domain/dates';
@@ -303,7 +303,19 @@ export async function nextInvoiceNumber(trx: Knex.Transaction, tenantId: string,
   const row = res.rows[0] as { lastValue?: number; last_value?: number };
   const tenant = await trx('tenants').where({ id: tenantId }).first('settings');
   const pattern = (tenant?.settings?.numberFormats as Record<string, string> | undefined)?.[type];
-  return formatInvoiceNumber(type, year, Number(row.lastValue ?? row.last_value), pattern, month);
+  const number = formatInvoiceNumber(type, year, Number(row.lastValue ?? row.last_value), pattern, month);
+  // Numbers are unique across types (§ 11 UStG AT, § 14 UStG DE). The settings refuse formats of
+  // two types that can meet, but not a new format meeting a number an old one already issued
+  // (gutschrift switched to RE-{YYYY}-{NNNNN}); the unique index is per type. Refused here, the
+  // counter increment rolls back with the send: the series stays gapless.
+  const others = NUMBERED_TYPES.filter((t) => t !== type);
+  const taken = await trx('invoices').where({ tenantId, number }).whereIn('type', others).first('type');
+  if (taken) {
+    throw new AppError('DUPLICATE', 409, `The number ${number} is already on a document of type ${taken.type}: change the number format of ${type} in the settings`, [
+      { field: `numberFormats.${type}`, message: `gives ${number}, which a ${taken.type} already has` },
+    ]);
+  }
+  return number;
 }
 
 export const isAppError = (e: unknown): e is AppError => e instanceof AppError;

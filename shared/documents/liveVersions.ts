@@ -43,9 +43,9 @@ export async function bumpLiveCustomerInvoices(trx: Knex.Transaction, tenantId: 
  * incoming invoices (never finalized by us, so without a seller snapshot).
  */
 export async function bumpLiveSellerInvoices(trx: Knex.Transaction, tenantId: string): Promise<number> {
-  return trx('invoices')
-    .where({ tenantId })
-    .whereNull('sellerSnapshot')
-    .whereNull('deletedAt')
-    .update({ version: trx.raw('version + 1') });
+  // Locked in id order first, as lockLiveCustomerInvoices locks a customer's drafts: a plain
+  // UPDATE locks in table order, and a customer edit racing a settings change deadlocked (500).
+  const ids = (await trx('invoices').where({ tenantId }).whereNull('sellerSnapshot').whereNull('deletedAt').orderBy('id').forUpdate().select('id')).map((r: { id: string }) => r.id);
+  if (!ids.length) return 0;
+  return trx('invoices').where({ tenantId }).whereIn('id', ids).update({ version: trx.raw('version + 1') });
 }

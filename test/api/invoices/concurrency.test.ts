@@ -41,6 +41,19 @@ describe('concurrency', () => {
     expect(after.body.payments).toHaveLength(1);
   });
 
+  it("a customer edit racing seller changes in the settings: both lock the drafts in one order, no deadlock reaches a client", async () => {
+    const { tenant, admin } = await createTeam();
+    const customer = await createCustomer(tenant);
+    await Promise.all(Array.from({ length: 30 }, () => createDraftInvoice(tenant, admin, { customerId: customer.id })));
+    for (let round = 0; round < 8; round++) {
+      const results = await Promise.all([
+        ...[0, 1, 2].map((i) => http.put('/api/settings', { address: `Ring ${round}-${i}\n1010 Wien` }, { token: admin.token })),
+        ...[0, 1, 2].map((i) => http.put(`/api/customers/${customer.id}`, { name: `Kunde ${round}-${i}` }, { token: admin.token })),
+      ]);
+      expect(results.map((r) => r.status), JSON.stringify(results.map((r) => r.body))).toEqual(Array(6).fill(200));
+    }
+  });
+
   it('the same draft sent twice in parallel gets one number', async () => {
     const { tenant, member } = await createTeam();
     const d = await createDraftInvoice(tenant, member);

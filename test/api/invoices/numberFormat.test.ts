@@ -31,6 +31,24 @@ describe('invoice number formats', () => {
     expect((await http.get('/api/settings', { token: admin.token })).body.numberFormats).toEqual({});
   });
 
+  it('a new format that meets a number an old one issued: the send (here the cancel) is 409, nothing is numbered twice, the series stays gapless', async () => {
+    const { tenant, admin, manager } = await createTeam();
+    const first = await createDraftInvoice(tenant, admin);
+    expect((await http.post(`/api/invoices/${first.id}/send`, {}, { token: admin.token })).body.invoice.number).toBe(`RE-${year}-00001`);
+    // Invoices move to another series; credit notes take the invoices' old one. The formats do not meet each other…
+    expect((await http.put('/api/settings', { numberFormats: { rechnung: 'X{YYYY}-{NNNNN}', gutschrift: 'RE-{YYYY}-{NNNNN}' } }, { token: admin.token })).status).toBe(200);
+    const second = await createDraftInvoice(tenant, admin);
+    expect((await http.post(`/api/invoices/${second.id}/send`, {}, { token: admin.token })).body.invoice.number).toBe(`X${year}-00002`);
+    // …but the first credit note would be RE-<year>-00001, which the first invoice has.
+    const cancel = await http.post(`/api/invoices/${second.id}/cancel`, undefined, { token: manager.token });
+    expect(cancel.status).toBe(409);
+    expect(cancel.body.error).toMatchObject({ code: 'DUPLICATE', details: [{ field: 'numberFormats.gutschrift', message: expect.stringContaining(`RE-${year}-00001`) }] });
+    expect((await http.get(`/api/invoices/${second.id}`, { token: admin.token })).body.status).toBe('offen');
+    // Fixed in the settings, the credit note takes the series' first number: nothing was used up.
+    expect((await http.put('/api/settings', { numberFormats: { gutschrift: 'GS-{YYYY}-{NNNNN}' } }, { token: admin.token })).status).toBe(200);
+    expect((await http.post(`/api/invoices/${second.id}/cancel`, undefined, { token: manager.token })).body.creditNote.number).toBe(`GS-${year}-00001`);
+  });
+
   it('a malformed format says what is allowed', async () => {
     const { admin } = await createTeam();
     const res = await http.put('/api/settings', { numberFormats: { angebot: 'AN {YYYY} {NN}' } }, { token: admin.token });
