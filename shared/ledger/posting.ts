@@ -257,19 +257,9 @@ export async function postRefund(
   const original = refund.relatedInvoiceId
     ? await trx('journalEntries').where({ tenantId: refund.tenantId, sourceType: INVOICE_SOURCE, sourceId: refund.relatedInvoiceId }).first()
     : undefined;
-  let pick: AccountPick;
-  if (original) {
-    const lines = await trx('journalLines as jl')
-      .join('ledgerAccounts as a', 'a.id', 'jl.accountId')
-      .where({ 'jl.entryId': original.id, 'jl.tenantId': refund.tenantId })
-      .select('a.*', 'jl.debit', 'jl.credit');
-    const debited = lines.find((l) => dec(l.debit).greaterThan(0));
-    const credited = lines.find((l) => dec(l.credit).greaterThan(0));
-    if (!debited || !credited) throw new PostingError(`Original entry ${original.id} has no debit or credit line`);
-    pick = knownAccounts(credited.number, debited.number);
-  } else {
-    pick = decidedAccounts(refund.tenantId, refund.supplierId, provider, settings, true);
-  }
+  const pick: AccountPick = original
+    ? (await reversalOf(trx, refund.tenantId, original.id)).pick
+    : decidedAccounts(refund.tenantId, refund.supplierId, provider, settings, true);
   const posted = await postEntry(
     trx,
     { tenantId: refund.tenantId, date: refund.invoiceDate, description, sourceId: refund.id, reversesEntryId: original?.id ?? null },
@@ -292,21 +282,30 @@ export async function postRefund(
 export async function postCancellationReversal(trx: Knex.Transaction, tenantId: string, invoiceId: string): Promise<PostedEntry | null> {
   const original = await trx('journalEntries').where({ tenantId, sourceType: INVOICE_SOURCE, sourceId: invoiceId }).first();
   if (!original) return null;
-  const lines = await trx('journalLines as jl')
-    .join('ledgerAccounts as a', 'a.id', 'jl.accountId')
-    .where({ 'jl.entryId': original.id, 'jl.tenantId': tenantId })
-    .select('a.number', 'jl.debit', 'jl.credit');
-  const debited = lines.find((l) => dec(l.debit).greaterThan(0));
-  const credited = lines.find((l) => dec(l.credit).greaterThan(0));
-  if (!debited || !credited || lines.length !== 2) throw new PostingError(`Original entry ${original.id} is not one debit and one credit line`);
-  const amount = fmtMoney(dec(debited.debit));
+  const { pick, amount } = await reversalOf(trx, tenantId, original.id);
   const posted = await postEntry(
     trx,
     { tenantId, date: original.date, description: `Storno: ${original.description}`, sourceId: invoiceId, reversesEntryId: original.id, sourceType: CANCELLATION_SOURCE },
-    knownAccounts(credited.number, debited.number),
+    pick,
     { debit: 'Account', credit: 'Account' },
     amount,
   );
   if (!posted.id) return null;
   return { entryId: posted.id, debitAccount: posted.debit, creditAccount: posted.credit, amount, reversesEntryId: original.id, expenseSource: 'original' };
+}
+
+/**
+ * The accounts that reverse an invoice's entry (its debit and credit accounts swapped) and its
+ * amount: one lookup for a refund reversing its payment and a cancellation reversing its invoice.
+ * The entries the service posts for invoices are one debit and one credit line.
+ */
+async function reversalOf(trx: Knex.Transaction, tenantId: string, entryId: string): Promise<{ pick: AccountPick; amount: string }> {
+  const lines = await trx('journalLines as jl')
+    .join('ledgerAccounts as a', 'a.id', 'jl.accountId')
+    .where({ 'jl.entryId': entryId, 'jl.tenantId': tenantId })
+    .select('a.number', 'jl.debit', 'jl.credit');
+  const debited = lines.find((l) => dec(l.debit).greaterThan(0));
+  const credited = lines.find((l) => dec(l.credit).greaterThan(0));
+  if (!debited || !credited || lines.length !== 2) throw new PostingError(`Original entry ${entryId} is not one debit and one credit line`);
+  return { pick: knownAccounts(credited.number, debited.number), amount: fmtMoney(dec(debited.debit)) };
 }
