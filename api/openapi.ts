@@ -83,11 +83,15 @@ function operation(route: RegisteredRoute, variant?: NonNullable<RegisteredRoute
   // matching If-None-Match with 304 and no body.
   const etagged = route.method === 'get' && route.fullPath.endsWith('/:id') && !!responses[200];
   if (etagged) {
-    responses[200] = { ...responses[200], headers: { ETag: { schema: { type: 'string' }, description: 'Weak tag of the JSON (W/"…"); send it as If-None-Match' } } };
+    responses[200] = {
+      ...responses[200],
+      headers: { ETag: { schema: { type: 'string' }, description: 'Weak tag of the JSON (W/"…"); send it as If-None-Match' } },
+    };
     responses[304] ??= { description: 'Not modified: the If-None-Match tag is current (no body)' };
   }
   // A JSON body sent as anything else is refused (api/app.ts) rather than read as no body.
-  if (route.body && !route.rawBody) responses[415] ??= { description: 'The body is not sent as application/json (INVALID_INPUT)', content: { 'application/json': { schema: errorEnvelope } } };
+  if (route.body && !route.rawBody)
+    responses[415] ??= { description: 'The body is not sent as application/json (INVALID_INPUT)', content: { 'application/json': { schema: errorEnvelope } } };
   const defaults = route.auth === 'public' ? [400, 429] : [400, 401, 403, 404, 429];
   for (const code of defaults) {
     responses[code] ??= { description: STANDARD_ERRORS[code], content: { 'application/json': { schema: errorEnvelope } } };
@@ -95,13 +99,15 @@ function operation(route: RegisteredRoute, variant?: NonNullable<RegisteredRoute
   responses.default = { description: 'Unexpected error (INTERNAL_ERROR)', content: { 'application/json': { schema: errorEnvelope } } };
 
   const ifNoneMatch = etagged ? [{ name: 'If-None-Match', description: 'The ETag of an earlier answer: 304 while it is current' }] : [];
-  const headers = [...(route.headers ?? []), ...(variant?.headers ?? []), ...ifNoneMatch].map((h: { name: string; description: string; required?: boolean }) => ({
-    name: h.name,
-    in: 'header',
-    required: h.required ?? false,
-    description: h.description,
-    schema: { type: 'string' },
-  }));
+  const headers = [...(route.headers ?? []), ...(variant?.headers ?? []), ...ifNoneMatch].map(
+    (h: { name: string; description: string; required?: boolean }) => ({
+      name: h.name,
+      in: 'header',
+      required: h.required ?? false,
+      description: h.description,
+      schema: { type: 'string' },
+    }),
+  );
   const roleLine = route.auth === 'public' ? 'Public: no bearer token.' : `Roles: ${ROLE_TEXT[route.auth]}.`;
   const body = variant?.requestBody ?? (route.body ? { contentType: 'application/json', schema: route.body } : undefined);
   return {
@@ -114,7 +120,7 @@ function operation(route: RegisteredRoute, variant?: NonNullable<RegisteredRoute
       .filter(Boolean)
       .map((s) => s[0].toUpperCase() + s.slice(1))
       .join('')}`,
-    'x-roles': route.auth === 'public' ? [] : (['viewer', 'member', 'manager', 'admin'].slice(['viewer', 'member', 'manager', 'admin'].indexOf(route.auth))),
+    'x-roles': route.auth === 'public' ? [] : ['viewer', 'member', 'manager', 'admin'].slice(['viewer', 'member', 'manager', 'admin'].indexOf(route.auth)),
     ...(route.auth === 'public' ? { security: [] } : {}),
     parameters: [...parameters(route, variant?.params), ...headers],
     ...(body ? { requestBody: { required: true, content: { [body.contentType]: { schema: stripAjvOnly(body.schema) } } } } : {}),

@@ -26,7 +26,7 @@ export interface MediaSpec {
  * media type they may receive; the two forms do not mix.
  */
 export type ResponseSpec = { description: string } & (
-  | { schema?: object; /** Defaults to application/json. */ contentType?: string; content?: never }
+  | { schema?: object /** Defaults to application/json. */; contentType?: string; content?: never }
   | { content: Record<string, MediaSpec>; schema?: never; contentType?: never }
 );
 
@@ -54,7 +54,13 @@ export interface RouteSpec<B = any, Q = any, P = any> {
    * Documentation only: one OpenAPI operation per fixed value of a path parameter, e.g. the
    * inbound webhook path once per provider with that provider's signature headers.
    */
-  docVariants?: { params: Record<string, string>; summary: string; description?: string; headers?: RouteSpec['headers']; requestBody?: { contentType: string; schema: object } }[];
+  docVariants?: {
+    params: Record<string, string>;
+    summary: string;
+    description?: string;
+    headers?: RouteSpec['headers'];
+    requestBody?: { contentType: string; schema: object };
+  }[];
   /** Leave the route out of the OpenAPI document (its static assets, for instance). */
   undocumented?: boolean;
   handler: (ctx: AppContext<B, Q, P>) => Promise<void> | void;

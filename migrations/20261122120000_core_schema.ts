@@ -403,10 +403,27 @@ export async function up(knex: Knex): Promise<void> {
 
 export async function down(knex: Knex): Promise<void> {
   for (const table of [
-    'outbox', 'audit_log', 'idempotency_keys', 'documents', 'deliveries', 'report_submissions',
-    'journal_lines', 'journal_entries', 'ledger_accounts', 'webhook_events', 'connector_installations',
-    'invoice_number_sequences', 'payments', 'invoice_items', 'invoices', 'suppliers', 'customers',
-    'refresh_tokens', 'webauthn_credentials', 'users', 'tenants',
+    'outbox',
+    'audit_log',
+    'idempotency_keys',
+    'documents',
+    'deliveries',
+    'report_submissions',
+    'journal_lines',
+    'journal_entries',
+    'ledger_accounts',
+    'webhook_events',
+    'connector_installations',
+    'invoice_number_sequences',
+    'payments',
+    'invoice_items',
+    'invoices',
+    'suppliers',
+    'customers',
+    'refresh_tokens',
+    'webauthn_credentials',
+    'users',
+    'tenants',
   ]) {
     await knex.schema.dropTableIfExists(table);
   }

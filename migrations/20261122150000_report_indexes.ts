@@ -11,9 +11,7 @@ import type { Knex } from 'knex';
  *   pass a check-then-insert.
  */
 export async function up(knex: Knex): Promise<void> {
-  await knex.raw(
-    "create index invoices_incoming_date_idx on invoices (tenant_id, invoice_date) where type = 'eingangsrechnung' and deleted_at is null",
-  );
+  await knex.raw("create index invoices_incoming_date_idx on invoices (tenant_id, invoice_date) where type = 'eingangsrechnung' and deleted_at is null");
   await knex.raw('create index invoice_items_report_idx on invoice_items (invoice_id) include (tax_rate, net_amount)');
   await knex.raw(`
     create unique index report_submissions_live_unique on report_submissions (tenant_id, kind, year, period)

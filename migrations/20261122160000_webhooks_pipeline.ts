@@ -11,11 +11,17 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw('create index webhook_events_money_idx on webhook_events (tenant_id, provider, money_external_id) where money_external_id is not null');
   await knex.raw('create index webhook_events_log_idx on webhook_events (tenant_id, provider, received_at desc, id desc)');
   await knex.raw('create index journal_entries_reverses_idx on journal_entries (tenant_id, reverses_entry_id) where reverses_entry_id is not null');
-  await knex.raw("create index invoices_supplier_idx on invoices (tenant_id, supplier_id) where supplier_id is not null");
+  await knex.raw('create index invoices_supplier_idx on invoices (tenant_id, supplier_id) where supplier_id is not null');
 }
 
 export async function down(knex: Knex): Promise<void> {
-  for (const name of ['webhook_events_event_idx', 'webhook_events_money_idx', 'webhook_events_log_idx', 'journal_entries_reverses_idx', 'invoices_supplier_idx']) {
+  for (const name of [
+    'webhook_events_event_idx',
+    'webhook_events_money_idx',
+    'webhook_events_log_idx',
+    'journal_entries_reverses_idx',
+    'invoices_supplier_idx',
+  ]) {
     await knex.raw(`drop index if exists ${name}`);
   }
 }

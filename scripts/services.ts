@@ -81,11 +81,10 @@ export async function startEmbeddedPostgres(dataDir: string, opts: { quiet?: boo
   if (process.getuid?.() === 0) fs.chownSync(path.dirname(dataDir), NOBODY, NOBODY);
   chownTree(dataDir);
   if (!fs.existsSync(path.join(dataDir, 'PG_VERSION'))) {
-    const res = spawnSync(
-      path.join(bin, 'initdb'),
-      ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync'],
-      { ...asNobody(), encoding: 'utf8' },
-    );
+    const res = spawnSync(path.join(bin, 'initdb'), ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync'], {
+      ...asNobody(),
+      encoding: 'utf8',
+    });
     if (res.status !== 0) throw new Error(`initdb failed: ${res.stderr || res.stdout}`);
   }
   // postmaster.pid is never removed here: PostgreSQL itself detects a stale one, and removing a
@@ -93,7 +92,7 @@ export async function startEmbeddedPostgres(dataDir: string, opts: { quiet?: boo
   const port = opts.port ?? (await freePort());
   const child: ChildProcess = spawn(
     path.join(bin, 'postgres'),
-    ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', "unix_socket_directories=", '-c', 'fsync=on', '-c', 'max_connections=200'],
+    ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'fsync=on', '-c', 'max_connections=200'],
     // A process group of its own: a terminal's Ctrl-C reaches npm start's API and worker, which
     // finish their work, but not the database under them; start.ts stops it last.
     { ...asNobody(), stdio: opts.quiet ? 'ignore' : ['ignore', 'ignore', 'inherit'], detached: true },

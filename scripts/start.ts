@@ -38,8 +38,7 @@ async function main() {
     console.log('Bull Board: /admin/queues, user "operator", password in .data/bull-board-password');
   }
 
-  const run = (script: string) =>
-    spawn(process.execPath, ['--import', 'tsx', path.join(root, script)], { env, stdio: 'inherit', cwd: root });
+  const run = (script: string) => spawn(process.execPath, ['--import', 'tsx', path.join(root, script)], { env, stdio: 'inherit', cwd: root });
 
   const migrate = run('scripts/migrate.ts');
   const code: number = await new Promise((r) => migrate.on('exit', (c) => r(c ?? 1)));

@@ -22,7 +22,13 @@ async function main(): Promise<number> {
     // A data directory per run: several test runs on one machine never share a server.
     const dataDir = path.join(root, '.data', `test-postgres-${runId}`);
     const pgSvc = await startEmbeddedPostgres(dataDir, { quiet: true });
-    services.push({ url: pgSvc.url, stop: async () => { await pgSvc.stop(); fs.rmSync(dataDir, { recursive: true, force: true }); } });
+    services.push({
+      url: pgSvc.url,
+      stop: async () => {
+        await pgSvc.stop();
+        fs.rmSync(dataDir, { recursive: true, force: true });
+      },
+    });
     adminUrl = pgSvc.url;
   }
   let redisUrl = process.env.REDIS_URL;

@@ -127,7 +127,10 @@ export function loadConfig(env: Env = process.env): Config {
   const list = (name: string, def: string[]): string[] => {
     const raw = env[name];
     if (raw === undefined) return def;
-    return raw.split(',').map((s) => s.trim()).filter(Boolean);
+    return raw
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
   };
   const limit = (name: string, points: number, durationSec: number): RateLimit => ({
     points: int(`RATE_LIMIT_${name}_POINTS`, points, 1),
@@ -239,7 +242,8 @@ export function loadConfig(env: Env = process.env): Config {
   try {
     const host = new URL(config.webauthn.origin).hostname;
     const rp = config.webauthn.rpId;
-    if (host !== rp && !host.endsWith(`.${rp}`)) problems.push(`WEBAUTHN_RP_ID must be the host of WEBAUTHN_ORIGIN or a parent domain of it (got "${rp}" for "${host}")`);
+    if (host !== rp && !host.endsWith(`.${rp}`))
+      problems.push(`WEBAUTHN_RP_ID must be the host of WEBAUTHN_ORIGIN or a parent domain of it (got "${rp}" for "${host}")`);
   } catch {
     // WEBAUTHN_ORIGIN is already reported as an invalid URL.
   }

@@ -55,8 +55,7 @@ export const isTransaction = (db: Db): db is Knex.Transaction => Boolean((db as 
 export const isKnexSql = (v: unknown): v is Knex.Raw | Knex.QueryBuilder => typeof (v as { toSQL?: unknown } | null)?.toSQL === 'function';
 
 /** The SQL column name of a camelCase name in code, by the same mapping every knex query uses. */
-export const columnName = (name: string): string =>
-  (mappers.wrapIdentifier as (value: string, origWrap: (v: string) => string) => string)(name, (v) => v);
+export const columnName = (name: string): string => (mappers.wrapIdentifier as (value: string, origWrap: (v: string) => string) => string)(name, (v) => v);
 
 /** A row PostgreSQL built as JSON (row_to_json) with the camelCase keys every knex row has. */
 export const camelCaseKeys = <T = Record<string, unknown>>(row: Record<string, unknown>): T =>
@@ -131,7 +130,9 @@ export async function runCompiled<T = Record<string, unknown>>(
 ): Promise<T[]> {
   let c = compiledStatements.get(key);
   if (!c) {
-    const native = build(...args.map((_, i) => argMark(i))).toSQL().toNative();
+    const native = build(...args.map((_, i) => argMark(i)))
+      .toSQL()
+      .toNative();
     // PostgreSQL text cannot hold NUL, so a NUL in a binding is (part of) a placeholder.
     const slots = native.bindings.map((b): CompiledStatement['slots'][number] => {
       if (typeof b !== 'string' || !b.includes('\u0000')) return { value: b };

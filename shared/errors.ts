@@ -42,19 +42,14 @@ export class AppError extends Error {
   }
 }
 
-export const invalidInput = (message: string, details?: ErrorDetail[]) =>
-  new AppError('INVALID_INPUT', 400, message, details);
-export const missingField = (field: string) =>
-  new AppError('MISSING_FIELD', 400, `${field} is required`, [{ field, message: 'is required' }]);
+export const invalidInput = (message: string, details?: ErrorDetail[]) => new AppError('INVALID_INPUT', 400, message, details);
+export const missingField = (field: string) => new AppError('MISSING_FIELD', 400, `${field} is required`, [{ field, message: 'is required' }]);
 export const notFound = (what = 'Resource') => new AppError('NOT_FOUND', 404, `${what} not found`);
 export const unauthorized = (message = 'Authentication required') => new AppError('UNAUTHORIZED', 401, message);
 export const tokenExpired = () => new AppError('TOKEN_EXPIRED', 401, 'Access token expired; refresh it');
-export const forbidden = (message = 'Your role does not permit this operation') =>
-  new AppError('FORBIDDEN', 403, message);
-export const planLimit = (message = 'Your plan does not include this feature') =>
-  new AppError('PLAN_LIMIT', 403, message);
-export const duplicate = (message = 'A resource with the same unique identifier exists') =>
-  new AppError('DUPLICATE', 409, message);
+export const forbidden = (message = 'Your role does not permit this operation') => new AppError('FORBIDDEN', 403, message);
+export const planLimit = (message = 'Your plan does not include this feature') => new AppError('PLAN_LIMIT', 403, message);
+export const duplicate = (message = 'A resource with the same unique identifier exists') => new AppError('DUPLICATE', 409, message);
 export const immutable = (message: string) => new AppError('IMMUTABLE', 400, message);
 export const dependency = (message: string) => new AppError('DEPENDENCY', 400, message);
 export const unprocessable = (message: string, extra?: Record<string, unknown>, details?: ErrorDetail[]) =>

@@ -84,5 +84,7 @@ export async function withIdempotency(
 
 /** Housekeeping: drop keys older than the TTL (run from a maintenance job). */
 export async function purgeExpiredIdempotencyKeys(db: Knex): Promise<number> {
-  return db('idempotencyKeys').where('createdAt', '<', db.raw(`now() - interval '${IDEMPOTENCY_TTL_HOURS} hours'`)).delete();
+  return db('idempotencyKeys')
+    .where('createdAt', '<', db.raw(`now() - interval '${IDEMPOTENCY_TTL_HOURS} hours'`))
+    .delete();
 }

@@ -59,9 +59,7 @@ export async function runInTransaction<T>(fn: (trx: Knex.Transaction) => Promise
   });
   for (const hook of hooks) hook();
   if (jobs.length) {
-    await sendCommitted(jobs).catch((err) =>
-      logger.warn({ err: String(err) }, 'sending jobs after commit failed; the periodic relay will retry'),
-    );
+    await sendCommitted(jobs).catch((err) => logger.warn({ err: String(err) }, 'sending jobs after commit failed; the periodic relay will retry'));
   }
   return result;
 }
@@ -120,7 +118,10 @@ export const OUTBOX_CHANNEL = 'outbox';
  * job skips a row it already finished).
  */
 const markEnqueued = groupBatches<string>(async (ids) => {
-  await db()('outbox').whereIn('id', ids).whereNull('enqueuedAt').update({ enqueuedAt: db().fn.now(), attempts: db().raw('attempts + 1') });
+  await db()('outbox')
+    .whereIn('id', ids)
+    .whereNull('enqueuedAt')
+    .update({ enqueuedAt: db().fn.now(), attempts: db().raw('attempts + 1') });
 });
 
 /**
@@ -153,14 +154,23 @@ function groupBatches<T>(run: (batch: T[]) => Promise<void>): (items: T[]) => Pr
  */
 export async function relayOutbox(opts: { ids?: string[]; limit?: number } = {}): Promise<number> {
   return db().transaction(async (trx) => {
-    let q = trx('outbox').where({ prefix: config().redisPrefix }).whereNull('enqueuedAt').orderBy('id').limit(opts.limit ?? 200).forUpdate().skipLocked();
+    let q = trx('outbox')
+      .where({ prefix: config().redisPrefix })
+      .whereNull('enqueuedAt')
+      .orderBy('id')
+      .limit(opts.limit ?? 200)
+      .forUpdate()
+      .skipLocked();
     if (opts.ids) q = q.whereIn('id', opts.ids);
     const rows: { id: string; queue: QueueName; jobName: string; jobId: string; payload: Record<string, unknown> }[] = await q;
     // BullMQ's add() waits for a connection indefinitely: with Redis down, leave the rows for
     // the next relay instead of holding their locks (and the caller) until Redis returns.
     if (!rows.length || !(await redisReady(producerRedis()))) return 0;
     const jobOf = (r: (typeof rows)[number]): OutboxJob => ({ queue: r.queue, name: r.jobName, jobId: r.jobId, data: r.payload });
-    const markSent = (ids: string[]) => trx('outbox').whereIn('id', ids).update({ enqueuedAt: trx.fn.now(), attempts: trx.raw('attempts + 1') });
+    const markSent = (ids: string[]) =>
+      trx('outbox')
+        .whereIn('id', ids)
+        .update({ enqueuedAt: trx.fn.now(), attempts: trx.raw('attempts + 1') });
     try {
       await addJobs(rows.map(jobOf));
       await markSent(rows.map((r) => r.id));

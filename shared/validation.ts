@@ -27,8 +27,7 @@ const cache = new WeakMap<object, ValidateFunction>();
 function fieldOf(e: ErrorObject): string {
   const base = e.instancePath.replace(/^\//, '').replace(/\//g, '.');
   if (e.keyword === 'required') return [base, (e.params as { missingProperty: string }).missingProperty].filter(Boolean).join('.');
-  if (e.keyword === 'additionalProperties')
-    return [base, (e.params as { additionalProperty: string }).additionalProperty].filter(Boolean).join('.');
+  if (e.keyword === 'additionalProperties') return [base, (e.params as { additionalProperty: string }).additionalProperty].filter(Boolean).join('.');
   return base || '(root)';
 }
 

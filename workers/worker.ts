@@ -97,10 +97,14 @@ export async function startWorkers(
 /** Recurring jobs, declared idempotently (upsert), so any number of worker processes may call it. */
 export async function scheduleRecurringJobs(): Promise<void> {
   const maintenance = getQueue(QUEUES.maintenance);
-  await maintenance.upsertJobScheduler('purge-deleted-customers-daily', { pattern: '0 3 * * *', tz: 'Europe/Vienna' }, {
-    name: 'purge-deleted-customers',
-    data: {},
-  });
+  await maintenance.upsertJobScheduler(
+    'purge-deleted-customers-daily',
+    { pattern: '0 3 * * *', tz: 'Europe/Vienna' },
+    {
+      name: 'purge-deleted-customers',
+      data: {},
+    },
+  );
   await maintenance.upsertJobScheduler('relay-outbox', { every: 10_000 }, { name: 'relay-outbox', data: {} });
   await maintenance.upsertJobScheduler('purge-idempotency-keys-hourly', { pattern: '17 * * * *' }, { name: 'purge-idempotency-keys', data: {} });
   // Webhook rows whose job was lost or died outside its failure path (shared/webhooks/sweepStuckEvents.ts).

@@ -15,4 +15,19 @@ import { connectorsRouter } from './connectors/router';
 import { paymentImportRouter } from './paymentImport/router';
 
 /** Every route group of the API. A new group is one import and one entry here. */
-export const routers: Router[] = [healthRouter, maintenanceRouter, aiRouter, authRouter, usersRouter, settingsRouter, customersRouter, suppliersRouter, invoicesRouter, invoiceDocumentsRouter, docsRouter, reportsRouter, connectorsRouter, paymentImportRouter];
+export const routers: Router[] = [
+  healthRouter,
+  maintenanceRouter,
+  aiRouter,
+  authRouter,
+  usersRouter,
+  settingsRouter,
+  customersRouter,
+  suppliersRouter,
+  invoicesRouter,
+  invoiceDocumentsRouter,
+  docsRouter,
+  reportsRouter,
+  connectorsRouter,
+  paymentImportRouter,
+];

@@ -75,8 +75,12 @@ function verifyUncached(token: string, secret: string): Actor {
     throw unauthorized('Invalid access token');
   }
   const role = payload.role as Role;
-  if (payload.typ !== 'access' || typeof payload.sub !== 'string' || typeof payload.tid !== 'string' ||
-      !['admin', 'manager', 'member', 'viewer'].includes(role)) {
+  if (
+    payload.typ !== 'access' ||
+    typeof payload.sub !== 'string' ||
+    typeof payload.tid !== 'string' ||
+    !['admin', 'manager', 'member', 'viewer'].includes(role)
+  ) {
     throw unauthorized('Invalid access token');
   }
   const actor: Actor = { userId: payload.sub, tenantId: payload.tid, role };

@@ -17,10 +17,7 @@ export type SecondFactor = 'totp' | 'webauthn' | 'recovery';
 
 const key = (secret: string) => sha256Hex(`mfa-challenge:${secret}`);
 
-export function signChallengeToken(
-  claims: { sub: string; tid: string; methods: SecondFactor[] },
-  opts: { ttlSec?: number; secret?: string } = {},
-): string {
+export function signChallengeToken(claims: { sub: string; tid: string; methods: SecondFactor[] }, opts: { ttlSec?: number; secret?: string } = {}): string {
   return jwt.sign({ tid: claims.tid, methods: claims.methods, typ: 'mfa' }, key(opts.secret ?? config().jwtAccessSecret), {
     algorithm: ALGORITHM,
     subject: claims.sub,

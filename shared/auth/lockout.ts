@@ -75,14 +75,18 @@ export async function releaseAttempt(attempt: ClaimedAttempt): Promise<void> {
         .where(attempt.row.where)
         .update({ failedLoginCount: MAX_FAILED_ATTEMPTS - 1, lockoutCount: Math.max(u.lockoutCount - 1, 0), lockedUntil: null, updatedAt: new Date(nowMs()) });
     } else if (!(lockedUntil && lockedUntil > nowMs()) && u.failedLoginCount > 0) {
-      await trx(attempt.row.table).where(attempt.row.where).update({ failedLoginCount: u.failedLoginCount - 1, updatedAt: new Date(nowMs()) });
+      await trx(attempt.row.table)
+        .where(attempt.row.where)
+        .update({ failedLoginCount: u.failedLoginCount - 1, updatedAt: new Date(nowMs()) });
     }
   });
 }
 
 /** Rows of unknown e-mails untouched for longer than the longest lockout are of no further use. */
 export async function purgeStaleUnknownLoginAttempts(): Promise<number> {
-  return db()('unknownLoginAttempts').where('updatedAt', '<', new Date(nowMs() - MAX_LOCKOUT_MS)).delete();
+  return db()('unknownLoginAttempts')
+    .where('updatedAt', '<', new Date(nowMs() - MAX_LOCKOUT_MS))
+    .delete();
 }
 
 /** SHA-256 of the normalised e-mail: what per-e-mail counters (this table, the login rate limit) are keyed by, so no readable address is stored. */
@@ -98,10 +102,14 @@ async function claim(row: CounterRow): Promise<ClaimedAttempt> {
     if (failed >= MAX_FAILED_ATTEMPTS) {
       const lockoutCount = u.lockoutCount + 1;
       const lockedUntil = new Date(nowMs() + lockoutDurationMs(lockoutCount));
-      await trx(row.table).where(row.where).update({ failedLoginCount: 0, lockoutCount, lockedUntil, updatedAt: new Date(nowMs()) });
+      await trx(row.table)
+        .where(row.where)
+        .update({ failedLoginCount: 0, lockoutCount, lockedUntil, updatedAt: new Date(nowMs()) });
       return { row, lockedUntil };
     }
-    await trx(row.table).where(row.where).update({ failedLoginCount: failed, updatedAt: new Date(nowMs()) });
+    await trx(row.table)
+      .where(row.where)
+      .update({ failedLoginCount: failed, updatedAt: new Date(nowMs()) });
     return { row, lockedUntil: null };
   });
 }

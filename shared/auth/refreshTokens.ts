@@ -40,7 +40,10 @@ export interface RotatedSession {
 export async function rotateRefreshToken(token: string | undefined): Promise<RotatedSession> {
   if (!token) throw invalid();
   const outcome = await db().transaction(async (trx) => {
-    const row = await trx('refreshTokens').where({ tokenHash: sha256Hex(token) }).forUpdate().first();
+    const row = await trx('refreshTokens')
+      .where({ tokenHash: sha256Hex(token) })
+      .forUpdate()
+      .first();
     if (!row || row.revokedAt) return { ok: false as const };
     if (row.usedAt) {
       // Reuse: the family is compromised. Commit the revocation, then answer 401.
@@ -66,7 +69,9 @@ export async function rotateRefreshToken(token: string | undefined): Promise<Rot
 /** Logout: revoke the family of the presented token (whatever its state). */
 export async function revokeRefreshFamily(token: string | undefined): Promise<void> {
   if (!token) return;
-  const row = await db()('refreshTokens').where({ tokenHash: sha256Hex(token) }).first('familyId');
+  const row = await db()('refreshTokens')
+    .where({ tokenHash: sha256Hex(token) })
+    .first('familyId');
   if (!row) return;
   await db()('refreshTokens').where({ familyId: row.familyId }).whereNull('revokedAt').update({ revokedAt: now() });
 }

@@ -10,8 +10,7 @@ export const TOTP_PERIOD_SEC = 30;
 
 export const newTotpSecret = () => generateSecret({ length: 20 });
 
-export const totpUri = (secret: string, account: string, issuer: string) =>
-  generateURI({ issuer, label: account, secret, period: TOTP_PERIOD_SEC });
+export const totpUri = (secret: string, account: string, issuer: string) => generateURI({ issuer, label: account, secret, period: TOTP_PERIOD_SEC });
 
 /** The matched time step, or null when the code is wrong, outside ±1 step, or already used. */
 export async function verifyTotp(secret: string, code: string, lastUsedStep: number | null): Promise<number | null> {
@@ -24,5 +23,5 @@ export async function verifyTotp(secret: string, code: string, lastUsedStep: num
     epochTolerance: TOTP_PERIOD_SEC,
     ...(lastUsedStep !== null && lastUsedStep !== undefined ? { afterTimeStep: lastUsedStep } : {}),
   });
-  return result.valid ? (result as { timeStep?: number }).timeStep ?? Math.floor(nowMs() / 1000 / TOTP_PERIOD_SEC) : null;
+  return result.valid ? ((result as { timeStep?: number }).timeStep ?? Math.floor(nowMs() / 1000 / TOTP_PERIOD_SEC)) : null;
 }

@@ -77,9 +77,7 @@ export async function cancelInvoice({ trx, actor }: CommandContext, id: string):
       .returning('id');
     creditNoteId = cn.id;
     const items = await trx('invoiceItems').where({ tenantId, invoiceId: row.id }).orderBy('position');
-    await trx('invoiceItems').insert(
-      items.map(({ id: _id, invoiceId: _inv, ...it }: Record<string, unknown>) => ({ ...it, invoiceId: cn.id })),
-    );
+    await trx('invoiceItems').insert(items.map(({ id: _id, invoiceId: _inv, ...it }: Record<string, unknown>) => ({ ...it, invoiceId: cn.id })));
     await audit(trx, actor, {
       action: 'invoice.credit_note_created',
       entityType: 'invoice',

@@ -23,8 +23,7 @@ export function slugOrNotFound(slug: string): ProviderSlug {
   return slug;
 }
 
-export const webhookUrlFor = (slug: ProviderSlug, token: string) =>
-  `${config().publicBaseUrl.replace(/\/+$/, '')}/api/payment-import/${slug}/${token}`;
+export const webhookUrlFor = (slug: ProviderSlug, token: string) => `${config().publicBaseUrl.replace(/\/+$/, '')}/api/payment-import/${slug}/${token}`;
 
 export interface ConnectorView {
   provider: ProviderSlug;
@@ -72,7 +71,11 @@ function checkSecrets(slug: ProviderSlug, input: ProviderSecrets): ProviderSecre
  * once). A re-install after an uninstall starts a new installation and carries the previous
  * installation's settings over. Seeds the tenant's chart of accounts on first install.
  */
-export async function installConnector({ trx, actor }: CommandContext, slugRaw: string, input: ProviderSecrets): Promise<{ webhookUrl: string; token: string }> {
+export async function installConnector(
+  { trx, actor }: CommandContext,
+  slugRaw: string,
+  input: ProviderSecrets,
+): Promise<{ webhookUrl: string; token: string }> {
   const slug = slugOrNotFound(slugRaw);
   const secrets = checkSecrets(slug, input);
   const tenantId = actor.tenantId;
@@ -96,7 +99,12 @@ export async function installConnector({ trx, actor }: CommandContext, slugRaw: 
   }
   // The rotated token must be 404 at once on this process (other processes: within TOKEN_CACHE_MS).
   onCommit(trx, invalidateInstallationCache);
-  await audit(trx, actor, { action: current ? 'connector.reinstalled' : 'connector.installed', entityType: 'connector', entityId: id, data: { provider: slug } });
+  await audit(trx, actor, {
+    action: current ? 'connector.reinstalled' : 'connector.installed',
+    entityType: 'connector',
+    entityId: id,
+    data: { provider: slug },
+  });
   return { webhookUrl: webhookUrlFor(slug, token), token };
 }
 
@@ -154,7 +162,12 @@ export async function updateConnectorSettings({ trx, actor }: CommandContext, sl
     .where({ tenantId: actor.tenantId, id: row.id })
     .update({ settings: JSON.stringify(next), updatedAt: trx.fn.now() })
     .returning('*');
-  await audit(trx, actor, { action: 'connector.settings_updated', entityType: 'connector', entityId: row.id, data: { provider: slug, fields: Object.keys(input) } });
+  await audit(trx, actor, {
+    action: 'connector.settings_updated',
+    entityType: 'connector',
+    entityId: row.id,
+    data: { provider: slug, fields: Object.keys(input) },
+  });
   return toView(updated);
 }
 
@@ -173,7 +186,10 @@ export async function listWebhookLogs(k: Knex, tenantId: string, slugRaw: string
   const slug = slugOrNotFound(slugRaw);
   const rows = await k('webhookEvents')
     .where({ tenantId, provider: slug })
-    .orderBy([{ column: 'receivedAt', order: 'desc' }, { column: 'id', order: 'desc' }])
+    .orderBy([
+      { column: 'receivedAt', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
     .limit(limit)
     .select('id', 'provider', 'event', 'status', 'externalId', 'receivedAt', 'processedAt');
   return rows.map((r) => ({

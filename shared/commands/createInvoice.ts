@@ -40,11 +40,13 @@ export async function createInvoice(
   const details: ErrorDetail[] = [];
   if (!type) details.push({ field: 'type', message: 'is required' });
   if (type === 'eingangsrechnung') {
-    for (const f of ['supplierId', 'invoiceNumber', 'invoiceDate'] as const) if (!input[f]) details.push({ field: f, message: 'is required for incoming invoices' });
+    for (const f of ['supplierId', 'invoiceNumber', 'invoiceDate'] as const)
+      if (!input[f]) details.push({ field: f, message: 'is required for incoming invoices' });
     if (input.customerId) details.push({ field: 'customerId', message: 'is not allowed on incoming invoices (use supplierId)' });
   } else if (type) {
     if (!input.customerId) details.push({ field: 'customerId', message: 'is required' });
-    for (const f of ['supplierId', 'invoiceNumber', 'invoiceDate'] as const) if (input[f]) details.push({ field: f, message: 'is only allowed on incoming invoices (eingangsrechnung)' });
+    for (const f of ['supplierId', 'invoiceNumber', 'invoiceDate'] as const)
+      if (input[f]) details.push({ field: f, message: 'is only allowed on incoming invoices (eingangsrechnung)' });
   }
   details.push(...typeFieldDetails(type, input));
   if (details.length) throw invalidInput('Invoice failed validation', details);

@@ -45,7 +45,9 @@ function clean(input: CustomerInput): Record<string, unknown> {
 export async function createCustomer({ trx, actor }: CommandContext, input: CustomerInput): Promise<CustomerView> {
   if (!input.name) throw invalidInput('Customer failed validation', [{ field: 'name', message: 'is required' }]);
   const values = clean(input);
-  const [row] = await trx('customers').insert({ ...values, tenantId: actor.tenantId }).returning('*');
+  const [row] = await trx('customers')
+    .insert({ ...values, tenantId: actor.tenantId })
+    .returning('*');
   await audit(trx, actor, { action: 'customer.created', entityType: 'customer', entityId: row.id });
   return toCustomerView(row);
 }

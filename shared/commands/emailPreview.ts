@@ -21,9 +21,7 @@ async function tenantTemplates(knex: Knex, tenantId: string, type: string) {
 async function templateVariables(knex: Knex, tenantId: string, invoice: InvoiceView, companyName: string): Promise<TemplateVars> {
   let dueDate = invoice.dueDate;
   if (invoice.status === 'entwurf') {
-    const customer = invoice.customerId
-      ? await knex('customers').where({ tenantId, id: invoice.customerId }).first('paymentTermDays')
-      : null;
+    const customer = invoice.customerId ? await knex('customers').where({ tenantId, id: invoice.customerId }).first('paymentTermDays') : null;
     dueDate = termsOnFinalization(todayVienna(now()), invoice.paymentTermDays, customer?.paymentTermDays).dueDate;
   }
   return {

@@ -48,10 +48,7 @@ export function cleanMarkdown(text: string): string {
 }
 
 /** Generates Markdown for review; nothing is stored (the client saves it via PUT detailsMarkdown). */
-export async function generateOfferDetails(
-  input: OfferDetailsInput,
-  ai: Config['ai'] = config().ai,
-): Promise<{ ok: true; markdown: string }> {
+export async function generateOfferDetails(input: OfferDetailsInput, ai: Config['ai'] = config().ai): Promise<{ ok: true; markdown: string }> {
   if (!ai.baseUrl) throw serviceUnavailable('AI offer details are not configured on this server (AI_BASE_URL is not set)', 3600);
   try {
     const markdown = cleanMarkdown(await chatCompletion(buildOfferDetailsPrompt(input), { ...ai, baseUrl: ai.baseUrl }));

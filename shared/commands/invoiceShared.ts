@@ -77,8 +77,7 @@ function usableCustomer(c: InvoiceRow | null | undefined, field: string): Invoic
   return c;
 }
 
-const customerDeleted = (field: string) =>
-  invalidInput('Invalid customer', [{ field, message: 'customer has been deleted and cannot get new invoices' }]);
+const customerDeleted = (field: string) => invalidInput('Invalid customer', [{ field, message: 'customer has been deleted and cannot get new invoices' }]);
 
 export async function activeSupplier(trx: Db, tenantId: string, supplierId: string): Promise<InvoiceRow> {
   const s = await trx('suppliers').where({ tenantId, id: supplierId }).forShare().first();
@@ -209,8 +208,11 @@ export async function insertInvoiceWithItems(
   };
   const extraKeys = Object.keys(extra);
   const shape = [
-    'invoice-insert', valueKeys.join(','), sqlKeys.map((k) => `${k}=${JSON.stringify((columns[k] as Knex.Raw).toSQL().toNative())}`).join(','),
-    extraKeys.join(','), opts.skipExistingExternalId ? 'skip-existing' : '',
+    'invoice-insert',
+    valueKeys.join(','),
+    sqlKeys.map((k) => `${k}=${JSON.stringify((columns[k] as Knex.Raw).toSQL().toNative())}`).join(','),
+    extraKeys.join(','),
+    opts.skipExistingExternalId ? 'skip-existing' : '',
   ].join('|');
   const args = [...valueKeys.map((k) => columns[k]), ...Object.values(extra)];
   // Named columns, not `*`: the statement is prepared, and a later column must not change its result.
@@ -222,7 +224,13 @@ export async function insertInvoiceWithItems(
     let q = db.queryBuilder();
     if (customerId) {
       // The tenant's id is bound here; the invoice takes it from the guard.
-      q = q.with('guard', db.raw('select tenant_id from customers where tenant_id = ? and id = ? and deleted_at is null for share', [values.tenantId as Knex.Value, at('customerId')]));
+      q = q.with(
+        'guard',
+        db.raw('select tenant_id from customers where tenant_id = ? and id = ? and deleted_at is null for share', [
+          values.tenantId as Knex.Value,
+          at('customerId'),
+        ]),
+      );
       values.tenantId = db.raw('(select tenant_id from guard)');
     }
     let insert = db('invoices').insert(values);
@@ -239,12 +247,25 @@ export async function insertInvoiceWithItems(
           [at('items')],
         ),
       )
-      .with('audit', auditOfInserted(db, 'inv', {
-        actorUserId: at('actorUserId') as string | null, action: at('action') as string, entityType: 'invoice',
-        dataJson: at('data') as string, requestId: at('requestId') as string | null,
-      }));
+      .with(
+        'audit',
+        auditOfInserted(db, 'inv', {
+          actorUserId: at('actorUserId') as string | null,
+          action: at('action') as string,
+          entityType: 'invoice',
+          dataJson: at('data') as string,
+          requestId: at('requestId') as string | null,
+        }),
+      );
     if (payment) {
-      q = q.with('payment', db.raw('insert into payments (tenant_id, invoice_id, amount, date, method) select inv.tenant_id, inv.id, ?::numeric, ?::date, ? from inv', [at('paymentAmount'), at('paymentDate'), at('paymentMethod')]));
+      q = q.with(
+        'payment',
+        db.raw('insert into payments (tenant_id, invoice_id, amount, date, method) select inv.tenant_id, inv.id, ?::numeric, ?::date, ? from inv', [
+          at('paymentAmount'),
+          at('paymentDate'),
+          at('paymentMethod'),
+        ]),
+      );
     }
     return q.select(returned).from('inv');
   };
@@ -281,10 +302,9 @@ export function checkExpectedTotal(expected: string | null | undefined, computed
 
 export function checkNotNegative(totals: InvoiceTotals, allowNegative = false): void {
   if (!allowNegative && dec(totals.totalGross).isNegative()) {
-    throw unprocessable(
-      `The invoice total must not be negative (computed ${totals.totalGross}); issue a credit note (gutschrift) instead`,
-      { computed: totals.totalGross },
-    );
+    throw unprocessable(`The invoice total must not be negative (computed ${totals.totalGross}); issue a credit note (gutschrift) instead`, {
+      computed: totals.totalGross,
+    });
   }
 }
 
@@ -311,9 +331,12 @@ export async function nextInvoiceNumber(trx: Knex.Transaction, tenantId: string,
   const others = NUMBERED_TYPES.filter((t) => t !== type);
   const taken = await trx('invoices').where({ tenantId, number }).whereIn('type', others).first('type');
   if (taken) {
-    throw new AppError('DUPLICATE', 409, `The number ${number} is already on a document of type ${taken.type}: change the number format of ${type} in the settings`, [
-      { field: `numberFormats.${type}`, message: `gives ${number}, which a ${taken.type} already has` },
-    ]);
+    throw new AppError(
+      'DUPLICATE',
+      409,
+      `The number ${number} is already on a document of type ${taken.type}: change the number format of ${type} in the settings`,
+      [{ field: `numberFormats.${type}`, message: `gives ${number}, which a ${taken.type} already has` }],
+    );
   }
   return number;
 }
@@ -363,14 +386,22 @@ export async function assertRelatedInvoice(
   creditNote: { customerId: string | null | undefined; currency: string | null | undefined },
 ): Promise<{ id: string; number: string | null } | null> {
   if (!relatedInvoiceId) return null;
-  const rel = await trx('invoices').where({ tenantId, id: relatedInvoiceId }).whereNull('deletedAt').first('id', 'number', 'type', 'status', 'customerId', 'currency');
-  const fail = (messages: string[]) => invalidInput('Invoice failed validation', messages.map((message) => ({ field: 'relatedInvoiceId', message })));
+  const rel = await trx('invoices')
+    .where({ tenantId, id: relatedInvoiceId })
+    .whereNull('deletedAt')
+    .first('id', 'number', 'type', 'status', 'customerId', 'currency');
+  const fail = (messages: string[]) =>
+    invalidInput(
+      'Invoice failed validation',
+      messages.map((message) => ({ field: 'relatedInvoiceId', message })),
+    );
   if (!rel) throw fail(['invoice does not exist']);
   if (rel.type !== 'rechnung') throw fail([`must be a sales invoice (rechnung) that the credit note corrects, not ${TYPE_NAMES[rel.type] ?? rel.type}`]);
   const problems: string[] = [];
   if (rel.status === 'entwurf') problems.push('must be a finalized (sent) invoice, not a draft: a draft has no number to refer to');
   if (rel.customerId !== (creditNote.customerId ?? null)) problems.push('belongs to another customer: a credit note corrects an invoice to its own customer');
-  if (creditNote.currency && rel.currency !== creditNote.currency) problems.push(`is in ${rel.currency}, the credit note in ${creditNote.currency}: a credit note corrects an invoice in the same currency`);
+  if (creditNote.currency && rel.currency !== creditNote.currency)
+    problems.push(`is in ${rel.currency}, the credit note in ${creditNote.currency}: a credit note corrects an invoice in the same currency`);
   if (problems.length) throw fail(problems);
   return { id: rel.id, number: rel.number };
 }

@@ -83,12 +83,16 @@ export async function completeLogin(userId: string, method: 'password' | SecondF
       .returning(['id', 'email', 'name', 'role', 'tenantId']);
     if (!user) throw invalidCredentials();
     const refresh = await issueRefreshToken(trx, { tenantId: user.tenantId, userId: user.id });
-    await audit(trx, { userId: user.id, tenantId: user.tenantId, role: user.role, requestId }, {
-      action: 'user.login',
-      entityType: 'user',
-      entityId: user.id,
-      data: { method },
-    });
+    await audit(
+      trx,
+      { userId: user.id, tenantId: user.tenantId, role: user.role, requestId },
+      {
+        action: 'user.login',
+        entityType: 'user',
+        entityId: user.id,
+        data: { method },
+      },
+    );
     return { token: signAccessToken({ sub: user.id, tid: user.tenantId, role: user.role }), refresh, user: publicUser(user) };
   });
 }

@@ -17,7 +17,8 @@ export function cleanPartyFields<T extends object>(input: T, fields: (keyof T)[]
   }
   if ('name' in out && (typeof out.name !== 'string' || !out.name)) details.push({ field: 'name', message: 'must not be empty' });
   if (typeof out.vatId === 'string') {
-    if (!isValidVatId(out.vatId)) details.push({ field: 'vatId', message: 'must be an EU VAT ID in the format of its country prefix, e.g. ATU12345678 or DE123456789' });
+    if (!isValidVatId(out.vatId))
+      details.push({ field: 'vatId', message: 'must be an EU VAT ID in the format of its country prefix, e.g. ATU12345678 or DE123456789' });
     else out.vatId = normalizeVatId(out.vatId);
   }
   if (typeof out.email === 'string') out.email = out.email.toLowerCase();

@@ -27,7 +27,13 @@ export async function purgeDeletedCustomers(opts: { tenantId?: string; now?: Dat
         .whereNull('customerSnapshot')
         .update({ customerSnapshot: JSON.stringify(snapshot) });
       await trx('customers').where({ tenantId: c.tenantId, id: c.id }).delete();
-      await audit(trx, null, { tenantId: c.tenantId, action: 'customer.purged', entityType: 'customer', entityId: c.id, data: { deletedBefore: cutoff.toISOString() } });
+      await audit(trx, null, {
+        tenantId: c.tenantId,
+        action: 'customer.purged',
+        entityType: 'customer',
+        entityId: c.id,
+        data: { deletedBefore: cutoff.toISOString() },
+      });
     }
     return { purged: customers.length };
   });

@@ -16,13 +16,11 @@ import { isIntraEuReverseCharge, parsePostalAddress } from '../formats/cii/einvo
 import type { CommandContext } from './types';
 import { activeCustomer, assertRelatedInvoice, loadTenant, lockInvoice, nextInvoiceNumber, type InvoiceRow } from './invoiceShared';
 
-
 export interface SendInput {
   to?: string;
   subject?: string;
   message?: string;
 }
-
 
 /**
  * POST /api/invoices/:id/send. A draft is finalized (entwurf → offen) in this transaction: it
@@ -126,8 +124,9 @@ const FIX_SELLER = 'set it in the settings (PUT /api/settings)';
  * Quotes are offers, not tax invoices, and are not checked.
  */
 async function assertVatIdentities(trx: Knex.Transaction, row: InvoiceRow, seller: SellerView, buyer: PartyView): Promise<void> {
-  const rates = (await trx('invoiceItems').where({ tenantId: row.tenantId, invoiceId: row.id }).select('taxRate'))
-    .map((i: { taxRate: string }) => new Decimal(i.taxRate));
+  const rates = (await trx('invoiceItems').where({ tenantId: row.tenantId, invoiceId: row.id }).select('taxRate')).map(
+    (i: { taxRate: string }) => new Decimal(i.taxRate),
+  );
   const sellerCountry = (seller.country || '').toUpperCase();
   const countryOf = (p: PartyView) => parsePostalAddress(p.address, { country: p.country, vatId: p.vatId, fallbackCountry: sellerCountry }).country;
   const sellerParty = { vatId: seller.vatId ?? null, taxNumber: seller.taxNumber ?? null, country: countryOf(seller) };
@@ -142,16 +141,25 @@ async function assertVatIdentities(trx: Knex.Transaction, row: InvoiceRow, selle
     buyerCountry: countryOf(buyer),
     buyerIsBusiness: isBusinessCustomer(buyer),
   });
-  const over = (limit: string) => (currency === 'EUR'
-    ? `the gross total ${gross.toFixed(2)} EUR is over EUR ${limit}`
-    : `the gross total is in ${currency}, which cannot be compared with the EUR ${limit} limit without an exchange rate`);
+  const over = (limit: string) =>
+    currency === 'EUR'
+      ? `the gross total ${gross.toFixed(2)} EUR is over EUR ${limit}`
+      : `the gross total is in ${currency}, which cannot be compared with the EUR ${limit} limit without an exchange rate`;
 
   const details: ErrorDetail[] = [];
   if (required.seller && !sellerHasLegalIdentity(sellerParty)) {
     const limit = smallInvoiceLimitEur(sellerParty.country).toFixed(0);
-    details.push(sellerParty.country === 'DE'
-      ? { field: 'settings.vatId', message: `the invoice charges VAT and ${over(limit)}, so it must show the seller's USt-IdNr. (vatId) or Steuernummer (taxNumber) (§ 14 Abs. 4 Nr. 2 UStG, § 33 UStDV); ${FIX_SELLER}` }
-      : { field: 'settings.vatId', message: `the invoice charges VAT and ${over(limit)}, so it must show the seller's VAT id (UID, § 11 Abs. 1 Z 3 lit. i UStG; Art. 226 Z 3 Directive 2006/112/EC); ${FIX_SELLER}` });
+    details.push(
+      sellerParty.country === 'DE'
+        ? {
+            field: 'settings.vatId',
+            message: `the invoice charges VAT and ${over(limit)}, so it must show the seller's USt-IdNr. (vatId) or Steuernummer (taxNumber) (§ 14 Abs. 4 Nr. 2 UStG, § 33 UStDV); ${FIX_SELLER}`,
+          }
+        : {
+            field: 'settings.vatId',
+            message: `the invoice charges VAT and ${over(limit)}, so it must show the seller's VAT id (UID, § 11 Abs. 1 Z 3 lit. i UStG; Art. 226 Z 3 Directive 2006/112/EC); ${FIX_SELLER}`,
+          },
+    );
   }
   if (required.recipientUid && !realVatId(buyer.vatId)) {
     details.push({
@@ -160,7 +168,8 @@ async function assertVatIdentities(trx: Knex.Transaction, row: InvoiceRow, selle
     });
   }
   if (required.reverseCharge) {
-    const why = 'a 0 % line to a business with a VAT id of another EU member state is a reverse-charge supply, which must show both VAT ids (§ 11 Abs. 1a UStG, § 14a Abs. 1 UStG DE, Art. 226 Z 3 and 4 Directive 2006/112/EC)';
+    const why =
+      'a 0 % line to a business with a VAT id of another EU member state is a reverse-charge supply, which must show both VAT ids (§ 11 Abs. 1a UStG, § 14a Abs. 1 UStG DE, Art. 226 Z 3 and 4 Directive 2006/112/EC)';
     if (!realVatId(seller.vatId)) details.push({ field: 'settings.vatId', message: `${why}: the seller has none; ${FIX_SELLER}` });
     if (!realVatId(buyer.vatId)) details.push({ field: 'customer.vatId', message: `${why}: the customer (${row.customerId}) has none` });
   }

@@ -171,7 +171,10 @@ export async function updateSettings(tokenActor: Actor, input: SettingsUpdate): 
     if (input.portalCredentials !== undefined) {
       patch.portalCredentialsEnc = input.portalCredentials === null ? null : encryptJson(input.portalCredentials);
     }
-    const [updated] = await trx('tenants').where({ id: actor.tenantId }).update({ ...patch, updatedAt: trx.fn.now() }).returning('*');
+    const [updated] = await trx('tenants')
+      .where({ id: actor.tenantId })
+      .update({ ...patch, updatedAt: trx.fn.now() })
+      .returning('*');
     if (JSON.stringify(sellerFromTenant(t)) !== JSON.stringify(sellerFromTenant(updated))) await bumpLiveSellerInvoices(trx, actor.tenantId);
     // Field names only: values may be personal data, and credentials must never reach a log.
     await audit(trx, actor, { action: 'settings.updated', entityType: 'tenant', entityId: actor.tenantId, data: { fields: Object.keys(input).sort() } });

@@ -44,7 +44,10 @@ export interface SubmitU30JobData {
   submissionId: string;
 }
 
-export async function submitVatReturn({ trx, actor }: CommandContext, input: SubmitVatReturnInput): Promise<{ submissionId: string; status: 'queued'; period: TaxPeriod }> {
+export async function submitVatReturn(
+  { trx, actor }: CommandContext,
+  input: SubmitVatReturnInput,
+): Promise<{ submissionId: string; status: 'queued'; period: TaxPeriod }> {
   const period = parseTaxPeriod(input);
   const tenant = await loadReportTenant(trx, actor.tenantId);
   assertU30Tenant(tenant);

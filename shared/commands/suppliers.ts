@@ -31,7 +31,8 @@ function clean(input: SupplierInput): Record<string, unknown> {
   if ('merchantIds' in out) {
     const m = (out.merchantIds ?? {}) as Record<string, string>;
     for (const k of Object.keys(m)) {
-      if (!(MERCHANT_PROVIDERS as readonly string[]).includes(k)) details.push({ field: `merchantIds.${k}`, message: `provider must be one of: ${MERCHANT_PROVIDERS.join(', ')}` });
+      if (!(MERCHANT_PROVIDERS as readonly string[]).includes(k))
+        details.push({ field: `merchantIds.${k}`, message: `provider must be one of: ${MERCHANT_PROVIDERS.join(', ')}` });
     }
     out.merchantIds = JSON.stringify(m);
   }
@@ -42,7 +43,9 @@ function clean(input: SupplierInput): Record<string, unknown> {
 
 export async function createSupplier({ trx, actor }: CommandContext, input: SupplierInput): Promise<SupplierView> {
   if (!input.name) throw invalidInput('Supplier failed validation', [{ field: 'name', message: 'is required' }]);
-  const [row] = await trx('suppliers').insert({ ...clean(input), tenantId: actor.tenantId }).returning('*');
+  const [row] = await trx('suppliers')
+    .insert({ ...clean(input), tenantId: actor.tenantId })
+    .returning('*');
   await audit(trx, actor, { action: 'supplier.created', entityType: 'supplier', entityId: row.id });
   return toSupplierView(row);
 }
@@ -52,7 +55,10 @@ export async function updateSupplier({ trx, actor }: CommandContext, id: string,
   const existing = await trx('suppliers').where({ tenantId: actor.tenantId, id }).whereNull('deletedAt').forUpdate().first();
   if (!existing) throw notFound('Supplier');
   const values = clean(input);
-  const [row] = await trx('suppliers').where({ tenantId: actor.tenantId, id }).update({ ...values, updatedAt: trx.fn.now() }).returning('*');
+  const [row] = await trx('suppliers')
+    .where({ tenantId: actor.tenantId, id })
+    .update({ ...values, updatedAt: trx.fn.now() })
+    .returning('*');
   await audit(trx, actor, { action: 'supplier.updated', entityType: 'supplier', entityId: id, data: { fields: Object.keys(values) } });
   return toSupplierView(row);
 }

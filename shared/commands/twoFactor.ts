@@ -29,7 +29,9 @@ export async function setupTotp(actor: Actor): Promise<{ otpauthUri: string; qrC
   const email = await db().transaction(async (trx) => {
     const user = await lockedUser(trx, actor);
     if (user.totpEnabled) throw invalidInput('TOTP is already enabled; disable it before setting it up again');
-    await trx('users').where({ id: user.id, tenantId: actor.tenantId }).update({ totpSecretEnc: encryptSecret(secret), totpLastStep: null, updatedAt: trx.fn.now() });
+    await trx('users')
+      .where({ id: user.id, tenantId: actor.tenantId })
+      .update({ totpSecretEnc: encryptSecret(secret), totpLastStep: null, updatedAt: trx.fn.now() });
     return user.email as string;
   });
   const otpauthUri = totpUri(secret, email, config().webauthn.rpName);

@@ -25,9 +25,7 @@ import {
 export const META_FIELDS = ['notes', 'footerText', 'customFields'] as const;
 
 const normItems = (items: Array<Pick<InvoiceItemInput, 'description' | 'unit' | 'quantity' | 'unitPrice' | 'taxRate'>>) =>
-  JSON.stringify(
-    items.map((i) => [String(i.description).trim(), i.unit?.trim() || null, fmtQuantity(i.quantity), fmtMoney(i.unitPrice), fmtRate(i.taxRate)]),
-  );
+  JSON.stringify(items.map((i) => [String(i.description).trim(), i.unit?.trim() || null, fmtQuantity(i.quantity), fmtMoney(i.unitPrice), fmtRate(i.taxRate)]));
 
 /** Names of content fields in `input` whose value differs from the stored invoice. */
 async function changedContentFields(trx: CommandContext['trx'], row: InvoiceRow, input: InvoiceInput): Promise<string[]> {
@@ -99,10 +97,12 @@ export async function updateInvoice({ trx, actor }: CommandContext, id: string, 
   const details: ErrorDetail[] = [];
   if (input.type && input.type !== type) details.push({ field: 'type', message: `cannot change the type of an invoice (is ${type})` });
   if (type === 'eingangsrechnung') {
-    for (const f of ['supplierId', 'invoiceNumber', 'invoiceDate'] as const) if (!input[f]) details.push({ field: f, message: 'is required for incoming invoices' });
+    for (const f of ['supplierId', 'invoiceNumber', 'invoiceDate'] as const)
+      if (!input[f]) details.push({ field: f, message: 'is required for incoming invoices' });
   } else {
     if (!input.customerId) details.push({ field: 'customerId', message: 'is required' });
-    for (const f of ['supplierId', 'invoiceNumber', 'invoiceDate'] as const) if (input[f]) details.push({ field: f, message: 'is only allowed on incoming invoices (eingangsrechnung)' });
+    for (const f of ['supplierId', 'invoiceNumber', 'invoiceDate'] as const)
+      if (input[f]) details.push({ field: f, message: 'is only allowed on incoming invoices (eingangsrechnung)' });
   }
   if (!input.items) details.push({ field: 'items', message: 'is required' });
   details.push(...typeFieldDetails(type, input, row.relatedInvoiceId ?? null));
@@ -140,6 +140,11 @@ export async function updateInvoice({ trx, actor }: CommandContext, id: string, 
       updatedAt: trx.fn.now(),
     });
   await writeItems(trx, tenantId, id, prepared, { replace: true });
-  await audit(trx, actor, { action: 'invoice.updated', entityType: 'invoice', entityId: id, data: { fullReplace: true, totalGross: prepared.totals.totalGross } });
+  await audit(trx, actor, {
+    action: 'invoice.updated',
+    entityType: 'invoice',
+    entityId: id,
+    data: { fullReplace: true, totalGross: prepared.totals.totalGross },
+  });
   return { id };
 }

@@ -31,8 +31,17 @@ function selectUsers(q: Knex | Knex.Transaction, tenantId: string) {
   return q('users')
     .where('users.tenantId', tenantId)
     .select(
-      'users.id', 'users.email', 'users.name', 'users.role', 'users.tenantId', 'users.active', 'users.createdAt', 'users.lastLoginAt',
-      q.raw('(users.totp_enabled or exists (select 1 from webauthn_credentials w where w.user_id = users.id and w.tenant_id = users.tenant_id)) as "twoFactorEnabled"'),
+      'users.id',
+      'users.email',
+      'users.name',
+      'users.role',
+      'users.tenantId',
+      'users.active',
+      'users.createdAt',
+      'users.lastLoginAt',
+      q.raw(
+        '(users.totp_enabled or exists (select 1 from webauthn_credentials w where w.user_id = users.id and w.tenant_id = users.tenant_id)) as "twoFactorEnabled"',
+      ),
     );
 }
 
@@ -57,7 +66,10 @@ export async function getUser(actor: Actor, id: string, trx: Knex | Knex.Transac
 export async function listUsers(actor: Actor, page: { page: number; limit: number }) {
   const [{ total }] = await db()('users').where({ tenantId: actor.tenantId }).count({ total: '*' });
   const rows = await selectUsers(db(), actor.tenantId)
-    .orderBy([{ column: 'users.createdAt', order: 'asc' }, { column: 'users.id', order: 'asc' }])
+    .orderBy([
+      { column: 'users.createdAt', order: 'asc' },
+      { column: 'users.id', order: 'asc' },
+    ])
     .limit(page.limit)
     .offset((page.page - 1) * page.limit);
   const t = Number(total);
@@ -85,9 +97,7 @@ export async function createUser(tokenActor: Actor, input: CreateUserInput): Pro
   if (exists) throw duplicate('A user with this e-mail address already exists');
   const passwordHash = await hashPassword(input.password);
   return db().transaction(async (trx) => {
-    const [row] = await trx('users')
-      .insert({ tenantId: actor.tenantId, email, name: input.name.trim(), role: input.role, passwordHash })
-      .returning('id');
+    const [row] = await trx('users').insert({ tenantId: actor.tenantId, email, name: input.name.trim(), role: input.role, passwordHash }).returning('id');
     await audit(trx, actor, { action: 'user.created', entityType: 'user', entityId: row.id, data: { role: input.role } });
     return getUser(actor, row.id, trx);
   });
@@ -125,14 +135,19 @@ export async function updateUser(tokenActor: Actor, id: string, input: UpdateUse
     if (input.role !== undefined) patch.role = input.role;
     if (passwordHash) patch.passwordHash = passwordHash;
     if (Object.keys(patch).length) {
-      await trx('users').where({ tenantId: actor.tenantId, id }).update({ ...patch, updatedAt: trx.fn.now() });
+      await trx('users')
+        .where({ tenantId: actor.tenantId, id })
+        .update({ ...patch, updatedAt: trx.fn.now() });
       // A new password ends every session of that user (a stolen refresh cookie dies with it).
       if (passwordHash) await revokeUserRefreshTokens(trx, actor.tenantId, id);
       await audit(trx, actor, {
         action: 'user.updated',
         entityType: 'user',
         entityId: id,
-        data: { fields: Object.keys(patch).map((k) => (k === 'passwordHash' ? 'password' : k)), ...(input.role ? { fromRole: target.role, toRole: input.role } : {}) },
+        data: {
+          fields: Object.keys(patch).map((k) => (k === 'passwordHash' ? 'password' : k)),
+          ...(input.role ? { fromRole: target.role, toRole: input.role } : {}),
+        },
       });
     }
     return getUser(actor, id, trx);

@@ -68,7 +68,9 @@ async function takeChallenge(userId: string, tenantId: string, type: StoredChall
 
 async function storeChallenge(userId: string, tenantId: string, type: StoredChallenge['type'], challenge: string) {
   const value: StoredChallenge = { type, challenge, expiresAt: nowMs() + CHALLENGE_TTL_MS };
-  await db()('users').where({ id: userId, tenantId }).update({ webauthnChallenge: JSON.stringify(value) });
+  await db()('users')
+    .where({ id: userId, tenantId })
+    .update({ webauthnChallenge: JSON.stringify(value) });
 }
 
 export async function registrationOptions(actor: Actor): Promise<PublicKeyCredentialCreationOptionsJSON> {
@@ -147,7 +149,9 @@ export async function deletePasskey(actor: Actor, id: string): Promise<void> {
     // does), or a later enrolment would bring the discarded codes back to life.
     const left = await trx('webauthnCredentials').where({ tenantId: actor.tenantId, userId: actor.userId }).count({ n: '*' }).first();
     if (Number(left?.n ?? 0) === 0) {
-      await trx('users').where({ tenantId: actor.tenantId, id: actor.userId, totpEnabled: false }).update({ recoveryCodes: JSON.stringify([]), updatedAt: trx.fn.now() });
+      await trx('users')
+        .where({ tenantId: actor.tenantId, id: actor.userId, totpEnabled: false })
+        .update({ recoveryCodes: JSON.stringify([]), updatedAt: trx.fn.now() });
     }
     await audit(trx, actor, { action: 'user.passkey_removed', entityType: 'user', entityId: actor.userId, data: { id } });
   });

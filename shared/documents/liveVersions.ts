@@ -20,13 +20,7 @@ import type { Knex } from 'knex';
  * the same order keeps a customer edit from deadlocking with a concurrent send of its draft.
  */
 export async function lockLiveCustomerInvoices(trx: Knex.Transaction, tenantId: string, customerId: string): Promise<void> {
-  await trx('invoices')
-    .where({ tenantId, customerId })
-    .whereNull('customerSnapshot')
-    .whereNull('deletedAt')
-    .orderBy('id')
-    .forUpdate()
-    .select('id');
+  await trx('invoices').where({ tenantId, customerId }).whereNull('customerSnapshot').whereNull('deletedAt').orderBy('id').forUpdate().select('id');
 }
 
 /** New version for every invoice that shows this customer live (its drafts). */
@@ -45,7 +39,12 @@ export async function bumpLiveCustomerInvoices(trx: Knex.Transaction, tenantId: 
 export async function bumpLiveSellerInvoices(trx: Knex.Transaction, tenantId: string): Promise<number> {
   // Locked in id order first, as lockLiveCustomerInvoices locks a customer's drafts: a plain
   // UPDATE locks in table order, and a customer edit racing a settings change deadlocked (500).
-  const ids = (await trx('invoices').where({ tenantId }).whereNull('sellerSnapshot').whereNull('deletedAt').orderBy('id').forUpdate().select('id')).map((r: { id: string }) => r.id);
+  const ids = (await trx('invoices').where({ tenantId }).whereNull('sellerSnapshot').whereNull('deletedAt').orderBy('id').forUpdate().select('id')).map(
+    (r: { id: string }) => r.id,
+  );
   if (!ids.length) return 0;
-  return trx('invoices').where({ tenantId }).whereIn('id', ids).update({ version: trx.raw('version + 1') });
+  return trx('invoices')
+    .where({ tenantId })
+    .whereIn('id', ids)
+    .update({ version: trx.raw('version + 1') });
 }

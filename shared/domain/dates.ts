@@ -37,7 +37,11 @@ export interface WallClock {
 
 /** Calendar date and wall-clock time of an instant in a time zone, as zero-padded fields (hours 00–23). */
 export function wallClockIn(timeZone: string, instant: Date): WallClock {
-  const parts = Object.fromEntries(wallClockFormatter(timeZone).formatToParts(instant).map((p) => [p.type, p.value]));
+  const parts = Object.fromEntries(
+    wallClockFormatter(timeZone)
+      .formatToParts(instant)
+      .map((p) => [p.type, p.value]),
+  );
   return { year: parts.year, month: parts.month, day: parts.day, hour: parts.hour, minute: parts.minute, second: parts.second };
 }
 

@@ -15,8 +15,7 @@ export interface EmailTemplates {
 /** Document types that are e-mailed; anything else (an incoming invoice's preview) uses the rechnung text. */
 export type EmailDocumentType = 'rechnung' | 'angebot' | 'gutschrift';
 
-const defaultBody = (...lines: string[]) =>
-  ['Sehr geehrte Damen und Herren,', '', ...lines, '', 'Mit freundlichen Grüßen', '{{companyName}}'].join('\n');
+const defaultBody = (...lines: string[]) => ['Sehr geehrte Damen und Herren,', '', ...lines, '', 'Mit freundlichen Grüßen', '{{companyName}}'].join('\n');
 
 const DEFAULT_SUBJECT = '{{documentType}} {{invoiceNumber}} von {{companyName}}';
 

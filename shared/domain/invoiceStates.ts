@@ -67,11 +67,7 @@ function refuse(event: InvoiceEvent, message: string): AppError {
  * The status after `event`, or throws 400 IMMUTABLE / 422 UNPROCESSABLE. For 'pay' the caller
  * says whether the payment settles the invoice (fullyPaid).
  */
-export function assertTransition(
-  from: InvoiceStatus,
-  event: InvoiceEvent,
-  opts: { type?: InvoiceType; fullyPaid?: boolean } = {},
-): InvoiceStatus {
+export function assertTransition(from: InvoiceStatus, event: InvoiceEvent, opts: { type?: InvoiceType; fullyPaid?: boolean } = {}): InvoiceStatus {
   const types = TYPES_FOR[event];
   if (opts.type && types && !types.includes(opts.type)) {
     throw refuse(event, `An invoice of type ${opts.type} cannot ${EVENT_TEXT[event]}`);

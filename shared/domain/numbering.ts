@@ -40,8 +40,7 @@ export function formatInvoiceNumber(type: InvoiceType, year: number, counter: nu
   if (type === 'eingangsrechnung') throw new Error('incoming invoices keep the supplier number');
   if (!Number.isInteger(counter) || counter < 1) throw new Error(`invalid counter ${counter}`);
   const p = pattern || defaultNumberFormat(type);
-  return fillPattern(p, String(year), String(year % 100).padStart(2, '0'), String(month).padStart(2, '0'), (width) =>
-    String(counter).padStart(width, '0'));
+  return fillPattern(p, String(year), String(year % 100).padStart(2, '0'), String(month).padStart(2, '0'), (width) => String(counter).padStart(width, '0'));
 }
 
 /**

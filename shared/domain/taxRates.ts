@@ -24,5 +24,4 @@ export function normalizeAllowedRate(rate: string, country: string | null | unde
   return allowedTaxRates(country).includes(canonical) ? canonical : null;
 }
 
-export const taxRateMessage = (country: string | null | undefined) =>
-  `must be one of the allowed tax rates: ${allowedTaxRates(country).join(', ')}`;
+export const taxRateMessage = (country: string | null | undefined) => `must be one of the allowed tax rates: ${allowedTaxRates(country).join(', ')}`;

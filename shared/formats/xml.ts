@@ -42,11 +42,7 @@ export function stripInvalidXmlChars(value: string): string {
 
 /** Escapes character data (element content). CR is kept as a reference so it survives parsing. */
 export function escapeText(value: string): string {
-  return stripInvalidXmlChars(value)
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/\r/g, '&#xD;');
+  return stripInvalidXmlChars(value).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\r/g, '&#xD;');
 }
 
 /** Escapes an attribute value for use inside double quotes (whitespace is kept verbatim). */

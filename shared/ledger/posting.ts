@@ -117,12 +117,17 @@ function decidedAccounts(tenantId: string, supplierId: string, provider: Provide
                           offset 0) c
                   offset 0) x`,
     bindings: [
-      settingsExpense, CHART_FALLBACKS,
-      settings.clearingAccount || null, CHART_FALLBACKS, provider,
+      settingsExpense,
+      CHART_FALLBACKS,
+      settings.clearingAccount || null,
+      CHART_FALLBACKS,
+      provider,
       !!settingsExpense,
-      !!settingsExpense, ...history.bindings,
+      !!settingsExpense,
+      ...history.bindings,
       tenantId,
-      supplierId, tenantId,
+      supplierId,
+      tenantId,
     ],
   };
 }
@@ -175,11 +180,28 @@ async function postEntry(
   const bindings = [
     ...pick.bindings,
     e.tenantId,
-    e.tenantId, e.date, e.description.slice(0, 500), e.sourceType ?? INVOICE_SOURCE, e.sourceId, e.reversesEntryId,
-    e.tenantId, amount, '0.00', '0.00', amount,
+    e.tenantId,
+    e.date,
+    e.description.slice(0, 500),
+    e.sourceType ?? INVOICE_SOURCE,
+    e.sourceId,
+    e.reversesEntryId,
+    e.tenantId,
+    amount,
+    '0.00',
+    '0.00',
+    amount,
   ];
   // Three texts (forward, reversed, an original's accounts), each compiled once.
-  type Row = { complete: boolean; id: string | null; found: string[]; debit: string | null; credit: string | null; source: PostedEntry['expenseSource']; chart: string | null };
+  type Row = {
+    complete: boolean;
+    id: string | null;
+    found: string[];
+    debit: string | null;
+    credit: string | null;
+    source: PostedEntry['expenseSource'];
+    chart: string | null;
+  };
   const run = () => runCompiledSql<Row>(trx, text, bindings);
   let [r] = await run();
   if (!r.id && r.source !== 'original' && !(r.chart && r.chart in CHARTS)) {
@@ -248,9 +270,13 @@ export async function postRefund(
         .whereNot({ status: 'storniert' })
         .where('totalGross', '<', 0)
         .sum({ refunded: 'totalGross' });
-      const total = dec(refunded ?? '0').abs().plus(amount);
+      const total = dec(refunded ?? '0')
+        .abs()
+        .plus(amount);
       if (total.greaterThan(dec(related.totalGross))) {
-        throw new PostingError(`the refunds of ${refund.relatedInvoiceId} (${fmtMoney(total)}) would exceed its payment of ${fmtMoney(dec(related.totalGross))}: post this refund by hand`);
+        throw new PostingError(
+          `the refunds of ${refund.relatedInvoiceId} (${fmtMoney(total)}) would exceed its payment of ${fmtMoney(dec(related.totalGross))}: post this refund by hand`,
+        );
       }
     }
   }
@@ -268,7 +294,14 @@ export async function postRefund(
     amount,
   );
   if (!posted.id) return null;
-  return { entryId: posted.id, debitAccount: posted.debit, creditAccount: posted.credit, amount, reversesEntryId: original?.id ?? null, expenseSource: posted.source };
+  return {
+    entryId: posted.id,
+    debitAccount: posted.debit,
+    creditAccount: posted.credit,
+    amount,
+    reversesEntryId: original?.id ?? null,
+    expenseSource: posted.source,
+  };
 }
 
 /**
@@ -285,7 +318,14 @@ export async function postCancellationReversal(trx: Knex.Transaction, tenantId: 
   const { pick, amount } = await reversalOf(trx, tenantId, original.id);
   const posted = await postEntry(
     trx,
-    { tenantId, date: original.date, description: `Storno: ${original.description}`, sourceId: invoiceId, reversesEntryId: original.id, sourceType: CANCELLATION_SOURCE },
+    {
+      tenantId,
+      date: original.date,
+      description: `Storno: ${original.description}`,
+      sourceId: invoiceId,
+      reversesEntryId: original.id,
+      sourceType: CANCELLATION_SOURCE,
+    },
     pick,
     { debit: 'Account', credit: 'Account' },
     amount,

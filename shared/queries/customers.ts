@@ -42,7 +42,10 @@ export function toCustomerView(r: Record<string, any>): CustomerView {
 
 /** Live (not soft-deleted) customers of a tenant, by name. */
 export async function listCustomers(db: Db, tenantId: string): Promise<CustomerView[]> {
-  const rows = await db('customers').where({ tenantId }).whereNull('deletedAt').orderBy([{ column: 'name' }, { column: 'createdAt' }]);
+  const rows = await db('customers')
+    .where({ tenantId })
+    .whereNull('deletedAt')
+    .orderBy([{ column: 'name' }, { column: 'createdAt' }]);
   return rows.map(toCustomerView);
 }
 

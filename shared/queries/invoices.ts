@@ -58,7 +58,16 @@ export function sellerFromTenant(t: Row): SellerView {
 
 /** What a finalized invoice freezes about its customer. */
 export function customerSnapshot(c: Row) {
-  return { id: c.id, name: c.name, company: c.company ?? null, email: c.email ?? null, phone: c.phone ?? null, address: c.address ?? null, vatId: c.vatId ?? null, country: c.country ?? null };
+  return {
+    id: c.id,
+    name: c.name,
+    company: c.company ?? null,
+    email: c.email ?? null,
+    phone: c.phone ?? null,
+    address: c.address ?? null,
+    vatId: c.vatId ?? null,
+    country: c.country ?? null,
+  };
 }
 
 function itemView(r: Row): InvoiceItemView {
@@ -104,12 +113,19 @@ export async function buildInvoiceViews(db: Db, tenantId: string, rows: Row[], o
     () => db('tenants').where({ id: tenantId }).first('country'),
     () => db('invoiceItems').where({ tenantId }).whereIn('invoiceId', ids).orderBy(['invoiceId', 'position']),
     async () => (customerIds.length ? db('customers').where({ tenantId }).whereIn('id', customerIds) : []),
-    () => db('payments').where({ tenantId }).whereIn('invoiceId', ids).orderBy([{ column: 'date' }, { column: 'createdAt' }]),
+    () =>
+      db('payments')
+        .where({ tenantId })
+        .whereIn('invoiceId', ids)
+        .orderBy([{ column: 'date' }, { column: 'createdAt' }]),
     async () => (relatedIds.length ? db('invoices').where({ tenantId }).whereIn('id', relatedIds).select('id', 'number') : []),
     // Single reads show the e-mail deliveries (status, SMTP answer), newest first.
     async () =>
       opts.deliveries
-        ? db('deliveries').where({ tenantId }).whereIn('invoiceId', ids).orderBy('createdAt', 'desc')
+        ? db('deliveries')
+            .where({ tenantId })
+            .whereIn('invoiceId', ids)
+            .orderBy('createdAt', 'desc')
             .select('id', 'invoiceId', 'to', 'status', 'attempts', 'smtpResponse', 'error', 'sentAt', 'createdAt')
         : [],
   ];
@@ -150,7 +166,7 @@ function assembleViews(rows: Row[], rel: Related, opts: { deliveries?: boolean }
     const view: InvoiceView = {
       id: r.id,
       type,
-      number: r.number ?? (type === 'eingangsrechnung' ? r.invoiceNumber ?? null : null),
+      number: r.number ?? (type === 'eingangsrechnung' ? (r.invoiceNumber ?? null) : null),
       status: r.status as InvoiceStatus,
       customerId: r.customerId ?? null,
       customer,
@@ -173,7 +189,7 @@ function assembleViews(rows: Row[], rel: Related, opts: { deliveries?: boolean }
       amountDue: r.status === 'storniert' || type === 'angebot' ? '0.00' : amountDue(totalGross, amountPaid),
       payments: (paymentsBy.get(r.id) ?? []).map(paymentView),
       relatedInvoiceId: r.relatedInvoiceId ?? null,
-      relatedInvoiceNumber: r.relatedInvoiceId ? numberBy.get(r.relatedInvoiceId) ?? null : null,
+      relatedInvoiceNumber: r.relatedInvoiceId ? (numberBy.get(r.relatedInvoiceId) ?? null) : null,
       // The credit note its cancellation created (cancelInvoice sets the column; a check keeps it
       // on storniert invoices only). Manual credit notes pointing at an invoice are not its Storno.
       creditNoteId: r.creditNoteId ?? null,
@@ -181,8 +197,14 @@ function assembleViews(rows: Row[], rel: Related, opts: { deliveries?: boolean }
       ...(opts.deliveries
         ? {
             deliveries: (deliveriesBy.get(r.id) ?? []).map((d) => ({
-              id: d.id, to: d.to, status: d.status, attempts: d.attempts, smtpResponse: d.smtpResponse ?? null,
-              error: d.error ?? null, sentAt: iso(d.sentAt), createdAt: iso(d.createdAt)!,
+              id: d.id,
+              to: d.to,
+              status: d.status,
+              attempts: d.attempts,
+              smtpResponse: d.smtpResponse ?? null,
+              error: d.error ?? null,
+              sentAt: iso(d.sentAt),
+              createdAt: iso(d.createdAt)!,
             })),
           }
         : {}),
@@ -233,14 +255,18 @@ export async function loadVersionedInvoiceView(db: Db, tenantId: string, id: str
   }
   if (!row) throw notFound('Invoice');
   const { tenantCountry, invoiceJson: invoice, itemsJson, customerJson, paymentsJson, relatedJson, deliveriesJson, viewVersion } = row;
-  const view = assembleViews([invoice], {
-    tenantCountry,
-    items: itemsJson,
-    customers: customerJson ? [customerJson] : [],
-    payments: paymentsJson,
-    related: relatedJson ? [relatedJson] : [],
-    deliveries: deliveriesJson,
-  }, { deliveries: true })[0];
+  const view = assembleViews(
+    [invoice],
+    {
+      tenantCountry,
+      items: itemsJson,
+      customers: customerJson ? [customerJson] : [],
+      payments: paymentsJson,
+      related: relatedJson ? [relatedJson] : [],
+      deliveries: deliveriesJson,
+    },
+    { deliveries: true },
+  )[0];
   return { view, version: viewVersion };
 }
 
@@ -286,9 +312,37 @@ const VERSION_SQL = `select ${VIEW_VERSION}
  * lifecycle stamps are not part of the view, and every column costs parsing on each read.
  */
 export const VIEW_COLUMNS = [
-  'id', 'type', 'status', 'number', 'customerId', 'supplierId', 'customerSnapshot', 'currency', 'issueDate', 'serviceDate',
-  'serviceEndDate', 'dueDate', 'paymentTermDays', 'notes', 'footerText', 'customFields', 'detailsMarkdown', 'totalNet', 'totalTax', 'totalGross',
-  'amountPaid', 'taxBreakdown', 'relatedInvoiceId', 'creditNoteId', 'invoiceNumber', 'invoiceDate', 'source', 'externalId', 'sentAt', 'createdAt', 'updatedAt',
+  'id',
+  'type',
+  'status',
+  'number',
+  'customerId',
+  'supplierId',
+  'customerSnapshot',
+  'currency',
+  'issueDate',
+  'serviceDate',
+  'serviceEndDate',
+  'dueDate',
+  'paymentTermDays',
+  'notes',
+  'footerText',
+  'customFields',
+  'detailsMarkdown',
+  'totalNet',
+  'totalTax',
+  'totalGross',
+  'amountPaid',
+  'taxBreakdown',
+  'relatedInvoiceId',
+  'creditNoteId',
+  'invoiceNumber',
+  'invoiceDate',
+  'source',
+  'externalId',
+  'sentAt',
+  'createdAt',
+  'updatedAt',
 ] as const;
 
 /** The single-read statement's text; its bindings are (tenantId, id, limit 1). */
@@ -368,7 +422,11 @@ export async function listInvoices(db: Db, tenantId: string, f: InvoiceListFilte
   const [{ count }] = await q.clone().count<{ count: number }[]>({ count: '*' });
   const rows = await q
     .clone()
-    .orderBy([{ column: 'issueDate', order: 'desc' }, { column: 'createdAt', order: 'desc' }, { column: 'id', order: 'desc' }])
+    .orderBy([
+      { column: 'issueDate', order: 'desc' },
+      { column: 'createdAt', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
     .limit(f.limit)
     .offset((f.page - 1) * f.limit);
   const total = Number(count);

@@ -32,7 +32,9 @@ export interface InstallationRow {
 /** The active installation a URL token belongs to (looked up by the token's SHA-256). */
 export async function findInstallationByToken(k: Knex | Knex.Transaction, provider: string, token: string): Promise<InstallationRow | undefined> {
   if (!isProviderSlug(provider) || !token) return undefined;
-  return k('connectorInstallations').where({ tokenHash: sha256Hex(token), provider, active: true }).first();
+  return k('connectorInstallations')
+    .where({ tokenHash: sha256Hex(token), provider, active: true })
+    .first();
 }
 
 /**
@@ -262,7 +264,12 @@ async function storeVerifiedEvents(deliveries: VerifiedDelivery[]): Promise<Inge
   const prefix = config().redisPrefix;
   // Prepared (planned once per connection) and compiled once: the text never changes.
   const stored = await runCompiledSql<{ id: string; status: 'pending' | 'duplicate' }>(db(), STORE_SQL, [
-    JSON.stringify(rows), prefix, 'webhooks', PROCESS_JOB, OUTBOX_CHANNEL, prefix,
+    JSON.stringify(rows),
+    prefix,
+    'webhooks',
+    PROCESS_JOB,
+    OUTBOX_CHANNEL,
+    prefix,
   ]);
   const statusById = new Map(stored.map((r) => [r.id, r.status]));
   return deliveries.map((d, i) => {

@@ -1,10 +1,6 @@
 import type { Knex } from 'knex';
 import type { NormalizedEvent } from '../providers/payments/types';
-import {
-  createIncomingInvoiceFromEvent,
-  draftFromEvent,
-  DuplicateInvoiceError,
-} from '../commands/webhooks/createIncomingInvoiceFromEvent';
+import { createIncomingInvoiceFromEvent, draftFromEvent, DuplicateInvoiceError } from '../commands/webhooks/createIncomingInvoiceFromEvent';
 import { postIncomingInvoice, postRefund, PostingError, type PostedEntry } from '../ledger/posting';
 import { eventLockKey, lockKey, moneyLockKey } from './locks';
 import { createSupplierFor, findSupplier, type SupplierResolution } from './resolveSupplier';
@@ -140,7 +136,11 @@ async function processMovement(trx: Knex.Transaction, input: PipelineInput, isMa
   const duplicateOf = (invoiceId: string | null): MovementOutcome => {
     step('supplier', 'skipped', 'duplicate: nothing is created');
     step('invoice', 'skipped', 'duplicate: nothing is created');
-    step('duplicate', 'duplicate', `an incoming invoice with source ${event.provider} and externalId ${draft.externalId} exists (${invoiceId}); nothing created`);
+    step(
+      'duplicate',
+      'duplicate',
+      `an incoming invoice with source ${event.provider} and externalId ${draft.externalId} exists (${invoiceId}); nothing created`,
+    );
     step('autoPost', 'skipped', 'duplicate: nothing to post');
     return { outcome: 'duplicate', invoiceId, entry: null, steps, warning: null };
   };
@@ -154,7 +154,8 @@ async function processMovement(trx: Knex.Transaction, input: PipelineInput, isMa
     const original = await findOriginal(trx, tenantId, event, input.eventRowId ?? null, input.bookedAlongside ?? []);
     relatedInvoiceId = original.invoice?.id ?? null;
     originalNote = original.note;
-    if (original.invoice?.supplierId && !original.invoice.deletedAt) originalSupplier = { supplierId: original.invoice.supplierId, name: original.invoice.name };
+    if (original.invoice?.supplierId && !original.invoice.deletedAt)
+      originalSupplier = { supplierId: original.invoice.supplierId, name: original.invoice.name };
   }
   const tenant = input.tenant ?? (await trx('tenants').where({ id: tenantId }).first('country', 'currency'));
   try {
@@ -191,9 +192,18 @@ async function processMovement(trx: Knex.Transaction, input: PipelineInput, isMa
     created: 'auto-created from the event’s counterparty',
     placeholder: 'the event names no counterparty: placeholder supplier',
   };
-  step('supplier', supplier.how === 'created' || supplier.how === 'placeholder' ? 'created' : 'matched', `${supplier.name} (${supplier.supplierId}): ${how[supplier.how]}`);
-  const link = event.kind === 'refund' ? (relatedInvoiceId ? `, refund of invoice ${relatedInvoiceId}` : `, ${originalNote || 'original (unknown) not found'}`) : '';
-  step('invoice', 'created', `eingangsrechnung ${draft.externalId} over ${invoice.totalGross} ${draft.currency} dated ${draft.invoiceDate}, status bezahlt${link} (${invoice.id})`);
+  step(
+    'supplier',
+    supplier.how === 'created' || supplier.how === 'placeholder' ? 'created' : 'matched',
+    `${supplier.name} (${supplier.supplierId}): ${how[supplier.how]}`,
+  );
+  const link =
+    event.kind === 'refund' ? (relatedInvoiceId ? `, refund of invoice ${relatedInvoiceId}` : `, ${originalNote || 'original (unknown) not found'}`) : '';
+  step(
+    'invoice',
+    'created',
+    `eingangsrechnung ${draft.externalId} over ${invoice.totalGross} ${draft.currency} dated ${draft.invoiceDate}, status bezahlt${link} (${invoice.id})`,
+  );
   step('duplicate', 'unique', `no earlier incoming invoice with source ${event.provider} and externalId ${draft.externalId}`);
 
   let entry: PostedEntry | null = null;
@@ -207,11 +217,21 @@ async function processMovement(trx: Knex.Transaction, input: PipelineInput, isMa
     step('autoPost', 'skipped', `${draft.currency} differs from the ledger currency ${ledgerCurrency}: post it manually at the day's exchange rate`);
   } else {
     const description = `${PROVIDER_LABEL[event.provider]} ${draft.externalId} – ${supplier.name}`;
-    const toPost = { id: invoice.id, tenantId, supplierId: supplier.supplierId, invoiceDate: draft.invoiceDate, totalGross: invoice.totalGross, invoiceNumber: draft.externalId, relatedInvoiceId };
+    const toPost = {
+      id: invoice.id,
+      tenantId,
+      supplierId: supplier.supplierId,
+      invoiceDate: draft.invoiceDate,
+      totalGross: invoice.totalGross,
+      invoiceNumber: draft.externalId,
+      relatedInvoiceId,
+    };
     try {
       // No savepoint: posting throws PostingError only before it writes anything (see posting.ts),
       // and any other error fails the whole job's transaction anyway.
-      entry = await (event.kind === 'refund' ? postRefund(trx, toPost, event.provider, settings, description) : postIncomingInvoice(trx, toPost, event.provider, settings, description));
+      entry = await (event.kind === 'refund'
+        ? postRefund(trx, toPost, event.provider, settings, description)
+        : postIncomingInvoice(trx, toPost, event.provider, settings, description));
     } catch (err) {
       if (!(err instanceof PostingError)) throw err;
       // The invoice stands; only the posting waits for the settings to be fixed.
@@ -220,7 +240,11 @@ async function processMovement(trx: Knex.Transaction, input: PipelineInput, isMa
     }
     if (entry) {
       const rev = entry.reversesEntryId ? `, reverses entry ${entry.reversesEntryId}` : '';
-      step('autoPost', 'posted', `debit ${entry.debitAccount} / credit ${entry.creditAccount} ${entry.amount} ${draft.currency} (expense account from ${entry.expenseSource}${rev}; entry ${entry.entryId})`);
+      step(
+        'autoPost',
+        'posted',
+        `debit ${entry.debitAccount} / credit ${entry.creditAccount} ${entry.amount} ${draft.currency} (expense account from ${entry.expenseSource}${rev}; entry ${entry.entryId})`,
+      );
     } else if (!warning) {
       step('autoPost', 'skipped', 'the invoice is already posted');
     }
@@ -294,15 +318,18 @@ async function findOriginal(
     : [];
   const mapped = [...new Set(refRows.map((r) => r.externalId))];
   // The payments the references led to may themselves still be pending.
-  await stillPending(mapped.filter((id) => id !== direct), []);
+  await stillPending(
+    mapped.filter((id) => id !== direct),
+    [],
+  );
   const candidates = [...new Set([...(direct ? [direct] : []), ...mapped])];
 
   const rows = candidates.length
     ? await trx('invoices as i')
-      .leftJoin('suppliers as s', 's.id', 'i.supplierId')
-      .where({ 'i.tenantId': tenantId, 'i.source': event.provider })
-      .whereIn('i.externalId', candidates)
-      .select('i.id', 'i.externalId', 'i.supplierId', 's.name', 's.deletedAt')
+        .leftJoin('suppliers as s', 's.id', 'i.supplierId')
+        .where({ 'i.tenantId': tenantId, 'i.source': event.provider })
+        .whereIn('i.externalId', candidates)
+        .select('i.id', 'i.externalId', 'i.supplierId', 's.name', 's.deletedAt')
     : [];
   const byExternalId = (id: string) => rows.find((r: { externalId: string }) => r.externalId === id) ?? null;
   if (direct && byExternalId(direct)) return { invoice: byExternalId(direct), note: '' };

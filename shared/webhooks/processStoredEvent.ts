@@ -80,7 +80,12 @@ async function processInTransaction(trx: Knex.Transaction, { eventRowId, tenantI
       .where({ 'we.id': id, 'we.tenantId': tenant })
       .forUpdate('we')
       .first(
-        'we.status', 'we.provider', 'we.normalized', 'ci.settings', 't.country as tenantCountry', 't.currency as tenantCurrency',
+        'we.status',
+        'we.provider',
+        'we.normalized',
+        'ci.settings',
+        't.country as tenantCountry',
+        't.currency as tenantCurrency',
         trx.raw(
           `(select k.key from (select ${moneyLockKeySql} as key) k, lateral (select pg_advisory_xact_lock(hashtextextended(k.key, 0))) l
              where we.status = 'pending' and we.money_external_id is not null and we.normalized ->> 'kind' in ('payment', 'refund')
@@ -93,7 +98,14 @@ async function processInTransaction(trx: Knex.Transaction, { eventRowId, tenantI
   if (row.status !== 'pending') return { status: 'skipped', reason: `already ${row.status}` };
   const settings = (row.settings ?? {}) as ConnectorSettings;
   const tenant = { country: row.tenantCountry as string | null, currency: row.tenantCurrency as string | null };
-  const result = await runPipeline(trx, { tenantId, event: row.normalized as NormalizedEvent, settings, eventRowId, tenant, lockedMoneyKey: row.lockedMoneyKey });
+  const result = await runPipeline(trx, {
+    tenantId,
+    event: row.normalized as NormalizedEvent,
+    settings,
+    eventRowId,
+    tenant,
+    lockedMoneyKey: row.lockedMoneyKey,
+  });
   await runCompiled(
     trx,
     'webhook-job:finish',

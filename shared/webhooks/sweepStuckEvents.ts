@@ -53,7 +53,10 @@ export async function sweepStuckWebhookEvents(opts: SweepOptions = {}): Promise<
   const maxAgeMs = (opts.maxAgeHours ?? SWEEP_DEFAULTS.maxAgeHours) * 3600_000;
   const limit = opts.limit ?? SWEEP_DEFAULTS.limit;
   const result: SweepResult = { requeued: 0, retried: 0, inFlight: 0, failed: 0 };
-  const pending = () => db()('webhookEvents').where({ status: 'pending' }).modify((q) => (opts.tenantId ? q.where({ tenantId: opts.tenantId }) : q));
+  const pending = () =>
+    db()('webhookEvents')
+      .where({ status: 'pending' })
+      .modify((q) => (opts.tenantId ? q.where({ tenantId: opts.tenantId }) : q));
 
   const expired: { id: string; tenantId: string }[] = await pending()
     .where('receivedAt', '<', new Date(now.getTime() - maxAgeMs))

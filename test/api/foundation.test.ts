@@ -45,7 +45,10 @@ describe('error envelope', () => {
     const { admin, tenant } = await createTeam();
     const post = (path: string, body: string | undefined, type?: string) =>
       fetch(`${server.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${admin.token}`, ...(type ? { 'content-type': type } : {}) }, body });
-    for (const [body, type] of [['hello', 'text/plain'], ['name=Form', 'application/x-www-form-urlencoded']]) {
+    for (const [body, type] of [
+      ['hello', 'text/plain'],
+      ['name=Form', 'application/x-www-form-urlencoded'],
+    ]) {
       const res = await post('/api/customers', body, type);
       expect(res.status, type).toBe(415);
       expectEnvelope(await res.json(), 415, 'INVALID_INPUT');

@@ -15,7 +15,11 @@ describe('process entry points', () => {
 
   it('the Procfile runs node itself, as these tests spawn it (npm would not pass SIGTERM on); the release step exits 2 on a bad variable too', async () => {
     const procfile = Object.fromEntries(
-      fs.readFileSync(path.join(repoRoot, 'Procfile'), 'utf8').trim().split('\n').map((l) => l.split(/:\s*/, 2) as [string, string]),
+      fs
+        .readFileSync(path.join(repoRoot, 'Procfile'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => l.split(/:\s*/, 2) as [string, string]),
     );
     expect(procfile).toEqual({
       web: 'node --import tsx api/server.ts',

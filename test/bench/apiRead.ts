@@ -47,7 +47,11 @@ export const apiRead: Benchmark = {
       c.body = rows[0];
     });
     const bare = await startBare(app, pool);
-    const oursSpec = { ...load, url: ours.url, requests: [{ method: 'GET' as const, path: `/api/invoices/${invoice.id}`, headers: { authorization: `Bearer ${viewer.token}` } }] };
+    const oursSpec = {
+      ...load,
+      url: ours.url,
+      requests: [{ method: 'GET' as const, path: `/api/invoices/${invoice.id}`, headers: { authorization: `Bearer ${viewer.token}` } }],
+    };
     let measured: Awaited<ReturnType<typeof interleavedLoads>>;
     let uncached: Awaited<ReturnType<typeof measuredLoad>>;
     try {
@@ -62,7 +66,7 @@ export const apiRead: Benchmark = {
     const [u, uCpu] = uncached;
     ctx.log(`  ours:     ${fmtLoad(o)}, ${oCpu.toFixed(0)} µs CPU per request`);
     ctx.log(`  baseline: ${fmtLoad(b)}, ${bCpu.toFixed(0)} µs CPU per request`);
-    ctx.log('  (in turn, four slices each: latency percentiles are the worst slice\'s)');
+    ctx.log("  (in turn, four slices each: latency percentiles are the worst slice's)");
     ctx.log(`  ours, view cache off (after, alone): ${fmtLoad(u)}, ${uCpu.toFixed(0)} µs CPU per request (${(u.okPerSec / b.okPerSec).toFixed(2)} × baseline)`);
 
     return [
@@ -74,8 +78,11 @@ export const apiRead: Benchmark = {
         better: 'higher',
         target: { of: 'ratio', value: 0.5, label: '≥ 0.5 × baseline' },
         notes: [
-          `p99 ${o.latencyMs.p99.toFixed(1)} ms vs ${b.latencyMs.p99.toFixed(1)} ms`, `server CPU per request ${oCpu.toFixed(0)} µs vs ${bCpu.toFixed(0)} µs`,
-          `view cache off: ${u.okPerSec.toFixed(0)} req/s, ${uCpu.toFixed(0)} µs CPU per request`, ...(o.non2xx ? [`ours non-2xx: ${o.non2xx}`] : [])],
+          `p99 ${o.latencyMs.p99.toFixed(1)} ms vs ${b.latencyMs.p99.toFixed(1)} ms`,
+          `server CPU per request ${oCpu.toFixed(0)} µs vs ${bCpu.toFixed(0)} µs`,
+          `view cache off: ${u.okPerSec.toFixed(0)} req/s, ${uCpu.toFixed(0)} µs CPU per request`,
+          ...(o.non2xx ? [`ours non-2xx: ${o.non2xx}`] : []),
+        ],
       },
     ];
   },

@@ -71,7 +71,9 @@ export const apiWrite: Benchmark = {
       }
     });
     const bare = await startBare(app, pool);
-    const [b, bCpu] = await measuredLoad({ ...load, url: bare.url, requests: [{ method: 'POST', path: '/invoices', headers: json, body }] }).finally(() => bare.close());
+    const [b, bCpu] = await measuredLoad({ ...load, url: bare.url, requests: [{ method: 'POST', path: '/invoices', headers: json, body }] }).finally(() =>
+      bare.close(),
+    );
     ctx.log(`  baseline: ${fmtLoad(b)}, ${bCpu.toFixed(0)} µs CPU per request`);
 
     return [
@@ -82,7 +84,10 @@ export const apiWrite: Benchmark = {
         baseline: b.okPerSec,
         better: 'higher',
         target: { of: 'ours', value: 500, label: '≥ 500/s' },
-        notes: [`server CPU per request ${oCpu.toFixed(0)} µs vs ${bCpu.toFixed(0)} µs`, ...(o.non2xx ? [`ours non-2xx: ${JSON.stringify(o.statusCodes)}`] : [])],
+        notes: [
+          `server CPU per request ${oCpu.toFixed(0)} µs vs ${bCpu.toFixed(0)} µs`,
+          ...(o.non2xx ? [`ours non-2xx: ${JSON.stringify(o.statusCodes)}`] : []),
+        ],
       },
       { name: 'api-write p99', metric: 'ms', ours: o.latencyMs.p99, baseline: b.latencyMs.p99, better: 'lower' },
     ];

@@ -66,7 +66,11 @@ async function main() {
     const ours = await startOurServer();
     try {
       const api = async (method: string, p: string, body: unknown) => {
-        const res = await fetch(`${ours.url}${p}`, { method, headers: { 'content-type': 'application/json', authorization: `Bearer ${admin.token}` }, body: JSON.stringify(body) });
+        const res = await fetch(`${ours.url}${p}`, {
+          method,
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${admin.token}` },
+          body: JSON.stringify(body),
+        });
         if (!res.ok) throw new Error(`${method} ${p}: ${res.status} ${await res.text()}`);
         return res.json() as Promise<Record<string, string>>;
       };

@@ -25,7 +25,11 @@ export const list: Benchmark = {
     const toQuery = (q: (typeof qs)[number]) => new URLSearchParams(Object.entries(q).map(([k, v]): [string, string] => [k, String(v)])).toString();
 
     const ours = await startOurServer();
-    const ourRequests: LoadRequest[] = qs.map((q) => ({ method: 'GET', path: `/api/invoices?${toQuery(q)}`, headers: { authorization: `Bearer ${viewer.token}` } }));
+    const ourRequests: LoadRequest[] = qs.map((q) => ({
+      method: 'GET',
+      path: `/api/invoices?${toQuery(q)}`,
+      headers: { authorization: `Bearer ${viewer.token}` },
+    }));
     const o = await runLoad({ ...load, url: ours.url, requests: ourRequests }).finally(() => ours.close());
     ctx.log(`  ours:     ${fmtLoad(o)}`);
 
@@ -48,7 +52,9 @@ export const list: Benchmark = {
       c.body = { data: page.rows, pagination: { total: Number(count.rows[0].count) } };
     });
     const bare = await startBare(app, pool);
-    const b = await runLoad({ ...load, url: bare.url, requests: qs.map((q) => ({ method: 'GET', path: `/invoices?${toQuery(q)}` })) }).finally(() => bare.close());
+    const b = await runLoad({ ...load, url: bare.url, requests: qs.map((q) => ({ method: 'GET', path: `/invoices?${toQuery(q)}` })) }).finally(() =>
+      bare.close(),
+    );
     ctx.log(`  baseline: ${fmtLoad(b)}`);
 
     // Where the time goes: the plans of one request's statements (count, page, and the credit-note
@@ -71,7 +77,13 @@ export const list: Benchmark = {
       for (const [label, sql, params] of statements) {
         const { rows: plan } = await plain.query(`explain (analyze, buffers) ${sql}`, params);
         const lines = plan.map((r) => r['QUERY PLAN'] as string);
-        ctx.log(`  EXPLAIN ANALYZE ${label}:\n${lines.filter((l) => !/^\s+Buffers|Planning|Execution Time/.test(l)).slice(0, 8).map((l) => `      ${l.length > 160 ? `${l.slice(0, 157)}...` : l}`).join('\n')}\n      ${lines.at(-1)}`);
+        ctx.log(
+          `  EXPLAIN ANALYZE ${label}:\n${lines
+            .filter((l) => !/^\s+Buffers|Planning|Execution Time/.test(l))
+            .slice(0, 8)
+            .map((l) => `      ${l.length > 160 ? `${l.slice(0, 157)}...` : l}`)
+            .join('\n')}\n      ${lines.at(-1)}`,
+        );
       }
     } finally {
       await plain.end();

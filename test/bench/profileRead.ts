@@ -15,7 +15,10 @@ try {
   const invoice = await createDraftInvoice(tenant, admin, { items: tenItems() });
   const ours = await startOurServer();
   const [r, cpu, split] = await measuredLoad({
-    connections: 20, duration: 10, warmupSec: 3, url: ours.url,
+    connections: 20,
+    duration: 10,
+    warmupSec: 3,
+    url: ours.url,
     requests: [{ method: 'GET', path: `/api/invoices/${invoice.id}`, headers: { authorization: `Bearer ${viewer.token}` } }],
   });
   console.log(`${fmtLoad(r)}, ${cpu.toFixed(0)} µs CPU per request (user ${split.userUs.toFixed(0)}, system ${split.systemUs.toFixed(0)})`);

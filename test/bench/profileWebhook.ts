@@ -19,7 +19,9 @@ try {
   const cpu0 = process.cpuUsage();
   const r = await runLoad({ url: ours.url, connections: 20, amount: n, requests });
   const cpu = process.cpuUsage(cpu0);
-  console.log(`${fmtLoad(r)}, ${((cpu.user + cpu.system) / n).toFixed(0)} µs CPU per delivery (user ${(cpu.user / n).toFixed(0)}, system ${(cpu.system / n).toFixed(0)})`);
+  console.log(
+    `${fmtLoad(r)}, ${((cpu.user + cpu.system) / n).toFixed(0)} µs CPU per delivery (user ${(cpu.user / n).toFixed(0)}, system ${(cpu.system / n).toFixed(0)})`,
+  );
   await ours.close();
 } finally {
   await env.cleanup();

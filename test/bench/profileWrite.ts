@@ -16,7 +16,10 @@ try {
   const body = JSON.stringify({ type: 'rechnung', customerId: customer.id, items: tenItems() });
   const ours = await startOurServer();
   const [r, cpu, split] = await measuredLoad({
-    connections: 20, duration: 10, warmupSec: 3, url: ours.url,
+    connections: 20,
+    duration: 10,
+    warmupSec: 3,
+    url: ours.url,
     requests: [{ method: 'POST', path: '/api/invoices', headers: { 'content-type': 'application/json', authorization: `Bearer ${member.token}` }, body }],
   });
   console.log(`${fmtLoad(r)}, ${cpu.toFixed(0)} µs CPU per request (user ${split.userUs.toFixed(0)}, system ${split.systemUs.toFixed(0)})`);

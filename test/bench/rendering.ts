@@ -44,19 +44,29 @@ function pdfkitInvoice(rows: Row[]): Promise<Buffer> {
     let y = 260;
     doc.font('B').fontSize(9);
     ['Pos', 'Beschreibung', 'Menge', 'Preis', 'USt', 'Netto'].forEach((h, i) => doc.text(h, cols[i], y, { width: i === 1 ? 210 : 60 }));
-    doc.moveTo(50, y + 14).lineTo(545, y + 14).stroke();
+    doc
+      .moveTo(50, y + 14)
+      .lineTo(545, y + 14)
+      .stroke();
     doc.font('R');
     rows.forEach((r, i) => {
       y += 20;
       [String(i + 1), r.description, `${r.quantity} ${r.unit ?? ''}`, `${r.unitPrice} €`, `${r.taxRate} %`, `${r.netAmount} €`].forEach((c, j) =>
         doc.text(c, cols[j], y, { width: j === 1 ? 210 : 70 }),
       );
-      doc.moveTo(50, y + 16).lineTo(545, y + 16).lineWidth(0.3).stroke();
+      doc
+        .moveTo(50, y + 16)
+        .lineTo(545, y + 16)
+        .lineWidth(0.3)
+        .stroke();
     });
     y += 40;
     doc.text('Summe netto', 350, y).text('1.234,50 €', 470, y);
     doc.text('USt 20 %', 350, y + 14).text('246,90 €', 470, y + 14);
-    doc.font('B').text('Gesamtbetrag', 350, y + 28).text('1.481,40 €', 470, y + 28);
+    doc
+      .font('B')
+      .text('Gesamtbetrag', 350, y + 28)
+      .text('1.481,40 €', 470, y + 28);
     doc.font('R').fontSize(8).text('IBAN AT61 1904 3002 3457 3201 · BIC BKAUATWW · Zahlbar ohne Abzug binnen 14 Tagen', 50, 780);
     doc.end();
   });
@@ -72,14 +82,32 @@ export const rendering: Benchmark = {
     const rows = input.invoice.items as Row[];
 
     const pdf = await opsPerSecond(n, () => renderDocument('pdf', input));
-    ctx.log(`  ours pdf:      ${pdf.perSec.toFixed(1)}/s (${n} in ${pdf.ms.toFixed(0)} ms, ${((await renderDocument('pdf', input)).length / 1024).toFixed(0)} KiB)`);
+    ctx.log(
+      `  ours pdf:      ${pdf.perSec.toFixed(1)}/s (${n} in ${pdf.ms.toFixed(0)} ms, ${((await renderDocument('pdf', input)).length / 1024).toFixed(0)} KiB)`,
+    );
     const zugferd = await opsPerSecond(n, () => renderDocument('zugferd', input));
-    ctx.log(`  ours zugferd:  ${zugferd.perSec.toFixed(1)}/s (${n} in ${zugferd.ms.toFixed(0)} ms, ${((await renderDocument('zugferd', input)).length / 1024).toFixed(0)} KiB)`);
+    ctx.log(
+      `  ours zugferd:  ${zugferd.perSec.toFixed(1)}/s (${n} in ${zugferd.ms.toFixed(0)} ms, ${((await renderDocument('zugferd', input)).length / 1024).toFixed(0)} KiB)`,
+    );
     const base = await opsPerSecond(n, () => pdfkitInvoice(rows));
     ctx.log(`  pdfkit page:   ${base.perSec.toFixed(1)}/s (${n} in ${base.ms.toFixed(0)} ms, ${((await pdfkitInvoice(rows)).length / 1024).toFixed(0)} KiB)`);
     const results: BenchRow[] = [
-      { name: 'rendering pdf', metric: 'documents/s', ours: pdf.perSec, baseline: base.perSec, better: 'higher', notes: ['in the benchmark process, sequential'] },
-      { name: 'rendering zugferd', metric: 'documents/s', ours: zugferd.perSec, baseline: base.perSec, better: 'higher', notes: ['in the benchmark process, sequential'] },
+      {
+        name: 'rendering pdf',
+        metric: 'documents/s',
+        ours: pdf.perSec,
+        baseline: base.perSec,
+        better: 'higher',
+        notes: ['in the benchmark process, sequential'],
+      },
+      {
+        name: 'rendering zugferd',
+        metric: 'documents/s',
+        ours: zugferd.perSec,
+        baseline: base.perSec,
+        better: 'higher',
+        notes: ['in the benchmark process, sequential'],
+      },
     ];
     for (const r of await throughWorkerProcess(ctx, n)) results.push({ ...r, baseline: base.perSec, better: 'higher' });
     return results;
@@ -122,7 +150,11 @@ async function throughWorkerProcess(ctx: BenchContext, n: number): Promise<Array
     await queue.addBulk(
       invoiceIds.map((invoiceId) => {
         const version = versions.get(invoiceId)!;
-        return { name: 'render-invoice-document', data: { tenantId: tenant.id, invoiceId, kind, version }, opts: { jobId: renderJobId(kind, invoiceId, version) } };
+        return {
+          name: 'render-invoice-document',
+          data: { tenantId: tenant.id, invoiceId, kind, version },
+          opts: { jobId: renderJobId(kind, invoiceId, version) },
+        };
       }),
     );
     const deadline = Date.now() + 10 * 60_000;
@@ -145,7 +177,12 @@ async function throughWorkerProcess(ctx: BenchContext, n: number): Promise<Array
       const perSec = (n * 1000) / ms;
       const line = `${n} in ${ms.toFixed(0)} ms, ${renderers} sandboxed renderers, worker CPU ${(cpuMs / n).toFixed(0)} ms per document`;
       ctx.log(`  one worker process, ${kind}:${' '.repeat(8 - kind.length)}${perSec.toFixed(1)}/s (${line})`);
-      rows.push({ name: `rendering ${kind}, one worker process`, metric: 'documents/s', ours: perSec, notes: [`queued at once, invoice read and artifact stored; ${line}`] });
+      rows.push({
+        name: `rendering ${kind}, one worker process`,
+        metric: 'documents/s',
+        ours: perSec,
+        notes: [`queued at once, invoice read and artifact stored; ${line}`],
+      });
     }
     return rows;
   } finally {

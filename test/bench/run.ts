@@ -103,7 +103,9 @@ async function main() {
         const { db } = await import('../../shared/db');
         const t0 = performance.now();
         const s = await seedInvoices(env.url, db(), total);
-        console.log(`  seeded ${total.toLocaleString('en')} invoices (+ items, payments, another tenant's ${(total / 10).toLocaleString('en')}) in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+        console.log(
+          `  seeded ${total.toLocaleString('en')} invoices (+ items, payments, another tenant's ${(total / 10).toLocaleString('en')}) in ${((performance.now() - t0) / 1000).toFixed(0)} s`,
+        );
         return s;
       })()),
   };
@@ -115,7 +117,12 @@ async function main() {
   const startedAt = new Date();
   try {
     for (const b of selected) {
-      console.log(`\n== ${b.name}   (load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')})`);
+      console.log(
+        `\n== ${b.name}   (load average ${os
+          .loadavg()
+          .map((l) => l.toFixed(1))
+          .join(' ')})`,
+      );
       loadAverages[b.name] = os.loadavg()[0];
       const t0 = performance.now();
       try {
@@ -132,7 +139,10 @@ async function main() {
     const dir = path.resolve(import.meta.dirname, '../../test-artifacts');
     fs.mkdirSync(dir, { recursive: true });
     const file = path.join(dir, `bench-${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
-    fs.writeFileSync(file, `${JSON.stringify({ startedAt, machine: info, settings: { connections: ctx.connections, duration: ctx.duration, invoices: total }, loadAverages, rows, failures }, null, 2)}\n`);
+    fs.writeFileSync(
+      file,
+      `${JSON.stringify({ startedAt, machine: info, settings: { connections: ctx.connections, duration: ctx.duration, invoices: total }, loadAverages, rows, failures }, null, 2)}\n`,
+    );
     console.log(`written: ${path.relative(process.cwd(), file)}`);
     if (failures.length) {
       console.error(`failed: ${failures.join(', ')}`);

@@ -38,7 +38,7 @@ export function deliveries(n: number, path: string): { requests: LoadRequest[]; 
   const bodies: string[] = [];
   const requests: LoadRequest[] = [];
   let seed = 42;
-  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   for (let i = 0; i < n; i++) {
     let body: string;
     if (i % 5 === 4 && bodies.length) {
@@ -153,7 +153,9 @@ export const webhookIngest: Benchmark = {
         steadyLedger = await toLedgerMs(steady.tenant.id);
         ctx.log(`  steady 50/s: receipt → journal entry p50 ${percentile(steadyLedger, 50).toFixed(0)} / p99 ${percentile(steadyLedger, 99).toFixed(0)} ms`);
         const { requests, unique } = await deliveriesFor(admin.token);
-        ctx.log(`  ${n} deliveries of ${unique} distinct events, ${ctx.connections} connections (${process.env.BENCH_LOADGEN ?? LOADGEN}), 1 worker process (${await workerSettings()})`);
+        ctx.log(
+          `  ${n} deliveries of ${unique} distinct events, ${ctx.connections} connections (${process.env.BENCH_LOADGEN ?? LOADGEN}), 1 worker process (${await workerSettings()})`,
+        );
         const t0 = performance.now();
         const workerCpu0 = workers.cpuSeconds();
         const stores0 = await storeBatchTotals();
@@ -221,10 +223,14 @@ export const webhookIngest: Benchmark = {
     ctx.log(
       `  all done ${done!.wallSec.toFixed(1)} s after the first delivery; ${processedPerSec.toFixed(0)} events/s fully processed; receipt → journal entry p50 ${percentile(toLedger, 50).toFixed(0)} / p99 ${percentile(toLedger, 99).toFixed(0)} ms`,
     );
-    ctx.log(`  invoices ${c.invoices}, distinct money movements ${c.movements}, journal entries ${c.entries}, external ids with > 1 invoice: ${c.duplicated}${duplicates ? '  ← DUPLICATES' : ''}`);
+    ctx.log(
+      `  invoices ${c.invoices}, distinct money movements ${c.movements}, journal entries ${c.entries}, external ids with > 1 invoice: ${c.duplicated}${duplicates ? '  ← DUPLICATES' : ''}`,
+    );
 
     // Baseline: verify the same HMAC and insert one row (no queue, no pipeline).
-    await k.raw('create table if not exists bench_webhook_baseline (id bigserial primary key, event_id text not null, body jsonb not null, received_at timestamptz not null default now())');
+    await k.raw(
+      'create table if not exists bench_webhook_baseline (id bigserial primary key, event_id text not null, body jsonb not null, received_at timestamptz not null default now())',
+    );
     const pool = barePool();
     const app = bareApp();
     app.use(async (cx) => {

@@ -97,12 +97,18 @@ describe.skipIf(!hasChromium)('operator pages in a browser (Swagger UI, Bull Boa
       expect(res?.status()).toBe(200);
       expect(await page.title()).toBe('Accounting service API');
       // Operations appear once Swagger UI has fetched and rendered the document.
-      await page.locator('.opblock-summary-path', { hasText: /^\/api\/invoices$/ }).first().waitFor();
+      await page
+        .locator('.opblock-summary-path', { hasText: /^\/api\/invoices$/ })
+        .first()
+        .waitFor();
       await page.locator('.opblock-summary-path', { hasText: '/api/customers/{id}' }).first().waitFor();
       await expect(page.locator('.opblock').count()).resolves.toBeGreaterThan(20);
       await expect(page.locator('.info .title').first().textContent()).resolves.toContain('Accounting');
       // Expanding an operation shows its declared responses.
-      await page.locator('.opblock-summary-path', { hasText: /^\/api\/invoices\/\{id\}$/ }).first().click();
+      await page
+        .locator('.opblock-summary-path', { hasText: /^\/api\/invoices\/\{id\}$/ })
+        .first()
+        .click();
       await page.locator('.opblock.is-open .responses-table').first().waitFor();
       expect(errors).toEqual([]);
       // The viewport only: the whole reference is several screens long.
@@ -161,9 +167,7 @@ describe.skipIf(!hasChromium)('operator pages in a browser (Swagger UI, Bull Boa
       await page.getByText('Accounting queues').first().waitFor();
       for (const queue of ALL_QUEUES) await page.getByRole('link', { name: queue, exact: true }).first().waitFor();
       // The overview cards load after the menu: one card per queue with its job count.
-      await expect
-        .poll(() => page.getByText(/^\d+ Jobs?$/).count(), { timeout: TIMEOUT, message: 'one overview card per queue' })
-        .toBe(ALL_QUEUES.length);
+      await expect.poll(() => page.getByText(/^\d+ Jobs?$/).count(), { timeout: TIMEOUT, message: 'one overview card per queue' }).toBe(ALL_QUEUES.length);
       expectPng(await screenshot(page, 'bull-board-overview.png'));
 
       await page.goto(`${server.url}/admin/queues/queue/${QUEUES.maintenance}?status=failed`);
@@ -171,8 +175,14 @@ describe.skipIf(!hasChromium)('operator pages in a browser (Swagger UI, Bull Boa
       await page.getByText(String(failedJob.id)).first().waitFor();
       await page.getByText(`No handler for job "${FAILING_JOB_NAME}"`).first().waitFor();
       // What an operator does next (docs/operations.md): retry or clean failed jobs.
-      await page.getByRole('button', { name: /retry all/i }).first().waitFor();
-      await page.getByRole('button', { name: /clean all/i }).first().waitFor();
+      await page
+        .getByRole('button', { name: /retry all/i })
+        .first()
+        .waitFor();
+      await page
+        .getByRole('button', { name: /clean all/i })
+        .first()
+        .waitFor();
       expectPng(await screenshot(page, 'bull-board-failed-job.png'));
 
       // Retry it. The worker stops first: it would fail the job again at once, and "waiting"
@@ -180,14 +190,16 @@ describe.skipIf(!hasChromium)('operator pages in a browser (Swagger UI, Bull Boa
       await workers.close();
       // The job card's actions are icon-only buttons without an accessible name; the retry one
       // carries the refresh icon ("Retry all" above the list has it too, with its label).
-      await page.locator('button:has(svg.lucide-refresh-cw)').filter({ hasNotText: /retry all/i }).first().click();
+      await page
+        .locator('button:has(svg.lucide-refresh-cw)')
+        .filter({ hasNotText: /retry all/i })
+        .first()
+        .click();
       // Bull Board asks before a job action; the question names the action we meant.
       const dialog = page.getByRole('dialog').or(page.getByRole('alertdialog')).first();
       await expect(dialog.textContent()).resolves.toMatch(/retry this job/i);
       await dialog.getByRole('button', { name: 'Confirm', exact: true }).click();
-      await expect
-        .poll(() => failedJob.getState(), { timeout: TIMEOUT, message: 'the retried job leaves the failed state' })
-        .toBe('waiting');
+      await expect.poll(() => failedJob.getState(), { timeout: TIMEOUT, message: 'the retried job leaves the failed state' }).toBe('waiting');
       expect(await getQueue(QUEUES.maintenance).getFailedCount()).toBe(0);
     } finally {
       await ctx.close();

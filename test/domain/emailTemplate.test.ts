@@ -1,18 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import {
-  DEFAULT_EMAIL_TEMPLATES,
-  DEFAULT_EMAIL_TEMPLATES_BY_TYPE,
-  effectiveTemplates,
-  renderTemplate,
-} from '../../shared/domain/emailTemplate';
+import { DEFAULT_EMAIL_TEMPLATES, DEFAULT_EMAIL_TEMPLATES_BY_TYPE, effectiveTemplates, renderTemplate } from '../../shared/domain/emailTemplate';
 import { termsOnFinalization } from '../../shared/domain/dates';
 
 describe('e-mail templates', () => {
   it('resolves only the known variables, once; unknown names and missing values stay as written', () => {
     const vars = { customerName: '{{companyName}} $& $1', companyName: 'Muster GmbH', invoiceNumber: null };
-    expect(renderTemplate('{{ customerName }} / {{companyName}} / {{invoiceNumber}} / {{foo}} / {{constructor}} / {{toString}} / {{hasOwnProperty}}', vars)).toBe(
-      '{{companyName}} $& $1 / Muster GmbH / {{invoiceNumber}} / {{foo}} / {{constructor}} / {{toString}} / {{hasOwnProperty}}',
-    );
+    expect(
+      renderTemplate('{{ customerName }} / {{companyName}} / {{invoiceNumber}} / {{foo}} / {{constructor}} / {{toString}} / {{hasOwnProperty}}', vars),
+    ).toBe('{{companyName}} $& $1 / Muster GmbH / {{invoiceNumber}} / {{foo}} / {{constructor}} / {{toString}} / {{hasOwnProperty}}');
     // Extra keys in vars are not variables either.
     expect(renderTemplate('{{secret}}', { secret: 'x' } as never)).toBe('{{secret}}');
   });

@@ -194,12 +194,14 @@ describe('quantityNumber: the JSON number the API returns', () => {
 
 describe('applyPayment: properties over random invoices and payment sequences', () => {
   // A payable invoice: random lines whose total is not negative (a negative total is refused on create).
-  const invoiceTotal = fc.array(line, { minLength: 1, maxLength: 10 }).map((lines) => computeTotals(lines).totalGross).filter((g) => !dec(g).isNegative());
+  const invoiceTotal = fc
+    .array(line, { minLength: 1, maxLength: 10 })
+    .map((lines) => computeTotals(lines).totalGross)
+    .filter((g) => !dec(g).isNegative());
   // Payments: mostly small, some around and above what is due, in cents.
-  const payment = fc.oneof(
-    fc.integer({ min: 1, max: 10_000 }),
-    fc.integer({ min: 1, max: 2_000_000_000 }),
-  ).map((c) => new Decimal(c).dividedBy(100).toFixed(2));
+  const payment = fc
+    .oneof(fc.integer({ min: 1, max: 10_000 }), fc.integer({ min: 1, max: 2_000_000_000 }))
+    .map((c) => new Decimal(c).dividedBy(100).toFixed(2));
 
   it('amountPaid + amountDue = totalGross, amountDue ≥ 0, and a payment above amountDue is refused (422) without effect', () => {
     fc.assert(

@@ -17,7 +17,12 @@ describe('numbering', () => {
 describe('number formats of two types: numberFormatsCanCollide', () => {
   it('the defaults and formats that differ in letters, or in a fixed digit before the counter, never collide', () => {
     const [re, an, gs] = (['rechnung', 'angebot', 'gutschrift'] as const).map(defaultNumberFormat);
-    for (const [a, b] of [[re, an], [re, gs], [an, gs]]) expect(numberFormatsCanCollide(a, b)).toBe(false);
+    for (const [a, b] of [
+      [re, an],
+      [re, gs],
+      [an, gs],
+    ])
+      expect(numberFormatsCanCollide(a, b)).toBe(false);
     expect(numberFormatsCanCollide('R{YY}{MM}-{NNNN}', '{YYYY}/AN/{NNN}')).toBe(false);
     expect(numberFormatsCanCollide('1{YY}{NNNN}', '2{YY}{NNNN}')).toBe(false);
     expect(numberFormatsCanCollide('{YYYY}{NNNN}1', '{YYYY}{NNNN}2')).toBe(false);
@@ -51,12 +56,24 @@ describe('number formats of two types: numberFormatsCanCollide', () => {
       return new RegExp(`^${parts.join('')}$`);
     };
     fc.assert(
-      fc.property(format, format, fc.integer({ min: 2000, max: 2099 }), fc.integer({ min: 1, max: 12 }), fc.oneof(fc.integer({ min: 1, max: 120 }), fc.integer({ min: 990, max: 1_100 }), fc.integer({ min: 9_990, max: 10_100 }), fc.integer({ min: 1, max: 2_000_000 })), (a, b, year, month, counter) => {
-        const [pa, pb] = [a.join(''), b.join('')];
-        if (numberFormatsCanCollide(pa, pb)) return;
-        expect(numberFormatsCanCollide(pb, pa)).toBe(false);
-        expect(language(b).test(formatInvoiceNumber('rechnung', year, counter, pa, month))).toBe(false);
-      }),
+      fc.property(
+        format,
+        format,
+        fc.integer({ min: 2000, max: 2099 }),
+        fc.integer({ min: 1, max: 12 }),
+        fc.oneof(
+          fc.integer({ min: 1, max: 120 }),
+          fc.integer({ min: 990, max: 1_100 }),
+          fc.integer({ min: 9_990, max: 10_100 }),
+          fc.integer({ min: 1, max: 2_000_000 }),
+        ),
+        (a, b, year, month, counter) => {
+          const [pa, pb] = [a.join(''), b.join('')];
+          if (numberFormatsCanCollide(pa, pb)) return;
+          expect(numberFormatsCanCollide(pb, pa)).toBe(false);
+          expect(language(b).test(formatInvoiceNumber('rechnung', year, counter, pa, month))).toBe(false);
+        },
+      ),
       { numRuns: 3000 },
     );
   });
@@ -74,7 +91,14 @@ describe('dates', () => {
     expect(isValidDate('2028-02-29')).toBe(true);
   });
   it('wall clock of an instant in a time zone: the local day and hour, midnight as 00, summer time', () => {
-    expect(wallClockIn('Europe/Vienna', new Date('2026-12-31T23:30:05Z'))).toEqual({ year: '2027', month: '01', day: '01', hour: '00', minute: '30', second: '05' });
+    expect(wallClockIn('Europe/Vienna', new Date('2026-12-31T23:30:05Z'))).toEqual({
+      year: '2027',
+      month: '01',
+      day: '01',
+      hour: '00',
+      minute: '30',
+      second: '05',
+    });
     expect(wallClockIn('Europe/Berlin', new Date('2026-07-01T10:00:00Z'))).toMatchObject({ day: '01', hour: '12' });
     expect(wallClockIn('UTC', new Date('2026-07-01T10:00:00Z'))).toMatchObject({ hour: '10' });
   });

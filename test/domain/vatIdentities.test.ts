@@ -1,13 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import Decimal from 'decimal.js';
-import {
-  isBusinessCustomer,
-  realVatId,
-  requiredVatIdentities,
-  sellerHasLegalIdentity,
-  type VatIdentityFacts,
-} from '../../shared/domain/vatIdentities';
+import { isBusinessCustomer, realVatId, requiredVatIdentities, sellerHasLegalIdentity, type VatIdentityFacts } from '../../shared/domain/vatIdentities';
 
 const facts = (o: Partial<VatIdentityFacts> = {}): VatIdentityFacts => ({
   currency: 'EUR',

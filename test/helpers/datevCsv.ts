@@ -7,4 +7,9 @@ export function datevBookings(raw: Buffer): string[][] {
 }
 
 /** The EXTF header line's fields, quotes removed. */
-export const datevHeader = (raw: Buffer): string[] => iconv.decode(raw, 'windows-1252').split('\r\n')[0].split(';').map((f) => f.replace(/^"|"$/g, ''));
+export const datevHeader = (raw: Buffer): string[] =>
+  iconv
+    .decode(raw, 'windows-1252')
+    .split('\r\n')[0]
+    .split(';')
+    .map((f) => f.replace(/^"|"$/g, ''));

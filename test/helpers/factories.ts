@@ -56,8 +56,6 @@ export async function createUser(tenant: { id: string }, role: Role = 'admin', o
 /** A tenant with one user per role: { tenant, admin, manager, member, viewer }. */
 export async function createTeam(tenantOverrides: Partial<Record<string, unknown>> = {}) {
   const tenant = await createTenant(tenantOverrides);
-  const [admin, manager, member, viewer] = await Promise.all(
-    (['admin', 'manager', 'member', 'viewer'] as Role[]).map((r) => createUser(tenant, r)),
-  );
+  const [admin, manager, member, viewer] = await Promise.all((['admin', 'manager', 'member', 'viewer'] as Role[]).map((r) => createUser(tenant, r)));
   return { tenant, admin, manager, member, viewer };
 }

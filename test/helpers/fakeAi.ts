@@ -23,7 +23,10 @@ export async function startFakeAi(): Promise<FakeAi> {
           return;
         }
         res.writeHead(next.status ?? 200, { 'content-type': 'application/json' });
-        res.end(next.raw ?? JSON.stringify({ id: 'cmpl-1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: next.content } }] }));
+        res.end(
+          next.raw ??
+            JSON.stringify({ id: 'cmpl-1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: next.content } }] }),
+        );
       };
       if (next.delayMs) setTimeout(answer, next.delayMs);
       else answer();
@@ -34,6 +37,10 @@ export async function startFakeAi(): Promise<FakeAi> {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
     requests,
     reply: (r) => (next = r),
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }

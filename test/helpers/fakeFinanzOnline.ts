@@ -67,7 +67,8 @@ const soap = (inner: string) =>
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
-const fault = (code: string, text: string) => soap(`<soapenv:Fault><faultcode>soapenv:${code}</faultcode><faultstring>${esc(text)}</faultstring></soapenv:Fault>`);
+const fault = (code: string, text: string) =>
+  soap(`<soapenv:Fault><faultcode>soapenv:${code}</faultcode><faultstring>${esc(text)}</faultstring></soapenv:Fault>`);
 
 export async function startFakeFinanzOnline(opts: { users?: FakeUser[] } = {}): Promise<FakeFinanzOnline> {
   const users = opts.users ?? [{ tid: '123456789012', benid: 'WEBSRV01', pin: 'secret-pin' }];
@@ -118,7 +119,13 @@ export async function startFakeFinanzOnline(opts: { users?: FakeUser[] } = {}): 
         if (!/^[0-9A-Za-z]{10,24}$/.test(s(r.herstellerid))) return send(res, 500, fault('Client', 'herstellerid invalid'));
         const user = users.find((u) => u.tid === s(r.tid) && u.benid === s(r.benid));
         if (!user || user.pin !== s(r.pin)) {
-          return send(res, 200, soap(`<ns:loginResponse xmlns:ns="${SES}"><ns:id></ns:id><ns:rc>-4</ns:rc><ns:msg>Die Anmeldedaten sind nicht korrekt.</ns:msg></ns:loginResponse>`));
+          return send(
+            res,
+            200,
+            soap(
+              `<ns:loginResponse xmlns:ns="${SES}"><ns:id></ns:id><ns:rc>-4</ns:rc><ns:msg>Die Anmeldedaten sind nicht korrekt.</ns:msg></ns:loginResponse>`,
+            ),
+          );
         }
         const id = randomBytes(12).toString('hex').toUpperCase().slice(0, 20);
         sessions.set(id, { tid: user.tid, benid: user.benid });

@@ -58,11 +58,14 @@ export async function startFakeMollie(opts: { apiKey?: string } = {}): Promise<F
       if (!payment) return answer(404, error(404, 'Not Found', `No payment exists with token ${m[1]}.`));
       const list = refunds.get(m[1]) ?? [];
       if (m[2]) {
-        return answer(200, JSON.stringify({
-          count: list.length,
-          _embedded: { refunds: list },
-          _links: { self: { href: `${baseUrl}/v2/payments/${m[1]}/refunds`, type: 'application/hal+json' } },
-        }));
+        return answer(
+          200,
+          JSON.stringify({
+            count: list.length,
+            _embedded: { refunds: list },
+            _links: { self: { href: `${baseUrl}/v2/payments/${m[1]}/refunds`, type: 'application/hal+json' } },
+          }),
+        );
       }
       const body: Json = { ...payment };
       if (list.length > 0) {
@@ -90,12 +93,24 @@ export async function startFakeMollie(opts: { apiKey?: string } = {}): Promise<F
       requests.length = 0;
       Object.assign(state, { failWith: null, delayMs: 0, embedSupported: true });
     },
-    get failWith() { return state.failWith; },
-    set failWith(v) { state.failWith = v; },
-    get delayMs() { return state.delayMs; },
-    set delayMs(v) { state.delayMs = v; },
-    get embedSupported() { return state.embedSupported; },
-    set embedSupported(v) { state.embedSupported = v; },
+    get failWith() {
+      return state.failWith;
+    },
+    set failWith(v) {
+      state.failWith = v;
+    },
+    get delayMs() {
+      return state.delayMs;
+    },
+    set delayMs(v) {
+      state.delayMs = v;
+    },
+    get embedSupported() {
+      return state.embedSupported;
+    },
+    set embedSupported(v) {
+      state.embedSupported = v;
+    },
     requests,
     close: () =>
       new Promise<void>((resolve, reject) => {

@@ -66,12 +66,7 @@ export async function createDraftInvoice(tenant: TenantRef, user?: UserRef, over
 }
 
 /** A finalized invoice (offen, numbered), sent through sendInvoice (queues an e-mail job). */
-export async function createSentInvoice(
-  tenant: TenantRef,
-  user?: UserRef,
-  overrides: Partial<InvoiceInput> = {},
-  send: SendInput = {},
-): Promise<InvoiceView> {
+export async function createSentInvoice(tenant: TenantRef, user?: UserRef, overrides: Partial<InvoiceInput> = {}, send: SendInput = {}): Promise<InvoiceView> {
   const draft = await createDraftInvoice(tenant, user, overrides);
   return sendDraft(tenant, user, draft.id, send);
 }

@@ -7,7 +7,11 @@ export const repoRoot = path.resolve(import.meta.dirname, '../..');
  * Run one of our entry points (api/server.ts, workers/index.ts) as a real child process;
  * `detached`: in a session of its own, as a service manager starts it (its own autogroup too).
  */
-export function spawnEntry(script: string, env: Record<string, string | undefined> = {}, opts: { detached?: boolean } = {}): ChildProcess & { output: () => string } {
+export function spawnEntry(
+  script: string,
+  env: Record<string, string | undefined> = {},
+  opts: { detached?: boolean } = {},
+): ChildProcess & { output: () => string } {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, script)], {
     cwd: repoRoot,
     env: { ...process.env, LOG_LEVEL: 'info', ...env },

@@ -46,7 +46,9 @@ export function stripeDelivery(secret: string, event: object, timestamp?: number
 }
 
 /** The real invoice.payment_succeeded fixture with fresh ids (and, by default, EUR so it can be auto-posted). */
-export function stripePaymentEvent(over: { invoiceId?: string; eventId?: string; amount?: number; currency?: string; customer?: string; email?: string | null } = {}) {
+export function stripePaymentEvent(
+  over: { invoiceId?: string; eventId?: string; amount?: number; currency?: string; customer?: string; email?: string | null } = {},
+) {
   const e = fixture('stripe/invoice.payment_succeeded.json');
   const s = suffix();
   e.id = over.eventId ?? `evt_test_${s}`;
@@ -108,17 +110,20 @@ export function bankEvent(over: { type?: string; paymentId?: string; amount?: st
  * for tests that drive the job, the sweep or the batches themselves. `minutesAgo` backdates its
  * receipt; `currency` replaces EUR (e.g. KWD, which the pipeline cannot book).
  */
-export async function storePendingBankEvent(
-  tenantId: string,
-  over: Parameters<typeof bankEvent>[0] & { currency?: string; minutesAgo?: number } = {},
-) {
+export async function storePendingBankEvent(tenantId: string, over: Parameters<typeof bankEvent>[0] & { currency?: string; minutesAgo?: number } = {}) {
   const raw = bankEvent({ amount: '42.00', counterparty: { name: `Lieferant ${suffix()}` }, ...over });
   if (over.currency) raw.data.currency = over.currency;
   const event = mapBankEvent(raw as never);
   const [row] = await db()('webhookEvents')
     .insert({
-      tenantId, provider: 'bank', event: event.eventType, status: 'pending', externalId: event.eventId, moneyExternalId: event.externalId,
-      normalized: JSON.stringify(event), receivedAt: new Date(Date.now() - (over.minutesAgo ?? 0) * 60_000),
+      tenantId,
+      provider: 'bank',
+      event: event.eventType,
+      status: 'pending',
+      externalId: event.eventId,
+      moneyExternalId: event.externalId,
+      normalized: JSON.stringify(event),
+      receivedAt: new Date(Date.now() - (over.minutesAgo ?? 0) * 60_000),
     })
     .returning('id');
   const eventRowId = row.id as string;
@@ -171,7 +176,14 @@ export function mollieDelivery(paymentId: string, signingSecret?: string) {
  * charge has no `invoice` field, with fresh ids and the PaymentIntent the charge belongs to.
  * withoutRefundList: as Stripe sends it since 2022-11-15 (no charge.refunds; previous_attributes).
  */
-export function stripeCurrentRefundEvent(over: { paymentIntent: string; chargeId?: string; refundId?: string; amount: number; refundedBefore?: number; withoutRefundList?: boolean }) {
+export function stripeCurrentRefundEvent(over: {
+  paymentIntent: string;
+  chargeId?: string;
+  refundId?: string;
+  amount: number;
+  refundedBefore?: number;
+  withoutRefundList?: boolean;
+}) {
   const e = fixture('stripe/charge.refunded.json');
   e.id = `evt_test_${suffix()}`;
   const ch = e.data.object;
@@ -201,7 +213,8 @@ export async function waitForLogRows(tenantId: string, provider: string, count: 
     const rows = await db()('webhookEvents').where({ tenantId, provider }).orderBy('receivedAt');
     const done = rows.filter((r) => r.status !== 'pending');
     if (rows.length >= count && done.length === rows.length) return rows;
-    if (Date.now() > deadline) throw new Error(`timed out: ${done.length}/${rows.length} of ${count} webhook rows finished: ${JSON.stringify(rows.map((r) => [r.status, r.error]))}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out: ${done.length}/${rows.length} of ${count} webhook rows finished: ${JSON.stringify(rows.map((r) => [r.status, r.error]))}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -219,7 +232,19 @@ export async function expectLedgerBalanced(): Promise<void> {
 
 /** Rows a tenant owns in every table the pipeline writes to (for "nothing persists"). */
 export async function tenantRowCounts(tenantId: string): Promise<Record<string, number>> {
-  const tables = ['invoices', 'invoiceItems', 'payments', 'suppliers', 'journalEntries', 'journalLines', 'webhookEvents', 'auditLog', 'ledgerAccounts', 'connectorInstallations', 'providerPaymentRefs'];
+  const tables = [
+    'invoices',
+    'invoiceItems',
+    'payments',
+    'suppliers',
+    'journalEntries',
+    'journalLines',
+    'webhookEvents',
+    'auditLog',
+    'ledgerAccounts',
+    'connectorInstallations',
+    'providerPaymentRefs',
+  ];
   const out: Record<string, number> = {};
   for (const t of tables) {
     const [{ n }] = await db()(t).where({ tenantId }).count<{ n: number }[]>({ n: '*' });

@@ -115,7 +115,12 @@ export interface BoundedResponse {
  * One HTTP call that must answer within boundMs (AbortSignal): an outage may make the API refuse,
  * never hang. JSON bodies are parsed; other bodies are returned as a Buffer.
  */
-export async function bounded(baseUrl: string, method: string, urlPath: string, opts: { token?: string; body?: unknown; boundMs?: number; headers?: Record<string, string> } = {}): Promise<BoundedResponse> {
+export async function bounded(
+  baseUrl: string,
+  method: string,
+  urlPath: string,
+  opts: { token?: string; body?: unknown; boundMs?: number; headers?: Record<string, string> } = {},
+): Promise<BoundedResponse> {
   const headers: Record<string, string> = { ...(opts.headers ?? {}) };
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
   if (opts.body !== undefined) headers['content-type'] = 'application/json';

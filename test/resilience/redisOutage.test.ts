@@ -95,7 +95,9 @@ describe('Redis stops while the API serves', () => {
     expect(sent.status, JSON.stringify(sent.body)).toBe(202);
     expect(sent.body.invoice.status).toBe('offen');
     const deliveryId = sent.body.delivery.id as string;
-    const parked = await db()('outbox').where({ prefix: process.env.REDIS_PREFIX, jobId: `email-${deliveryId}` }).first();
+    const parked = await db()('outbox')
+      .where({ prefix: process.env.REDIS_PREFIX, jobId: `email-${deliveryId}` })
+      .first();
     expect(parked).toMatchObject({ queue: 'email', enqueuedAt: null });
 
     // Rate limiting does not switch off: the in-memory insurance limiter counts (3 per window).
@@ -119,10 +121,15 @@ describe('Redis stops while the API serves', () => {
 
     // …and a worker's periodic outbox relay hands the parked e-mail job to BullMQ: sent once.
     worker = spawnEntry('workers/index.ts', { REDIS_URL: redis.url, SMTP_URL: smtp.url });
-    const row = await waitUntil(async () => {
-      const d = await db()('deliveries').where({ id: deliveryId }).first();
-      return ['sent', 'failed'].includes(d.status) ? d : null;
-    }, 'the parked e-mail to be delivered', 30_000, 200);
+    const row = await waitUntil(
+      async () => {
+        const d = await db()('deliveries').where({ id: deliveryId }).first();
+        return ['sent', 'failed'].includes(d.status) ? d : null;
+      },
+      'the parked e-mail to be delivered',
+      30_000,
+      200,
+    );
     expect(row.status).toBe('sent');
     expect(smtp.received.filter((m) => m.raw.includes(`delivery-${deliveryId}@`))).toHaveLength(1);
     expect((await db()('outbox').where({ id: parked.id }).first()).enqueuedAt).not.toBeNull();
@@ -152,7 +159,10 @@ describe('Redis stops while the API serves', () => {
     // Stored with their jobs' outbox rows, which nobody could hand to Redis.
     const rows = await db()('webhookEvents').where({ tenantId: tenant.id });
     expect(rows.map((r) => r.status)).toEqual(['pending', 'pending']);
-    const parked = await db()('outbox').whereIn('jobId', rows.map((r) => `webhook-${r.id}`));
+    const parked = await db()('outbox').whereIn(
+      'jobId',
+      rows.map((r) => `webhook-${r.id}`),
+    );
     expect(parked.map((o) => o.enqueuedAt)).toEqual([null, null]);
 
     // Redis returns: the worker reconnects by itself and its relay sends both; one invoice each.

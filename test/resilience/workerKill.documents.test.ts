@@ -52,10 +52,15 @@ describe('worker SIGKILLed during PDF rendering (documents queue, sandboxed)', (
     const second = await startWorkerProcess();
     started.push(second);
     // State first, then the job: a copy fetched before the state check could predate completion.
-    const job = await waitUntil(async () => {
-      const state = await getQueue(QUEUES.documents).getJobState(jobId);
-      return state === 'completed' ? getQueue(QUEUES.documents).getJob(jobId) : null;
-    }, 'the stalled render job to complete on the new worker', 40_000, 200);
+    const job = await waitUntil(
+      async () => {
+        const state = await getQueue(QUEUES.documents).getJobState(jobId);
+        return state === 'completed' ? getQueue(QUEUES.documents).getJob(jobId) : null;
+      },
+      'the stalled render job to complete on the new worker',
+      40_000,
+      200,
+    );
     expect(job.returnvalue).toBeTruthy();
 
     const rows = await db()('documents').where({ invoiceId: draft.id, kind: 'pdf', version }).select('content');

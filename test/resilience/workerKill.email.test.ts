@@ -54,10 +54,15 @@ async function queuedDelivery() {
 const messagesFor = (deliveryId: string) => smtp.received.filter((m) => m.raw.includes(`delivery-${deliveryId}@`));
 
 async function finalDelivery(id: string) {
-  return waitUntil(async () => {
-    const d = await db()('deliveries').where({ id }).first();
-    return ['sent', 'failed'].includes(d.status) ? d : null;
-  }, `delivery ${id} to settle`, 40_000, 200);
+  return waitUntil(
+    async () => {
+      const d = await db()('deliveries').where({ id }).first();
+      return ['sent', 'failed'].includes(d.status) ? d : null;
+    },
+    `delivery ${id} to settle`,
+    40_000,
+    200,
+  );
 }
 
 describe('worker SIGKILLed during an e-mail job', () => {
@@ -99,11 +104,16 @@ describe('worker SIGKILLed during an e-mail job', () => {
     const row = await finalDelivery(delivery.id);
     expect(row.status).toBe('failed');
     expect(row.error).toMatch(/outcome unknown/i);
-    const job = await waitUntil(async () => {
-      // State first, then the job: a copy fetched before the state check could predate completion.
-      const state = await getQueue(QUEUES.email).getJobState(jobId);
-      return state === 'completed' ? getQueue(QUEUES.email).getJob(jobId) : null;
-    }, 'the e-mail job to complete', 20_000, 200);
+    const job = await waitUntil(
+      async () => {
+        // State first, then the job: a copy fetched before the state check could predate completion.
+        const state = await getQueue(QUEUES.email).getJobState(jobId);
+        return state === 'completed' ? getQueue(QUEUES.email).getJob(jobId) : null;
+      },
+      'the e-mail job to complete',
+      20_000,
+      200,
+    );
     expect(job.returnvalue).toMatchObject({ status: 'failed', reason: 'unknown-outcome' });
     // The SMTP server got the message once; nothing more arrives.
     expect(messagesFor(delivery.id)).toHaveLength(1);

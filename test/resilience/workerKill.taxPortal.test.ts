@@ -103,11 +103,16 @@ describe('worker SIGKILLed during a live FinanzOnline upload', () => {
     }
 
     await worker();
-    const job = await waitUntil(async () => {
-      // State first, then the job: a copy fetched before the state check could predate completion.
-      const state = await getQueue(QUEUES.taxPortal).getJobState(jobId);
-      return state === 'completed' ? getQueue(QUEUES.taxPortal).getJob(jobId) : null;
-    }, 'the stalled submission job to complete on the new worker', 40_000, 200);
+    const job = await waitUntil(
+      async () => {
+        // State first, then the job: a copy fetched before the state check could predate completion.
+        const state = await getQueue(QUEUES.taxPortal).getJobState(jobId);
+        return state === 'completed' ? getQueue(QUEUES.taxPortal).getJob(jobId) : null;
+      },
+      'the stalled submission job to complete on the new worker',
+      40_000,
+      200,
+    );
     expect(job.returnvalue).toMatchObject({ status: 'submitted', outcomeUnknown: true });
 
     const row = await db()('reportSubmissions').where({ id }).first();

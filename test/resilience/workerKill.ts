@@ -31,10 +31,15 @@ export async function holdArtifactKey(key: ArtifactKey): Promise<Knex.Transactio
 
 /** Wait until some session of this database waits on a lock while inserting a document. */
 export async function waitForBlockedDocumentInsert(timeoutMs = 30_000): Promise<void> {
-  await waitUntil(async () => {
-    const { rows } = await db().raw(
-      `select pid from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query ilike 'insert into "documents"%'`,
-    );
-    return rows.length > 0;
-  }, 'a worker blocked on its document insert', timeoutMs, 50);
+  await waitUntil(
+    async () => {
+      const { rows } = await db().raw(
+        `select pid from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query ilike 'insert into "documents"%'`,
+      );
+      return rows.length > 0;
+    },
+    'a worker blocked on its document insert',
+    timeoutMs,
+    50,
+  );
 }

@@ -88,7 +88,7 @@ export function fromSchema(schema: Schema | undefined, depth = 0): fc.Arbitrary<
     }
   }
   if (Array.isArray(schema.allOf)) return fromSchema(Object.assign({}, ...schema.allOf), depth + 1);
-  const type = Array.isArray(schema.type) ? schema.type.find((t: string) => t !== 'null') ?? 'null' : schema.type;
+  const type = Array.isArray(schema.type) ? (schema.type.find((t: string) => t !== 'null') ?? 'null') : schema.type;
   switch (type) {
     case 'string':
       if (schema.format === 'uuid') return fc.uuid();
@@ -176,7 +176,16 @@ export function bodyArbitrary(schema: Schema | undefined): fc.Arbitrary<FuzzBody
     {
       weight: 1,
       arbitrary: fc
-        .tuple(hostileString, fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml', 'application/json; charset=utf-16'))
+        .tuple(
+          hostileString,
+          fc.constantFrom(
+            'text/plain',
+            'application/x-www-form-urlencoded',
+            'multipart/form-data; boundary=x',
+            'application/xml',
+            'application/json; charset=utf-16',
+          ),
+        )
         .map(([text, contentType]) => ({ kind: 'raw' as const, text, contentType })),
     },
   );
@@ -185,16 +194,17 @@ export function bodyArbitrary(schema: Schema | undefined): fc.Arbitrary<FuzzBody
 /** Query strings: the schema's keys with schema-shaped or hostile values, repeated keys, extra keys. */
 export function queryArbitrary(schema: Schema | undefined): fc.Arbitrary<string> {
   const keys = Object.keys(schema?.properties ?? {});
-  const value = fc.oneof(hostileString.filter((s) => s.length < 5000), hostileNumber.map(String));
+  const value = fc.oneof(
+    hostileString.filter((s) => s.length < 5000),
+    hostileNumber.map(String),
+  );
   const pair = fc.tuple(fc.constantFrom(...keys, 'unknown', '__proto__', 'page[]', 'limit'), value);
-  return fc
-    .tuple(fc.array(pair, { maxLength: 5 }), fromSchema(schema))
-    .map(([pairs, shaped]) => {
-      const q = new URLSearchParams();
-      if (shaped && typeof shaped === 'object' && !Array.isArray(shaped)) for (const [k, v] of Object.entries(shaped)) q.append(k, String(v));
-      for (const [k, v] of pairs) q.append(k, v);
-      return q.toString();
-    });
+  return fc.tuple(fc.array(pair, { maxLength: 5 }), fromSchema(schema)).map(([pairs, shaped]) => {
+    const q = new URLSearchParams();
+    if (shaped && typeof shaped === 'object' && !Array.isArray(shaped)) for (const [k, v] of Object.entries(shaped)) q.append(k, String(v));
+    for (const [k, v] of pairs) q.append(k, v);
+    return q.toString();
+  });
 }
 
 /** Path parameter values: valid UUIDs (unknown resources), non-UUIDs, injections, odd text. */

@@ -56,12 +56,17 @@ describe('fuzzing every route of routeRegistry', () => {
       const params = fc.record(Object.fromEntries(names.map((n) => [n, pathValue])));
       const hasBody = ['post', 'put', 'patch'].includes(route.method);
       await fc.assert(
-        fc.asyncProperty(params, queryArbitrary(route.query as never), hasBody ? bodyArbitrary(route.body as never) : fc.constant(undefined), async (p, query, body) => {
-          const path = route.fullPath.replace(/:([A-Za-z_]+)/g, (_, n: string) => encodeURIComponent((p as Record<string, string>)[n] ?? FIXED_PARAMS[n]));
-          const url = query ? `${path}?${query}` : path;
-          const res = await call(route, url, body);
-          check(route, url, body ? JSON.stringify(body).slice(0, 300) : '(no body)', res);
-        }),
+        fc.asyncProperty(
+          params,
+          queryArbitrary(route.query as never),
+          hasBody ? bodyArbitrary(route.body as never) : fc.constant(undefined),
+          async (p, query, body) => {
+            const path = route.fullPath.replace(/:([A-Za-z_]+)/g, (_, n: string) => encodeURIComponent((p as Record<string, string>)[n] ?? FIXED_PARAMS[n]));
+            const url = query ? `${path}?${query}` : path;
+            const res = await call(route, url, body);
+            check(route, url, body ? JSON.stringify(body).slice(0, 300) : '(no body)', res);
+          },
+        ),
         { numRuns: NUM_RUNS },
       );
     });
@@ -95,7 +100,9 @@ describe('fuzzing every route of routeRegistry', () => {
       const queryKeys = Object.keys((route.query as { properties?: object } | undefined)?.properties ?? {});
       for (const inj of SQL_INJECTIONS) {
         for (const n of names) {
-          const path = route.fullPath.replace(/:([A-Za-z_]+)/g, (_, m: string) => encodeURIComponent(m === n ? inj : (FIXED_PARAMS[m] ?? '6f1c9a3e-2b7d-4c1e-9f00-000000000000')));
+          const path = route.fullPath.replace(/:([A-Za-z_]+)/g, (_, m: string) =>
+            encodeURIComponent(m === n ? inj : (FIXED_PARAMS[m] ?? '6f1c9a3e-2b7d-4c1e-9f00-000000000000')),
+          );
           const res = await call(route, path, ['post', 'put', 'patch'].includes(route.method) ? { kind: 'json', value: {} } : undefined);
           check(route, path, `param ${n}=${inj}`, res);
         }

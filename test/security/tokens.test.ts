@@ -36,7 +36,16 @@ describe('access tokens', () => {
 
   it('alg "none", a wrong key, HS512 with the right key, and garbage are 401 UNAUTHORIZED', async () => {
     const now = Math.floor(Date.now() / 1000);
-    const payload = { tid: team.tenant.id, role: 'admin', typ: 'access', sub: team.viewer.id, iss: 'accounting-service', aud: 'accounting-api', iat: now, exp: now + 600 };
+    const payload = {
+      tid: team.tenant.id,
+      role: 'admin',
+      typ: 'access',
+      sub: team.viewer.id,
+      iss: 'accounting-service',
+      aud: 'accounting-api',
+      iat: now,
+      exp: now + 600,
+    };
     const forged = [
       `${b64({ alg: 'none', typ: 'JWT' })}.${b64(payload)}.`,
       `${b64({ alg: 'none', typ: 'JWT' })}.${b64(payload)}`,
@@ -63,11 +72,12 @@ describe('access tokens', () => {
 
   it('an expired token is 401 TOKEN_EXPIRED', async () => {
     const now = Math.floor(Date.now() / 1000);
-    const expired = jwt.sign(
-      { tid: team.tenant.id, role: 'admin', typ: 'access', iat: now - 1000, exp: now - 60 },
-      config().jwtAccessSecret,
-      { algorithm: 'HS256', subject: team.admin.id, issuer: 'accounting-service', audience: 'accounting-api' },
-    );
+    const expired = jwt.sign({ tid: team.tenant.id, role: 'admin', typ: 'access', iat: now - 1000, exp: now - 60 }, config().jwtAccessSecret, {
+      algorithm: 'HS256',
+      subject: team.admin.id,
+      issuer: 'accounting-service',
+      audience: 'accounting-api',
+    });
     const res = await me(expired);
     expect(res.status).toBe(401);
     expect(res.body.error).toMatchObject({ code: 'TOKEN_EXPIRED', status: 401 });
@@ -87,7 +97,12 @@ describe('access tokens', () => {
   it('a tampered payload (role, tenant or user changed, signature kept) is 401', async () => {
     const [h, p, s] = team.viewer.token.split('.');
     const claims = JSON.parse(Buffer.from(p, 'base64url').toString());
-    const variants = [{ ...claims, role: 'admin' }, { ...claims, tid: team.tenant.id.replace(/.$/, (c: string) => (c === '0' ? '1' : '0')) }, { ...claims, sub: team.admin.id }, { ...claims, exp: claims.exp + 3600 }];
+    const variants = [
+      { ...claims, role: 'admin' },
+      { ...claims, tid: team.tenant.id.replace(/.$/, (c: string) => (c === '0' ? '1' : '0')) },
+      { ...claims, sub: team.admin.id },
+      { ...claims, exp: claims.exp + 3600 },
+    ];
     for (const v of variants) {
       const res = await me(`${h}.${b64(v)}.${s}`);
       expect(res.status, JSON.stringify(v)).toBe(401);
@@ -150,7 +165,10 @@ describe('oversized bodies', () => {
       await admin.post('/api/customers', huge),
       await admin.put('/api/settings', huge),
       await anon.post('/api/auth/login', { email: 'a@b.example', password: huge.name }),
-      await anon.request('POST', '/api/payment-import/stripe/some-token', { rawBody: Buffer.alloc(config().bodyLimitBytes + 10, 0x7b), headers: { 'content-type': 'application/json' } }),
+      await anon.request('POST', '/api/payment-import/stripe/some-token', {
+        rawBody: Buffer.alloc(config().bodyLimitBytes + 10, 0x7b),
+        headers: { 'content-type': 'application/json' },
+      }),
     ];
     for (const res of results) {
       expect(res.status, describeResponse(res)).toBe(413);

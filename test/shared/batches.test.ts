@@ -50,7 +50,11 @@ function recorder(opts: { maxSize: number; maxInFlight?: number; failBatchWith?:
   };
 }
 
-const settle = (p: Promise<string>) => p.then((ok) => ({ ok }), (err: Error) => ({ err: err.message }));
+const settle = (p: Promise<string>) =>
+  p.then(
+    (ok) => ({ ok }),
+    (err: Error) => ({ err: err.message }),
+  );
 
 describe('Batches', () => {
   it('items handed over in one turn form one batch; each caller gets its own result, in order', async () => {

@@ -32,7 +32,12 @@ describe('loadConfig', () => {
 
   it('requires real secrets in production', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/JWT_ACCESS_SECRET.*ENCRYPTION_KEY|ENCRYPTION_KEY/);
-    const cfg = loadConfig({ NODE_ENV: 'production', JWT_ACCESS_SECRET: 'p'.repeat(40), ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'), METRICS_TOKEN: 'm'.repeat(32) });
+    const cfg = loadConfig({
+      NODE_ENV: 'production',
+      JWT_ACCESS_SECRET: 'p'.repeat(40),
+      ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+      METRICS_TOKEN: 'm'.repeat(32),
+    });
     expect(cfg.env).toBe('production');
   });
 

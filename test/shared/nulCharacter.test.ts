@@ -29,7 +29,12 @@ it("the database's own refusal of U+0000 (text and jsonb) maps to 400 INVALID_IN
   const { fromDatabaseError } = await import('../../shared/errors');
   for (const sql of ['select ?::text as t', 'select ?::jsonb as j']) {
     const value = sql.includes('jsonb') ? JSON.stringify({ name: 'a\u0000b' }) : 'a\u0000b';
-    const err = await db().raw(sql, [value]).then(() => null, (e: unknown) => e);
+    const err = await db()
+      .raw(sql, [value])
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     expect(err, sql).not.toBeNull();
     expect(fromDatabaseError(err)).toMatchObject({ code: 'INVALID_INPUT', status: 400 });
   }

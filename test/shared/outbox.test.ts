@@ -26,7 +26,9 @@ it('a committed transaction relays its job; a rolled-back one leaves neither row
 
 it('rows the relay could not send stay pending and go out on the next relay, once', async () => {
   const id = `test-${randomUUID()}`;
-  const [row] = await db()('outbox').insert({ prefix: process.env.REDIS_PREFIX, queue: 'maintenance', jobName: 'noop', jobId: id, payload: JSON.stringify({ later: true }) }).returning('id');
+  const [row] = await db()('outbox')
+    .insert({ prefix: process.env.REDIS_PREFIX, queue: 'maintenance', jobName: 'noop', jobId: id, payload: JSON.stringify({ later: true }) })
+    .returning('id');
   expect(await relayOutbox({ ids: [String(row.id)] })).toBe(1);
   expect(await relayOutbox({ ids: [String(row.id)] })).toBe(0);
   expect((await getQueue('maintenance').getJob(id))?.data).toEqual({ later: true });

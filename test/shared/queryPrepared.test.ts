@@ -32,12 +32,14 @@ it('a compiled statement in a transaction runs on its connection (sees its uncom
     const listener = (q: { sql: string }) => seen.push(q.sql);
     db().on('query', listener);
     const count = (k: Db) => runCompiled<{ c: number }>(k, `count-${t2}`, [], () => k(t2).count({ c: '*' }));
-    await db().transaction(async (trx) => {
-      await trx(t2).insert({ n: 1 });
-      expect(await count(trx)).toEqual([{ c: 1 }]);
-      expect(await count(db())).toEqual([{ c: 0 }]); // another connection: not committed yet
-      await trx.rollback();
-    }).catch(() => undefined);
+    await db()
+      .transaction(async (trx) => {
+        await trx(t2).insert({ n: 1 });
+        expect(await count(trx)).toEqual([{ c: 1 }]);
+        expect(await count(db())).toEqual([{ c: 0 }]); // another connection: not committed yet
+        await trx.rollback();
+      })
+      .catch(() => undefined);
     db().off('query', listener);
     expect(await count(db())).toEqual([{ c: 0 }]);
     expect(seen.filter((s) => s.includes(`"${t2}"`) && s.startsWith('select count'))).toHaveLength(2);
@@ -60,14 +62,18 @@ it('runCompiled builds once and binds each call: constants stay, arrays and null
       runCompiled<{ name: string | null; kind: string; fresh: boolean }>(db(), key, [name, kind], (n, k) => {
         builds++;
         // fixed in the text: a column as SQL (now()) and a constant binding ('x' in the CTE)
-        return db().queryBuilder()
+        return db()
+          .queryBuilder()
           .with('ins', db()(t3).insert({ name: n, kind: k, at: db().fn.now() }).returning(['name', 'kind', 'at']))
-          .select('name', 'kind', db().raw('at > now() - interval \'1 minute\' and ? = \'x\' as fresh', ['x']))
+          .select('name', 'kind', db().raw("at > now() - interval '1 minute' and ? = 'x' as fresh", ['x']))
           .from('ins');
       });
     expect(await insert('a', 'one')).toEqual([{ name: 'a', kind: 'one', fresh: true }]);
     expect(await insert(null, 'two')).toEqual([{ name: null, kind: 'two', fresh: true }]);
-    expect(await db()(t3).orderBy('kind').select('name', 'kind')).toEqual([{ name: 'a', kind: 'one' }, { name: null, kind: 'two' }]);
+    expect(await db()(t3).orderBy('kind').select('name', 'kind')).toEqual([
+      { name: 'a', kind: 'one' },
+      { name: null, kind: 'two' },
+    ]);
     expect(builds).toBe(1);
 
     const byKinds = (kinds: string[]) =>
@@ -77,8 +83,16 @@ it('runCompiled builds once and binds each call: constants stay, arrays and null
 
     // An argument changed before binding, or one the text leaves out, would be fixed in the text
     // with the first call's value (or ignored): refused on the first call.
-    await expect(runCompiled(db(), `sliced-${t3}`, ['abc'], (n) => db()(t3).where({ name: n.slice(0, 2) }).select('name'))).rejects.toThrow(/argument was changed/);
-    await expect(runCompiled(db(), `unbound-${t3}`, ['a', 'one'], (n) => db()(t3).where({ name: n }).select('name'))).rejects.toThrow(/argument 1 is not bound/);
+    await expect(
+      runCompiled(db(), `sliced-${t3}`, ['abc'], (n) =>
+        db()(t3)
+          .where({ name: n.slice(0, 2) })
+          .select('name'),
+      ),
+    ).rejects.toThrow(/argument was changed/);
+    await expect(runCompiled(db(), `unbound-${t3}`, ['a', 'one'], (n) => db()(t3).where({ name: n }).select('name'))).rejects.toThrow(
+      /argument 1 is not bound/,
+    );
   } finally {
     await db().schema.dropTableIfExists(t3);
   }

@@ -39,14 +39,18 @@ it.skipIf(!hasAutogroups)('a worker leading its own session lowers its process a
   await stop(child);
 });
 
-it.skipIf(!hasAutogroups)('a worker sharing the session of its parent lowers only itself; the shared autogroup keeps its nice value', { timeout: 120_000 }, async () => {
-  const before = autogroupOf(process.pid);
-  const child = await startWorker(false);
-  expect(os.getPriority(child.pid!)).toBe(7);
-  expect(autogroupOf(child.pid!)).toBe(before);
-  expect(autogroupOf(process.pid)).toBe(before);
-  await stop(child);
-});
+it.skipIf(!hasAutogroups)(
+  'a worker sharing the session of its parent lowers only itself; the shared autogroup keeps its nice value',
+  { timeout: 120_000 },
+  async () => {
+    const before = autogroupOf(process.pid);
+    const child = await startWorker(false);
+    expect(os.getPriority(child.pid!)).toBe(7);
+    expect(autogroupOf(child.pid!)).toBe(before);
+    expect(autogroupOf(process.pid)).toBe(before);
+    await stop(child);
+  },
+);
 
 it('a worker started without WORKER_NICE runs at the default, 10 (the test runner pins 0 for the other tests)', { timeout: 120_000 }, async () => {
   const child = await startWorker(false, { WORKER_NICE: undefined });

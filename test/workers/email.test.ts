@@ -85,16 +85,21 @@ async function waitForDelivery(id: string, statuses: string[]) {
 function mailAttachments(raw: string): Array<{ filename: string; contentType: string; content: Buffer }> {
   const boundary = /boundary="?([^";\r\n]+)"?/i.exec(raw)?.[1];
   if (!boundary) return [];
-  return raw.split(`--${boundary}`).slice(1).flatMap((part) => {
-    const split = part.search(/\r?\n\r?\n/);
-    const head = part.slice(0, split);
-    if (!/Content-Disposition:\s*attachment/i.test(head)) return [];
-    return [{
-      filename: /filename="?([^";\r\n]+)"?/i.exec(head)![1],
-      contentType: /Content-Type:\s*([^;\r\n]+)/i.exec(head)![1],
-      content: Buffer.from(part.slice(split).replace(/--\s*$/, ''), 'base64'),
-    }];
-  });
+  return raw
+    .split(`--${boundary}`)
+    .slice(1)
+    .flatMap((part) => {
+      const split = part.search(/\r?\n\r?\n/);
+      const head = part.slice(0, split);
+      if (!/Content-Disposition:\s*attachment/i.test(head)) return [];
+      return [
+        {
+          filename: /filename="?([^";\r\n]+)"?/i.exec(head)![1],
+          contentType: /Content-Type:\s*([^;\r\n]+)/i.exec(head)![1],
+          content: Buffer.from(part.slice(split).replace(/--\s*$/, ''), 'base64'),
+        },
+      ];
+    });
 }
 
 /** A queued delivery row without a queued job, for calling the job directly. */
@@ -370,7 +375,9 @@ describe('invoice e-mail with ZUGFeRD and rendering failures', () => {
     // The next request for the new version renders the new content.
     const next = await queuedDelivery(tenant.id, inv.id);
     await sendInvoiceEmailJob(jobFor(next));
-    const latest = await db()('documents').where({ invoiceId: inv.id, kind: 'pdf', version: version + 1 }).first();
+    const latest = await db()('documents')
+      .where({ invoiceId: inv.id, kind: 'pdf', version: version + 1 })
+      .first();
     expect(pdfText(latest.content)).toContain('Zweite Fassung');
   });
 });

@@ -28,10 +28,15 @@ async function writeNotified(jobId: string, opts: { notify?: boolean; prefix?: s
 }
 
 const listening = () =>
-  waitUntil(async () => {
-    const { rows } = await db().raw(`select pid from pg_stat_activity where application_name = ? and query ilike 'listen%'`, [appName()]);
-    return rows[0]?.pid as number | undefined;
-  }, 'the relay to listen', 5_000, 25);
+  waitUntil(
+    async () => {
+      const { rows } = await db().raw(`select pid from pg_stat_activity where application_name = ? and query ilike 'listen%'`, [appName()]);
+      return rows[0]?.pid as number | undefined;
+    },
+    'the relay to listen',
+    5_000,
+    25,
+  );
 
 const sentAt = async (jobId: string) => (await db()('outbox').where({ jobId }).first())?.enqueuedAt as Date | null | undefined;
 
@@ -58,7 +63,12 @@ it('a notified row is queued at once and marked, without the recurring relay; ot
 it('under a burst the notifications collapse into a few passes: one addBulk and one UPDATE for many rows', async () => {
   const ids = Array.from({ length: 200 }, () => `relay-${randomUUID()}`);
   await Promise.all(ids.map((id) => writeNotified(id)));
-  await waitUntil(async () => Number((await db()('outbox').whereIn('jobId', ids).whereNull('enqueuedAt').count({ n: '*' }))[0].n) === 0, 'every row sent', 10_000, 25);
+  await waitUntil(
+    async () => Number((await db()('outbox').whereIn('jobId', ids).whereNull('enqueuedAt').count({ n: '*' }))[0].n) === 0,
+    'every row sent',
+    10_000,
+    25,
+  );
   // A pass marks its rows in one UPDATE, so its rows share one enqueued_at (the transaction's now()).
   const [{ passes }] = await db()('outbox').whereIn('jobId', ids).countDistinct({ passes: 'enqueuedAt' });
   expect(Number(passes)).toBeLessThan(ids.length / 5);
@@ -88,7 +98,11 @@ it('a row Redis refuses keeps its error and holds back no other row of its batch
     .returning('id');
   expect(await relayOutbox({ ids: rows.map((r) => String(r.id)) })).toBe(2);
   const after = await db()('outbox').whereIn('jobId', ids).orderBy('id');
-  expect(after.map((r) => [r.enqueuedAt !== null, r.attempts])).toEqual([[true, 1], [false, 1], [true, 1]]);
+  expect(after.map((r) => [r.enqueuedAt !== null, r.attempts])).toEqual([
+    [true, 1],
+    [false, 1],
+    [true, 1],
+  ]);
   expect(after[1].lastError).toMatch(/integer/);
   expect((await getQueue('maintenance').getJob(ids[2]))?.data).toEqual({ n: 2 });
   await db()('outbox').where({ jobId: ids[1] }).delete();

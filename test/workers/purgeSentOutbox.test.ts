@@ -30,7 +30,10 @@ async function row(jobIdPrefix: string, opts: { sentDaysAgo?: number; createdDay
   });
 }
 const left = async (jobIdPrefix: string) =>
-  (await db()('outbox').where('jobId', 'like', `${jobIdPrefix}-%`).select('prefix', 'enqueuedAt')).map((r) => [r.prefix === config().redisPrefix ? 'ours' : 'other', r.enqueuedAt === null ? 'pending' : 'sent']);
+  (await db()('outbox').where('jobId', 'like', `${jobIdPrefix}-%`).select('prefix', 'enqueuedAt')).map((r) => [
+    r.prefix === config().redisPrefix ? 'ours' : 'other',
+    r.enqueuedAt === null ? 'pending' : 'sent',
+  ]);
 
 afterAll(async () => {
   await db()('outbox').where('jobId', 'like', 'purge-%').delete();
@@ -48,7 +51,11 @@ it('the daily job, run by a worker, deletes only sent rows of this deployment ol
   try {
     // Declared with the other recurring jobs, at 03:30 Vienna time.
     const schedulers = await getQueue(QUEUES.maintenance).getJobSchedulers();
-    expect(schedulers.find((s) => s.key === 'purge-sent-outbox-daily')).toMatchObject({ name: 'purge-sent-outbox', pattern: '30 3 * * *', tz: 'Europe/Vienna' });
+    expect(schedulers.find((s) => s.key === 'purge-sent-outbox-daily')).toMatchObject({
+      name: 'purge-sent-outbox',
+      pattern: '30 3 * * *',
+      tz: 'Europe/Vienna',
+    });
 
     await events.waitUntilReady();
     const job = await getQueue(QUEUES.maintenance).add('purge-sent-outbox', {});
@@ -57,7 +64,10 @@ it('the daily job, run by a worker, deletes only sent rows of this deployment ol
     await events.close();
     await workers.close();
   }
-  expect((await left(t)).sort()).toEqual([['other', 'sent'], ['ours', 'sent']]);
+  expect((await left(t)).sort()).toEqual([
+    ['other', 'sent'],
+    ['ours', 'sent'],
+  ]);
 });
 
 it('purges in batches until none is left, and never a pending row however old', async () => {

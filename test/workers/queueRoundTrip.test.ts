@@ -26,9 +26,7 @@ it('an API request enqueues a job and a real worker completes it (7-year custome
   const [recent] = await db()('customers').insert({ tenantId: tenant.id, name: 'Neu GmbH', deletedAt: oneYearAgo }).returning('*');
   const [othersOld] = await db()('customers').insert({ tenantId: other.tenant.id, name: 'Fremd', deletedAt: eightYearsAgo }).returning('*');
   // An invoice of the purged customer keeps the customer's data as a snapshot.
-  const [inv] = await db()('invoices')
-    .insert({ tenantId: tenant.id, type: 'rechnung', customerId: old.id, issueDate: '2018-01-05' })
-    .returning('*');
+  const [inv] = await db()('invoices').insert({ tenantId: tenant.id, type: 'rechnung', customerId: old.id, issueDate: '2018-01-05' }).returning('*');
 
   const http = client(server.url, { token: admin.token });
   const res = await http.post('/api/maintenance/purge-customers');
@@ -51,7 +49,16 @@ it('an API request enqueues a job and a real worker completes it (7-year custome
   const invoice = await db()('invoices').where({ id: inv.id }).first();
   expect(invoice.customerId).toBeNull();
   // The snapshot finalization takes, phone included.
-  expect(invoice.customerSnapshot).toEqual({ id: old.id, name: 'Alt GmbH', company: null, email: null, phone: '+43 1 234', address: null, vatId: null, country: null });
+  expect(invoice.customerSnapshot).toEqual({
+    id: old.id,
+    name: 'Alt GmbH',
+    company: null,
+    email: null,
+    phone: '+43 1 234',
+    address: null,
+    vatId: null,
+    country: null,
+  });
   const auditRow = await db()('auditLog').where({ tenantId: tenant.id, action: 'customer.purged', entityId: old.id }).first();
   expect(auditRow).toBeDefined();
 

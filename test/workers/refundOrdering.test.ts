@@ -25,15 +25,21 @@ const running = workersPerTest();
 async function storePending(tenantId: string, event: NormalizedEvent, minutesAgo: number) {
   const [row] = await db()('webhookEvents')
     .insert({
-      tenantId, provider: event.provider, event: event.eventType, status: 'pending', externalId: event.eventId, moneyExternalId: event.externalId,
-      normalized: JSON.stringify(event), receivedAt: new Date(Date.now() - minutesAgo * 60_000),
+      tenantId,
+      provider: event.provider,
+      event: event.eventType,
+      status: 'pending',
+      externalId: event.eventId,
+      moneyExternalId: event.externalId,
+      normalized: JSON.stringify(event),
+      receivedAt: new Date(Date.now() - minutesAgo * 60_000),
     })
     .returning('id');
   return row.id as string;
 }
 
 async function waitForStatus(id: string, status: string) {
-  for (const deadline = Date.now() + 60_000; ;) {
+  for (const deadline = Date.now() + 60_000; ; ) {
     const row = await db()('webhookEvents').where({ id }).first();
     if (row.status === status) return row;
     if (Date.now() > deadline) throw new Error(`row ${id} is ${row.status}, expected ${status}: ${row.error}`);
@@ -42,7 +48,15 @@ async function waitForStatus(id: string, status: string) {
 }
 
 const refundOf = (payment: NormalizedEvent, over: Partial<NormalizedEvent> = {}) =>
-  normalizedPayment({ provider: payment.provider, kind: 'refund', eventType: 'refund', externalId: `re_${randomUUID().slice(0, 8)}`, originalExternalId: payment.externalId, amount: '4.00', ...over });
+  normalizedPayment({
+    provider: payment.provider,
+    kind: 'refund',
+    eventType: 'refund',
+    externalId: `re_${randomUUID().slice(0, 8)}`,
+    originalExternalId: payment.externalId,
+    amount: '4.00',
+    ...over,
+  });
 
 describe('a refund that overtakes its payment', () => {
   it('still waiting after its last attempt, it stays pending; the sweep runs it again and it is booked, linked', async () => {
@@ -52,7 +66,12 @@ describe('a refund that overtakes its payment', () => {
     const paymentRow = await storePending(tenant.id, payment, 30); // its job lost
     const refundRow = await storePending(tenant.id, refundOf(payment), 20);
 
-    const lastAttempt = { id: `webhook-${refundRow}`, data: { eventRowId: refundRow, tenantId: tenant.id }, attemptsMade: 7, opts: { attempts: 8 } } as unknown as Job;
+    const lastAttempt = {
+      id: `webhook-${refundRow}`,
+      data: { eventRowId: refundRow, tenantId: tenant.id },
+      attemptsMade: 7,
+      opts: { attempts: 8 },
+    } as unknown as Job;
     const err = await processWebhookEventJob(lastAttempt as never).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UnrecoverableError);
     expect((err as Error).message).toMatch(/still being processed.*left pending/);
@@ -73,7 +92,9 @@ describe('a refund that overtakes its payment', () => {
     await storePending(tenant.id, payment, 1); // the payment.paid delivery, its job not done yet
     const refund = refundOf(payment, { eventType: 'refund.created', related: [payment] });
     const refundRow = await storePending(tenant.id, refund, 0);
-    const result = await runInTransaction((trx) => runPipeline(trx, { tenantId: tenant.id, event: refund, settings: { defaultSupplierId: supplier.id }, eventRowId: refundRow }));
+    const result = await runInTransaction((trx) =>
+      runPipeline(trx, { tenantId: tenant.id, event: refund, settings: { defaultSupplierId: supplier.id }, eventRowId: refundRow }),
+    );
     expect(result.status).toBe('processed');
     const invoices = await db()('invoices').where({ tenantId: tenant.id }).orderBy('totalGross', 'desc');
     expect(invoices.map((i) => i.totalGross)).toEqual(['20.00', '-4.00']);

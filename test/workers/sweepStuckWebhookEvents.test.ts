@@ -20,11 +20,10 @@ const running = workersPerTest();
 
 const storePending = (tenantId: string, minutesAgo: number) => storePendingBankEvent(tenantId, { minutesAgo });
 
-const sweep = (tenantId: string, over: Record<string, unknown> = {}) =>
-  sweepStuckWebhookEventsJob({ data: { tenantId, ...over } } as unknown as Job);
+const sweep = (tenantId: string, over: Record<string, unknown> = {}) => sweepStuckWebhookEventsJob({ data: { tenantId, ...over } } as unknown as Job);
 
 async function waitForStatus(id: string, status: string) {
-  for (const deadline = Date.now() + 30_000; ;) {
+  for (const deadline = Date.now() + 30_000; ; ) {
     const row = await db()('webhookEvents').where({ id }).first();
     if (row.status === status) return row;
     if (Date.now() > deadline) throw new Error(`row ${id} is ${row.status}, expected ${status}`);
@@ -64,11 +63,15 @@ describe('sweep-stuck-webhook-events', () => {
     const stuck = await storePending(tenant.id, 30);
     await queue().add('process-webhook-event', { eventRowId: stuck.eventRowId, tenantId: tenant.id }, { jobId: stuck.jobId, attempts: 1 });
     // A worker that dies the way a stalled job does: the job ends failed and the row stays pending.
-    const dying = new Worker(QUEUES.webhooks, async () => {
-      throw new UnrecoverableError('job stalled more than allowable limit');
-    }, { connection: createRedis('worker'), prefix: config().redisPrefix });
+    const dying = new Worker(
+      QUEUES.webhooks,
+      async () => {
+        throw new UnrecoverableError('job stalled more than allowable limit');
+      },
+      { connection: createRedis('worker'), prefix: config().redisPrefix },
+    );
     try {
-      for (const deadline = Date.now() + 30_000; (await (await queue().getJob(stuck.jobId))!.getState()) !== 'failed';) {
+      for (const deadline = Date.now() + 30_000; (await (await queue().getJob(stuck.jobId))!.getState()) !== 'failed'; ) {
         if (Date.now() > deadline) throw new Error('job never failed');
         await new Promise((r) => setTimeout(r, 100));
       }

@@ -21,7 +21,6 @@ import { histogramOf } from '../helpers/metrics';
  */
 const running = workersPerTest();
 
-
 /** How many transactions wrote the final state of these log rows. */
 async function writingTransactions(ids: string[]): Promise<number> {
   const { rows } = await db().raw('select count(distinct xmin::text)::int as n from webhook_events where id = any(?)', [ids]);
@@ -30,7 +29,11 @@ async function writingTransactions(ids: string[]): Promise<number> {
 
 type StoredRef = Awaited<ReturnType<typeof storePendingBankEvent>>;
 
-const settle = (p: Promise<ProcessOutcome>) => p.then((o) => ({ ok: o }), (err: unknown) => ({ err }));
+const settle = (p: Promise<ProcessOutcome>) =>
+  p.then(
+    (o) => ({ ok: o }),
+    (err: unknown) => ({ err }),
+  );
 
 describe('webhook event batches', () => {
   it('events handed over together are booked in one transaction, each once', async () => {
@@ -94,7 +97,11 @@ describe('webhook event batches', () => {
     try {
       await lock.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`webhook:money:${tenant.id}:bank:${held.moneyExternalId}`]);
       const pending = batchAll(refs, settle);
-      await waitUntil(async () => (await db()('webhookEvents').whereIn('id', [refs[0].eventRowId, refs[2].eventRowId]).where({ status: 'processed' })).length === 2, 'the two free events booked', 10_000);
+      await waitUntil(
+        async () => (await db()('webhookEvents').whereIn('id', [refs[0].eventRowId, refs[2].eventRowId]).where({ status: 'processed' })).length === 2,
+        'the two free events booked',
+        10_000,
+      );
       expect((await db()('webhookEvents').where({ id: held.eventRowId }).first()).status).toBe('pending');
       await lock.commit();
       const results = await Promise.all(pending);
@@ -111,17 +118,23 @@ describe('webhook event batches', () => {
   // batch runs on its own connection. They contend for the same money and payer locks, so usually
   // one batch gives up (lock_timeout) and its events run one by one: both paths end in the same bookings.
   it.each([
-    ['two processes batching the same burst', (refs: StoredRef[]) => {
-      const [a, b] = [createEventBatches(20), createEventBatches(20)];
-      return Promise.all(refs.map((r, i) => settle((i % 2 ? a : b).run(r))));
-    }],
-    ['one process with two batches in flight', async (refs: StoredRef[]) => {
-      const batches = createEventBatches(20, 2);
-      const first = refs.slice(0, 18).map((r) => settle(batches.run(r)));
-      await new Promise((resolve) => setImmediate(resolve));
-      const second = refs.slice(18).map((r) => settle(batches.run(r)));
-      return Promise.all([...first, ...second]);
-    }],
+    [
+      'two processes batching the same burst',
+      (refs: StoredRef[]) => {
+        const [a, b] = [createEventBatches(20), createEventBatches(20)];
+        return Promise.all(refs.map((r, i) => settle((i % 2 ? a : b).run(r))));
+      },
+    ],
+    [
+      'one process with two batches in flight',
+      async (refs: StoredRef[]) => {
+        const batches = createEventBatches(20, 2);
+        const first = refs.slice(0, 18).map((r) => settle(batches.run(r)));
+        await new Promise((resolve) => setImmediate(resolve));
+        const second = refs.slice(18).map((r) => settle(batches.run(r)));
+        return Promise.all([...first, ...second]);
+      },
+    ],
   ] as const)('%s (redeliveries, shared new payers): every movement booked once, every job settles', async (_name, handOver) => {
     const { tenant } = await createTeam();
     // 12 money movements of 4 new payers, each delivered 3 times: 36 events, stored in random order.

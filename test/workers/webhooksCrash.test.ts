@@ -84,10 +84,21 @@ it('Redis down at ingest: the event is still stored with its outbox row and answ
   const { tenant, admin } = await createTeam();
   const { path } = await install(server.url, admin.token, 'stripe', { webhookSecret: SECRET });
   // An API process whose Redis is unreachable (nothing listens on port 1).
-  const api = spawnEntry('api/server.ts', { REDIS_PREFIX: process.env.REDIS_PREFIX, REDIS_URL: 'redis://127.0.0.1:1', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' });
+  const api = spawnEntry('api/server.ts', {
+    REDIS_PREFIX: process.env.REDIS_PREFIX,
+    REDIS_URL: 'redis://127.0.0.1:1',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+  });
   children.push(api);
   await waitForOutput(api, /API listening/);
-  const port = JSON.parse(api.output().split('\n').find((l) => l.includes('API listening'))!).port as number;
+  const port = JSON.parse(
+    api
+      .output()
+      .split('\n')
+      .find((l) => l.includes('API listening'))!,
+  ).port as number;
   const { body, headers } = stripeDelivery(SECRET, stripePaymentEvent());
   const res = await deliver(`http://127.0.0.1:${port}`, path, body, headers);
   expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -97,7 +108,9 @@ it('Redis down at ingest: the event is still stored with its outbox row and answ
 
   const row = await db()('webhookEvents').where({ tenantId: tenant.id }).first();
   expect(row.status).toBe('pending');
-  const outbox = await db()('outbox').where({ jobId: `webhook-${row.id}` }).first();
+  const outbox = await db()('outbox')
+    .where({ jobId: `webhook-${row.id}` })
+    .first();
   expect(outbox).toMatchObject({ queue: 'webhooks', enqueuedAt: null });
 
   // No relay-outbox schedule: the worker's own relay sends rows that waited while nobody listened.

@@ -274,6 +274,5 @@ add<{ challengeToken: string; response: any }>({
     401: err('Assertion or challenge invalid, or counter did not increase'),
     429: err('Account locked (Retry-After)'),
   },
-  handler: async (ctx) =>
-    sendSession(ctx, await verifyAuthentication(ctx.input.body.challengeToken, ctx.input.body.response, ctx.state.requestId)),
+  handler: async (ctx) => sendSession(ctx, await verifyAuthentication(ctx.input.body.challengeToken, ctx.input.body.response, ctx.state.requestId)),
 });

@@ -29,7 +29,12 @@ export const register = {
     password,
     name,
     companyName: name,
-    country: { type: 'string', enum: [...EU_COUNTRIES], default: 'AT', description: 'ISO 3166-1 alpha-2 of an EU member state; AT and DE have full tax support' },
+    country: {
+      type: 'string',
+      enum: [...EU_COUNTRIES],
+      default: 'AT',
+      description: 'ISO 3166-1 alpha-2 of an EU member state; AT and DE have full tax support',
+    },
     plan: { type: 'string', enum: PLANS, default: 'free' },
   },
 } as const;

@@ -1,26 +1,11 @@
 import { createRouter } from '../../routing';
 import { db } from '../../../shared/db';
 import { runInTransaction } from '../../../shared/outbox';
-import {
-  getConnector,
-  installConnector,
-  listWebhookLogs,
-  uninstallConnector,
-  updateConnectorSettings,
-} from '../../../shared/commands/connectors';
+import { getConnector, installConnector, listWebhookLogs, uninstallConnector, updateConnectorSettings } from '../../../shared/commands/connectors';
 import { runTestWebhook } from '../../../shared/webhooks/testWebhook';
 import type { ProviderSecrets } from '../../../shared/providers/payments';
 import type { ConnectorSettings } from '../../../shared/webhooks/pipeline';
-import {
-  connectorView,
-  errorResponses,
-  installBody,
-  installResponse,
-  logEntry,
-  logsQuery,
-  settingsBody,
-  testWebhookResponse,
-} from './schemas';
+import { connectorView, errorResponses, installBody, installResponse, logEntry, logsQuery, settingsBody, testWebhookResponse } from './schemas';
 
 /**
  * Payment-provider connectors: stripe, paypal, mollie, bank (docs/webhooks.md). Roles

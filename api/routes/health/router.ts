@@ -39,7 +39,10 @@ add({
   handler: async (ctx) => {
     const [pgRes, redisRes] = await Promise.allSettled([
       withTimeout(db().raw('select 1'), 2000),
-      withTimeout(redisReady(producerRedis(), 1000).then(() => producerRedis().ping()), 2000),
+      withTimeout(
+        redisReady(producerRedis(), 1000).then(() => producerRedis().ping()),
+        2000,
+      ),
     ]);
     const checks = {
       postgres: pgRes.status === 'fulfilled' ? 'ok' : 'down',

@@ -9,10 +9,7 @@ import { withIdempotency, type IdempotentResponse } from '../../../shared/idempo
  */
 export async function respondIdempotently(ctx: AppContext, work: (trx: Knex.Transaction) => Promise<IdempotentResponse>): Promise<void> {
   const key = ctx.get('Idempotency-Key') || null;
-  const res = await withIdempotency(
-    { tenantId: ctx.state.actor.tenantId, route: `${ctx.method} ${ctx.path}`, key, request: ctx.input.body ?? {} },
-    work,
-  );
+  const res = await withIdempotency({ tenantId: ctx.state.actor.tenantId, route: `${ctx.method} ${ctx.path}`, key, request: ctx.input.body ?? {} }, work);
   ctx.status = res.status;
   ctx.body = res.body;
   if (res.replayed) ctx.set('Idempotent-Replayed', 'true');

@@ -36,7 +36,8 @@ import {
  */
 export const { router: invoicesRouter, add } = createRouter('/api/invoices', 'Invoices');
 
-const idempotencyHeader = 'Send an Idempotency-Key header to make retries safe: the same key and body within 24 h return the first response; another body is 409.';
+const idempotencyHeader =
+  'Send an Idempotency-Key header to make retries safe: the same key and body within 24 h return the first response; another body is 409.';
 
 add<unknown, InvoiceListFilters>({
   method: 'get',
@@ -44,7 +45,10 @@ add<unknown, InvoiceListFilters>({
   auth: 'viewer',
   summary: 'List invoices with filters (type, status, customerId, from/to on issueDate inclusive) and paging',
   query: listInvoicesQuery,
-  responses: { 200: { description: '{ data, pagination }; entries are invoice views with items and payments (not deliveries)', schema: invoiceList }, ...errorResponses },
+  responses: {
+    200: { description: '{ data, pagination }; entries are invoice views with items and payments (not deliveries)', schema: invoiceList },
+    ...errorResponses,
+  },
   handler: async (ctx) => {
     const q = ctx.input.query;
     if (q.from && q.to && q.from > q.to) throw invalidInput('Query failed validation', [{ field: 'from', message: 'must not be after to' }]);
@@ -133,7 +137,10 @@ add<SendInput>({
   responses: {
     202: {
       description: 'E-mail queued',
-      schema: { type: 'object', properties: { invoice: invoiceView, delivery: { type: 'object', properties: { id: { type: 'string' }, status: { type: 'string' } } } } },
+      schema: {
+        type: 'object',
+        properties: { invoice: invoiceView, delivery: { type: 'object', properties: { id: { type: 'string' }, status: { type: 'string' } } } },
+      },
     },
     ...errorResponses,
     ...idempotencyResponses,
@@ -178,9 +185,13 @@ add({
   method: 'post',
   path: '/:id/cancel',
   auth: 'manager',
-  summary: 'Cancel (offen|teilbezahlt → storniert; an incoming invoice also from bezahlt); a sales invoice gets a reversing credit note, a posted incoming invoice a reversing journal entry',
+  summary:
+    'Cancel (offen|teilbezahlt → storniert; an incoming invoice also from bezahlt); a sales invoice gets a reversing credit note, a posted incoming invoice a reversing journal entry',
   responses: {
-    200: { description: 'Cancelled invoice and its credit note', schema: { type: 'object', properties: { invoice: invoiceView, creditNote: { ...invoiceView, type: ['object', 'null'] } } } },
+    200: {
+      description: 'Cancelled invoice and its credit note',
+      schema: { type: 'object', properties: { invoice: invoiceView, creditNote: { ...invoiceView, type: ['object', 'null'] } } },
+    },
     ...errorResponses,
   },
   handler: async (ctx) => {

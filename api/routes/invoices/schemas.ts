@@ -23,7 +23,12 @@ export const itemInput = {
     },
     unit: nullable({ type: 'string', maxLength: 50 }),
     unitPrice: { ...money, description: 'Net unit price, decimal string with at most 2 places; negative for a discount line' },
-    taxRate: { type: 'string', maxLength: 6, pattern: '^\\d{1,3}(\\.\\d{1,2})?$', description: 'Percent as a string; allowed values depend on the tenant country (AT: 0, 10, 13, 20; DE: 0, 7, 19)' },
+    taxRate: {
+      type: 'string',
+      maxLength: 6,
+      pattern: '^\\d{1,3}(\\.\\d{1,2})?$',
+      description: 'Percent as a string; allowed values depend on the tenant country (AT: 0, 10, 13, 20; DE: 0, 7, 19)',
+    },
     position: { type: 'integer', description: 'Ignored: items keep the array order and are renumbered 1..N' },
   },
 } as const;
@@ -51,7 +56,11 @@ const invoiceProperties = {
   expectedTotalGross: { ...money, description: 'When given and different from the computed totalGross: 422 with expected and computed' },
   invoiceNumber: nullable({ type: 'string', minLength: 1, maxLength: 100, description: 'Supplier’s number (eingangsrechnung)' }),
   invoiceDate: { ...nullableDate, description: 'Supplier’s invoice date (eingangsrechnung)' },
-  relatedInvoiceId: nullable({ ...uuid, description: 'Credit notes (gutschrift) only: the invoice they correct, a finalized (not entwurf) rechnung of the same customer and currency; anything else is 400 on relatedInvoiceId' }),
+  relatedInvoiceId: nullable({
+    ...uuid,
+    description:
+      'Credit notes (gutschrift) only: the invoice they correct, a finalized (not entwurf) rechnung of the same customer and currency; anything else is 400 on relatedInvoiceId',
+  }),
 } as const;
 
 export const createInvoiceBody = {

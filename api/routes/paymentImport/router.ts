@@ -44,7 +44,8 @@ add<unknown, unknown, { provider: string; token: string }>({
     {
       params: { provider: 'paypal' },
       summary: 'PayPal webhook (PAYMENT.CAPTURE.COMPLETED, PAYMENT.CAPTURE.REFUNDED)',
-      description: 'Verified SHA256withRSA over `transmissionId|transmissionTime|webhookId|crc32(rawBody)` with the certificate at PAYPAL-CERT-URL (allow-listed PayPal hosts only); PAYPAL-TRANSMISSION-TIME must be within 300 s of now.',
+      description:
+        'Verified SHA256withRSA over `transmissionId|transmissionTime|webhookId|crc32(rawBody)` with the certificate at PAYPAL-CERT-URL (allow-listed PayPal hosts only); PAYPAL-TRANSMISSION-TIME must be within 300 s of now.',
       headers: ['PAYPAL-TRANSMISSION-ID', 'PAYPAL-TRANSMISSION-TIME', 'PAYPAL-TRANSMISSION-SIG', 'PAYPAL-CERT-URL', 'PAYPAL-AUTH-ALGO'].map((name) => ({
         name,
         description: `PayPal ${name.toLowerCase().replace('paypal-', '').replace(/-/g, ' ')}`,
@@ -55,9 +56,13 @@ add<unknown, unknown, { provider: string; token: string }>({
     {
       params: { provider: 'mollie' },
       summary: 'Mollie webhook (payment.paid, payment.expired, refund.created)',
-      description: 'Mollie posts only the payment id; it is verified by fetching the payment from the Mollie API with the installation’s API key. With a signing secret configured, `X-Mollie-Signature: sha256=<hex>` is checked too.',
+      description:
+        'Mollie posts only the payment id; it is verified by fetching the payment from the Mollie API with the installation’s API key. With a signing secret configured, `X-Mollie-Signature: sha256=<hex>` is checked too.',
       headers: [{ name: 'X-Mollie-Signature', description: 'sha256=<hex HMAC-SHA256 of the body> (when a signing secret is configured)' }],
-      requestBody: { contentType: 'application/x-www-form-urlencoded', schema: { type: 'object', properties: { id: { type: 'string', example: 'tr_WDqYK6vllg' } } } },
+      requestBody: {
+        contentType: 'application/x-www-form-urlencoded',
+        schema: { type: 'object', properties: { id: { type: 'string', example: 'tr_WDqYK6vllg' } } },
+      },
     },
     {
       params: { provider: 'bank' },
@@ -79,7 +84,10 @@ add<unknown, unknown, { provider: string; token: string }>({
                 amount: { type: 'string', example: '12.34' },
                 currency: { type: 'string' },
                 executedAt: { type: 'string', format: 'date' },
-                counterparty: { type: 'object', properties: { name: { type: 'string' }, iban: { type: 'string' }, email: { type: 'string' }, merchantId: { type: 'string' } } },
+                counterparty: {
+                  type: 'object',
+                  properties: { name: { type: 'string' }, iban: { type: 'string' }, email: { type: 'string' }, merchantId: { type: 'string' } },
+                },
                 reference: { type: 'string' },
               },
             },

@@ -4,7 +4,15 @@ import { runInTransaction } from '../../../shared/outbox';
 import { invalidInput } from '../../../shared/errors';
 import { parseTaxPeriod, type TaxPeriod } from '../../../shared/domain/tax/period';
 import { datevCsvStream } from '../../../shared/formats/datev/extfBuchungsstapel';
-import { assertU30Tenant, elsterXml, loadReportTenant, requireTaxNumber, u30Report, u30XmlFor, vatReturnReport } from '../../../shared/queries/reports/vatReturn';
+import {
+  assertU30Tenant,
+  elsterXml,
+  loadReportTenant,
+  requireTaxNumber,
+  u30Report,
+  u30XmlFor,
+  vatReturnReport,
+} from '../../../shared/queries/reports/vatReturn';
 import { assertDatevExportable, datevBookings, datevFileName, datevMeta } from '../../../shared/queries/reports/datev';
 import { bwaReport } from '../../../shared/queries/reports/bwa';
 import { loadSubmission } from '../../../shared/queries/reports/submissions';
@@ -55,7 +63,8 @@ add({
   query: periodQuery(['json', 'pdf', 'xml']),
   responses: {
     200: {
-      description: 'By ?format or Accept: the JSON report; the U30 form as application/pdf; or the FinanzOnline upload file as application/xml (ISO-8859-1, bases only, XSD per period)',
+      description:
+        'By ?format or Accept: the JSON report; the U30 form as application/pdf; or the FinanzOnline upload file as application/xml (ISO-8859-1, bases only, XSD per period)',
       content: { 'application/json': { schema: vatReturnView }, 'application/pdf': {}, 'application/xml': {} },
     },
     ...errors,
@@ -80,7 +89,13 @@ add({
       return;
     }
     const pdf = await obtainReportPdf(
-      { tenantId: tenant.id, report: 'u30', year: period.year, ...(period.kind === 'month' ? { month: period.month } : { quarter: period.quarter }), fingerprint: reportFingerprint(tenant, report) },
+      {
+        tenantId: tenant.id,
+        report: 'u30',
+        year: period.year,
+        ...(period.kind === 'month' ? { month: period.month } : { quarter: period.quarter }),
+        fingerprint: reportFingerprint(tenant, report),
+      },
       ctx.config.renderWaitMs,
     );
     ctx.set('Content-Type', 'application/pdf');
@@ -98,12 +113,15 @@ add({
     'Needs tax portal credentials in the settings (400 otherwise). A month is filed live once: a live submission whose months overlap a live ' +
     'submission that is queued, submitted or accepted (a month and its quarter overlap) is 409 DUPLICATE naming it; resubmission: true files a ' +
     'corrected return, but never while an overlapping live submission is still in flight or has an unresolved unknown outcome. ' +
-    'Test mode uploads with FinanzOnline\'s test flag (checked, never filed) and never blocks. Follow the submission with GET /api/reports/ust/submissions/{id}.',
+    "Test mode uploads with FinanzOnline's test flag (checked, never filed) and never blocks. Follow the submission with GET /api/reports/ust/submissions/{id}.",
   body: submitBody,
   responses: {
     202: { description: 'Queued', schema: submissionAccepted },
     ...errors,
-    409: { description: 'An overlapping live submission exists (DUPLICATE; error.conflictingSubmission names it): accepted → send resubmission: true; in flight → wait; outcome unknown → resolve it first' },
+    409: {
+      description:
+        'An overlapping live submission exists (DUPLICATE; error.conflictingSubmission names it): accepted → send resubmission: true; in flight → wait; outcome unknown → resolve it first',
+    },
   },
   handler: async (ctx) => {
     const body = ctx.input.body as { year: number; month?: number; quarter?: number; mode: 'test' | 'live'; resubmission?: boolean };

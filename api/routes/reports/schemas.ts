@@ -78,7 +78,11 @@ export const resolveBody = {
   additionalProperties: false,
   required: ['outcome'],
   properties: {
-    outcome: { type: 'string', enum: ['accepted', 'rejected'], description: 'What the FinanzOnline DataBox shows: accepted = the return arrived; rejected = it did not' },
+    outcome: {
+      type: 'string',
+      enum: ['accepted', 'rejected'],
+      description: 'What the FinanzOnline DataBox shows: accepted = the return arrived; rejected = it did not',
+    },
     note: { type: 'string', maxLength: 1000, description: 'Why (e.g. the protocol number from the DataBox)' },
   },
 } as const;
@@ -105,7 +109,12 @@ export const submissionView = {
     resolution: {
       type: ['object', 'null'],
       description: 'Set when an admin resolved an unknown outcome by hand',
-      properties: { outcome: { type: 'string', enum: ['accepted', 'rejected'] }, by: { type: ['string', 'null'] }, at: timestamp, note: { type: ['string', 'null'] } },
+      properties: {
+        outcome: { type: 'string', enum: ['accepted', 'rejected'] },
+        by: { type: ['string', 'null'] },
+        at: timestamp,
+        note: { type: ['string', 'null'] },
+      },
     },
     portalResponse: { type: ['object', 'null'], description: "The portal's answer: { rc, msg, … }" },
     error: { type: ['string', 'null'] },
@@ -117,7 +126,12 @@ export const submissionView = {
 
 const line = {
   type: 'object',
-  properties: { current: money, prior: money, change: money, changePercent: { type: ['string', 'null'], description: 'One decimal; null when the prior value is 0' } },
+  properties: {
+    current: money,
+    prior: money,
+    change: money,
+    changePercent: { type: ['string', 'null'], description: 'One decimal; null when the prior value is 0' },
+  },
 } as const;
 const block = {
   type: 'object',

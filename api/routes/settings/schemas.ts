@@ -72,7 +72,6 @@ const datev = {
   },
 } as const;
 
-
 export const update = {
   type: 'object',
   additionalProperties: false,
@@ -105,7 +104,11 @@ export const update = {
             tid: { type: 'string', pattern: CREDENTIAL_PATTERNS.tid, description: 'Teilnehmer-ID, 9–12 letters or digits' },
             benid: { type: 'string', pattern: CREDENTIAL_PATTERNS.benid, description: 'Benutzer-ID of the web service user, 5–12 letters or digits' },
             pin: { type: 'string', pattern: CREDENTIAL_PATTERNS.pin, description: 'PIN, 5–128 characters' },
-            herstellerid: { type: 'string', pattern: CREDENTIAL_PATTERNS.herstellerid, description: 'Hersteller-ID (software producer: UID without spaces), 10–24 letters or digits' },
+            herstellerid: {
+              type: 'string',
+              pattern: CREDENTIAL_PATTERNS.herstellerid,
+              description: 'Hersteller-ID (software producer: UID without spaces), 10–24 letters or digits',
+            },
           },
         },
         { type: 'null' },

@@ -16,7 +16,10 @@ export class PermanentPipelineError extends Error {
 
 /** The unique (tenant_id, source, external_id) index refused the insert: the money movement is booked already. */
 export class DuplicateInvoiceError extends Error {
-  constructor(public readonly source: string, public readonly externalId: string) {
+  constructor(
+    public readonly source: string,
+    public readonly externalId: string,
+  ) {
     super(`incoming invoice ${source}/${externalId} exists`);
     this.name = 'DuplicateInvoiceError';
   }
@@ -42,7 +45,8 @@ export function draftFromEvent(event: NormalizedEvent): IncomingInvoiceDraft {
   if (!isCurrency(currency)) throw new PermanentPipelineError(`currency ${currency} is not supported`);
   const value = dec(amount);
   // numeric(14,2): a 3-decimal amount (KWD, BHD …) cannot be stored without rounding money away.
-  if (value.decimalPlaces() > 2) throw new PermanentPipelineError(`amount ${amount} ${currency} has more than 2 decimals and cannot be booked without rounding`);
+  if (value.decimalPlaces() > 2)
+    throw new PermanentPipelineError(`amount ${amount} ${currency} has more than 2 decimals and cannot be booked without rounding`);
   if (value.lessThanOrEqualTo(0)) throw new PermanentPipelineError(`amount ${amount} must be positive`);
   const occurred = event.occurredAt ? new Date(event.occurredAt) : null;
   const invoiceDate = occurred && !Number.isNaN(occurred.getTime()) ? todayVienna(occurred) : event.date;
@@ -117,7 +121,13 @@ export async function createIncomingInvoiceFromEvent(
       {
         actor: systemActor(tenantId),
         action: 'invoice.created',
-        data: { type: 'eingangsrechnung', source: event.provider, externalId: draft.externalId, eventId: event.eventId, totalGross: prepared.totals.totalGross },
+        data: {
+          type: 'eingangsrechnung',
+          source: event.provider,
+          externalId: draft.externalId,
+          eventId: event.eventId,
+          totalGross: prepared.totals.totalGross,
+        },
       },
       {
         skipExistingExternalId: true,

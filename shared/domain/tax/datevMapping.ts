@@ -165,7 +165,7 @@ export function datevPosting(chart: DatevChart, source: DatevBookingSource): Dat
       const fallback = rate === '0' ? table.zeroRevenue[source.zeroRateKind ?? 'taxFree'] : table.revenue[rate];
       const revenue = account(source.revenueAccount, fallback, 'revenueAccount');
       // A caller-chosen revenue account is assumed not to be automatic, so it gets the key too.
-      const buKey = rate === '0' ? undefined : table.revenueKey[rate] ?? (source.revenueAccount ? salesKeyFor(chart, rate) : undefined);
+      const buKey = rate === '0' ? undefined : (table.revenueKey[rate] ?? (source.revenueAccount ? salesKeyFor(chart, rate) : undefined));
       return {
         amount: a.amount,
         debitCredit: side('S', a.negative),
@@ -198,7 +198,10 @@ export function datevPosting(chart: DatevChart, source: DatevBookingSource): Dat
         amount: a.amount,
         // Money in: bank in Soll; money out: bank in Haben.
         debitCredit: side(source.of === 'salesInvoice' ? 'S' : 'H', a.negative),
-        account: source.clearingAccount !== undefined ? account(source.clearingAccount, table.bank, 'clearingAccount') : account(source.bankAccount, table.bank, 'bankAccount'),
+        account:
+          source.clearingAccount !== undefined
+            ? account(source.clearingAccount, table.bank, 'clearingAccount')
+            : account(source.bankAccount, table.bank, 'bankAccount'),
         contraAccount: personal,
       };
     }

@@ -88,20 +88,20 @@ function lineItem(line: EInvoiceLine): XmlElement {
     // TradeProductType: ..., Name, Description
     el('ram:SpecifiedTradeProduct', el('ram:Name', line.name), optionalEl('ram:Description', line.description)),
     // LineTradeAgreementType: BuyerOrderReferencedDocument, GrossPriceProductTradePrice, NetPriceProductTradePrice
-    el('ram:SpecifiedLineTradeAgreement',
-      el('ram:NetPriceProductTradePrice', el('ram:ChargeAmount', formatPrice(line.unitPrice)))),
-    el('ram:SpecifiedLineTradeDelivery',
-      el('ram:BilledQuantity', { unitCode: line.unitCode }, formatDecimal(line.quantity))),
+    el('ram:SpecifiedLineTradeAgreement', el('ram:NetPriceProductTradePrice', el('ram:ChargeAmount', formatPrice(line.unitPrice)))),
+    el('ram:SpecifiedLineTradeDelivery', el('ram:BilledQuantity', { unitCode: line.unitCode }, formatDecimal(line.quantity))),
     // LineTradeSettlementType: ApplicableTradeTax, BillingSpecifiedPeriod, SpecifiedTradeAllowanceCharge,
     // SpecifiedTradeSettlementLineMonetarySummation
     el(
       'ram:SpecifiedLineTradeSettlement',
       // TradeTaxType order: CalculatedAmount, TypeCode, ExemptionReason, BasisAmount, CategoryCode,
       // ExemptionReasonCode, TaxPointDate, DueDateTypeCode, RateApplicablePercent
-      el('ram:ApplicableTradeTax',
+      el(
+        'ram:ApplicableTradeTax',
         el('ram:TypeCode', 'VAT'),
         el('ram:CategoryCode', line.category),
-        el('ram:RateApplicablePercent', formatDecimal(line.taxRate))),
+        el('ram:RateApplicablePercent', formatDecimal(line.taxRate)),
+      ),
       el('ram:SpecifiedTradeSettlementLineMonetarySummation', el('ram:LineTotalAmount', formatAmount(line.netAmount))),
     ),
   );
@@ -148,11 +148,7 @@ function paymentTermsText(m: EInvoiceModel): string {
 // TradePaymentTermsType: Description, DueDateDateTime, DirectDebitMandateID
 function paymentTerms(m: EInvoiceModel): XmlElement {
   const withDueDate = m.kind === 'invoice' && m.dueDate !== null && m.totals.due.greaterThan(0);
-  return el(
-    'ram:SpecifiedTradePaymentTerms',
-    el('ram:Description', paymentTermsText(m)),
-    withDueDate && el('ram:DueDateDateTime', date102(m.dueDate!)),
-  );
+  return el('ram:SpecifiedTradePaymentTerms', el('ram:Description', paymentTermsText(m)), withDueDate && el('ram:DueDateDateTime', date102(m.dueDate!)));
 }
 
 // TradeSettlementHeaderMonetarySummationType: LineTotalAmount, ChargeTotalAmount, AllowanceTotalAmount,
@@ -183,8 +179,7 @@ export function buildCiiDocument(m: EInvoiceModel): XmlElement {
       'xmlns:udt': CII_NAMESPACES.udt,
     },
     // ExchangedDocumentContextType: BusinessProcessSpecifiedDocumentContextParameter, GuidelineSpecifiedDocumentContextParameter
-    el('rsm:ExchangedDocumentContext',
-      el('ram:GuidelineSpecifiedDocumentContextParameter', el('ram:ID', EN16931_GUIDELINE_ID))),
+    el('rsm:ExchangedDocumentContext', el('ram:GuidelineSpecifiedDocumentContextParameter', el('ram:ID', EN16931_GUIDELINE_ID))),
     // ExchangedDocumentType: ID, TypeCode, IssueDateTime, IncludedNote*
     el(
       'rsm:ExchangedDocument',
@@ -199,13 +194,13 @@ export function buildCiiDocument(m: EInvoiceModel): XmlElement {
       'rsm:SupplyChainTradeTransaction',
       m.lines.map(lineItem),
       // HeaderTradeAgreementType: BuyerReference, SellerTradeParty, BuyerTradeParty, ...
-      el('ram:ApplicableHeaderTradeAgreement',
-        tradeParty('ram:SellerTradeParty', m.seller, 'seller'),
-        tradeParty('ram:BuyerTradeParty', m.buyer, 'buyer')),
+      el('ram:ApplicableHeaderTradeAgreement', tradeParty('ram:SellerTradeParty', m.seller, 'seller'), tradeParty('ram:BuyerTradeParty', m.buyer, 'buyer')),
       // HeaderTradeDeliveryType: ShipToTradeParty, ActualDeliverySupplyChainEvent, ... With a
       // service period the period (BG-14, below) says when, and no single delivery day is claimed.
-      el('ram:ApplicableHeaderTradeDelivery',
-        !m.servicePeriod && el('ram:ActualDeliverySupplyChainEvent', el('ram:OccurrenceDateTime', date102(m.deliveryDate)))),
+      el(
+        'ram:ApplicableHeaderTradeDelivery',
+        !m.servicePeriod && el('ram:ActualDeliverySupplyChainEvent', el('ram:OccurrenceDateTime', date102(m.deliveryDate))),
+      ),
       // HeaderTradeSettlementType: CreditorReferenceID, PaymentReference, TaxCurrencyCode, InvoiceCurrencyCode,
       // PayeeTradeParty, SpecifiedTradeSettlementPaymentMeans*, ApplicableTradeTax+, BillingSpecifiedPeriod,
       // SpecifiedTradeAllowanceCharge*, SpecifiedTradePaymentTerms, SpecifiedTradeSettlementHeaderMonetarySummation,
@@ -216,9 +211,8 @@ export function buildCiiDocument(m: EInvoiceModel): XmlElement {
         el('ram:InvoiceCurrencyCode', m.currency),
         paymentMeans(m),
         m.taxGroups.map(headerTax),
-        m.servicePeriod && el('ram:BillingSpecifiedPeriod',
-          el('ram:StartDateTime', date102(m.servicePeriod.start)),
-          el('ram:EndDateTime', date102(m.servicePeriod.end))),
+        m.servicePeriod &&
+          el('ram:BillingSpecifiedPeriod', el('ram:StartDateTime', date102(m.servicePeriod.start)), el('ram:EndDateTime', date102(m.servicePeriod.end))),
         paymentTerms(m),
         monetarySummation(m),
         m.relatedInvoiceNumber ? el('ram:InvoiceReferencedDocument', el('ram:IssuerAssignedID', m.relatedInvoiceNumber)) : null,
@@ -237,10 +231,7 @@ export function buildCiiXml(input: DocumentInput): string {
   const xml = renderXml(buildCiiDocument(model));
   const violations = checkEn16931(xml);
   if (violations.length > 0) {
-    throw new EInvoiceExportError(
-      `Invoice ${model.number} would not be a valid EN 16931 e-invoice: ${violations.map((v) => v.message).join(' ')}`,
-      violations,
-    );
+    throw new EInvoiceExportError(`Invoice ${model.number} would not be a valid EN 16931 e-invoice: ${violations.map((v) => v.message).join(' ')}`, violations);
   }
   return xml;
 }

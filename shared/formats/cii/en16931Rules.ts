@@ -112,27 +112,28 @@ const sum = (values: Decimal[]) => values.reduce((a, b) => a.plus(b), new Decima
 
 // UNTDID 1001 invoice/credit note type codes allowed by EN 16931 (BR-CL-01).
 const DOCUMENT_TYPE_CODES = new Set(
-  ('71 80 81 82 83 84 102 130 202 203 204 211 218 219 261 262 295 296 308 325 326 331 380 381 382 383 ' +
-    '384 385 386 387 388 389 390 393 394 395 396 420 456 457 458 527 532 553 575 623 633 751 780 817 870 875 876 877 935')
-    .split(' '),
+  (
+    '71 80 81 82 83 84 102 130 202 203 204 211 218 219 261 262 295 296 308 325 326 331 380 381 382 383 ' +
+    '384 385 386 387 388 389 390 393 394 395 396 420 456 457 458 527 532 553 575 623 633 751 780 817 870 875 876 877 935'
+  ).split(' '),
 );
 
 // ISO 3166-1 alpha-2 plus "1A" (Kosovo) and "EL" (Greek VAT prefix), as in the Schematron.
 const VAT_PREFIXES = new Set(
-  ('1A AD AE AF AG AI AL AM AN AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BL BJ BM BN BO BQ BR BS BT BV BW BY BZ ' +
+  (
+    '1A AD AE AF AG AI AL AM AN AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BL BJ BM BN BO BQ BR BS BT BV BW BY BZ ' +
     'CA CC CD CF CG CH CI CK CL CM CN CO CR CU CV CW CX CY CZ DE DJ DK DM DO DZ EC EE EG EH EL ER ES ET FI FJ FK FM FO FR ' +
     'GA GB GD GE GF GG GH GI GL GM GN GP GQ GR GS GT GU GW GY HK HM HN HR HT HU ID IE IL IM IN IO IQ IR IS IT JE JM JO JP ' +
     'KE KG KH KI KM KN KP KR KW KY KZ LA LB LC LI LK LR LS LT LU LV LY MA MC MD ME MF MG MH MK ML MM MN MO MP MQ MR MS MT ' +
     'MU MV MW MX MY MZ NA NC NE NF NG NI NL NO NP NR NU NZ OM PA PE PF PG PH PK PL PM PN PR PS PT PW PY QA RE RO RS RU RW ' +
     'SA SB SC SD SE SG SH SI SJ SK SL SM SN SO SR ST SV SX SY SZ TC TD TF TG TH TJ TK TL TM TN TO TR TT TV TW TZ UA UG UM ' +
-    'US UY UZ VA VC VE VG VI VN VU WF WS XI YE YT ZA ZM ZW').split(' '),
+    'US UY UZ VA VC VE VG VI VN VU WF WS XI YE YT ZA ZM ZW'
+  ).split(' '),
 );
 const COUNTRY_CODES = new Set([...VAT_PREFIXES].filter((c) => c !== '1A' && c !== 'EL'));
 
 // UNTDID 4461 payment means (BR-CL-16), the subset relevant for AT/DE invoicing.
-const PAYMENT_MEANS_CODES = new Set(
-  '1 2 3 4 5 10 20 30 31 42 48 49 54 55 57 58 59 68 97 ZZZ'.split(' '),
-);
+const PAYMENT_MEANS_CODES = new Set('1 2 3 4 5 10 20 30 31 42 48 49 54 55 57 58 59 68 97 ZZZ'.split(' '));
 
 // UNTDID 5305 subset of EN 16931 (BR-CL-17/18).
 const VAT_CATEGORIES = new Set(['S', 'Z', 'E', 'AE', 'K', 'G', 'O', 'L', 'M', 'B']);
@@ -208,14 +209,21 @@ export function checkEn16931(xml: string | Buffer): En16931Violation[] {
 
   const periodStart = one(settlement, 'BillingSpecifiedPeriod/StartDateTime/DateTimeString');
   const periodEnd = one(settlement, 'BillingSpecifiedPeriod/EndDateTime/DateTimeString');
-  for (const dt of [...all(tx, 'ApplicableHeaderTradeDelivery/ActualDeliverySupplyChainEvent/OccurrenceDateTime/DateTimeString'),
-    ...all(settlement, 'SpecifiedTradePaymentTerms/DueDateDateTime/DateTimeString'), ...(issueDate ? [issueDate] : []),
-    ...(periodStart ? [periodStart] : []), ...(periodEnd ? [periodEnd] : [])]) {
+  for (const dt of [
+    ...all(tx, 'ApplicableHeaderTradeDelivery/ActualDeliverySupplyChainEvent/OccurrenceDateTime/DateTimeString'),
+    ...all(settlement, 'SpecifiedTradePaymentTerms/DueDateDateTime/DateTimeString'),
+    ...(issueDate ? [issueDate] : []),
+    ...(periodStart ? [periodStart] : []),
+    ...(periodEnd ? [periodEnd] : []),
+  ]) {
     if (attr(dt, 'format') === '102' && !validDate102(text(dt))) fail('X-DATE', `Date "${text(dt)}" is not a valid YYYYMMDD date.`);
   }
   // Format 102 (YYYYMMDD) compares as text.
   if (periodStart && periodEnd && text(periodEnd)! < text(periodStart)!) {
-    fail('BR-29', 'If both Invoicing period start date (BT-73) and Invoicing period end date (BT-74) are given then the Invoicing period end date (BT-74) shall be later or equal to the Invoicing period start date (BT-73).');
+    fail(
+      'BR-29',
+      'If both Invoicing period start date (BT-73) and Invoicing period end date (BT-74) are given then the Invoicing period end date (BT-74) shall be later or equal to the Invoicing period start date (BT-73).',
+    );
   }
 
   if (blank(textAt(seller, 'Name'))) fail('BR-06', 'An Invoice shall contain the Seller name (BT-27).');
@@ -226,14 +234,18 @@ export function checkEn16931(xml: string | Buffer): En16931Violation[] {
   const buyerAddr = one(buyer, 'PostalTradeAddress');
   if (!buyerAddr) fail('BR-10', 'An Invoice shall contain the Buyer postal address (BG-8).');
   else if (blank(textAt(buyerAddr, 'CountryID'))) fail('BR-11', 'The Buyer postal address shall contain a Buyer country code (BT-55).');
-  for (const c of all(root, 'SupplyChainTradeTransaction/ApplicableHeaderTradeAgreement/SellerTradeParty/PostalTradeAddress/CountryID')
-    .concat(all(root, 'SupplyChainTradeTransaction/ApplicableHeaderTradeAgreement/BuyerTradeParty/PostalTradeAddress/CountryID'))) {
+  for (const c of all(root, 'SupplyChainTradeTransaction/ApplicableHeaderTradeAgreement/SellerTradeParty/PostalTradeAddress/CountryID').concat(
+    all(root, 'SupplyChainTradeTransaction/ApplicableHeaderTradeAgreement/BuyerTradeParty/PostalTradeAddress/CountryID'),
+  )) {
     const code = text(c)?.trim();
     if (code && !COUNTRY_CODES.has(code)) fail('BR-CL-14', `Country code ${code} is not an ISO 3166-1 alpha-2 code.`);
   }
   if (lineNodes.length === 0) fail('BR-16', 'An Invoice shall have at least one Invoice line (BG-25).');
 
-  for (const [who, party] of [['Seller', seller], ['Buyer', buyer]] as const) {
+  for (const [who, party] of [
+    ['Seller', seller],
+    ['Buyer', buyer],
+  ] as const) {
     const uri = one(party, 'URIUniversalCommunication');
     if (uri && blank(attr(one(uri, 'URIID'), 'schemeID'))) {
       fail(who === 'Seller' ? 'BR-62' : 'BR-63', `The ${who} electronic address (${who === 'Seller' ? 'BT-34' : 'BT-49'}) shall have a Scheme identifier.`);
@@ -248,19 +260,30 @@ export function checkEn16931(xml: string | Buffer): En16931Violation[] {
   const buyerHasLegalId = !blank(textAt(buyer, 'SpecifiedLegalOrganization/ID'));
 
   if (seller && !(kids(seller, 'ID').length || kids(seller, 'GlobalID').length || !blank(textAt(seller, 'SpecifiedLegalOrganization/ID')) || sellerHasVa)) {
-    fail('BR-CO-26', 'The Seller identifier (BT-29), the Seller legal registration identifier (BT-30) and/or the Seller VAT identifier (BT-31) shall be present.');
+    fail(
+      'BR-CO-26',
+      'The Seller identifier (BT-29), the Seller legal registration identifier (BT-30) and/or the Seller VAT identifier (BT-31) shall be present.',
+    );
   }
-  for (const id of all(agreement, 'SellerTradeParty/SpecifiedTaxRegistration/ID')
-    .concat(all(agreement, 'BuyerTradeParty/SpecifiedTaxRegistration/ID'), all(agreement, 'SellerTaxRepresentativeTradeParty/SpecifiedTaxRegistration/ID'))) {
+  for (const id of all(agreement, 'SellerTradeParty/SpecifiedTaxRegistration/ID').concat(
+    all(agreement, 'BuyerTradeParty/SpecifiedTaxRegistration/ID'),
+    all(agreement, 'SellerTaxRepresentativeTradeParty/SpecifiedTaxRegistration/ID'),
+  )) {
     if (attr(id, 'schemeID') !== 'VA') continue;
     const v = (text(id) ?? '').trim();
     if (!VAT_PREFIXES.has(v.slice(0, 2))) fail('BR-CO-09', `VAT identifier "${v}" shall have an ISO 3166-1 alpha-2 prefix (or EL).`);
   }
 
   // ---- fail closed on what this checker does not model
-  const allowanceCount = all(settlement, 'SpecifiedTradeAllowanceCharge').length
-    + lineNodes.reduce((n, l) => n + all(l, 'SpecifiedLineTradeSettlement/SpecifiedTradeAllowanceCharge').length
-      + all(l, 'SpecifiedLineTradeAgreement/NetPriceProductTradePrice/AppliedTradeAllowanceCharge').length, 0);
+  const allowanceCount =
+    all(settlement, 'SpecifiedTradeAllowanceCharge').length +
+    lineNodes.reduce(
+      (n, l) =>
+        n +
+        all(l, 'SpecifiedLineTradeSettlement/SpecifiedTradeAllowanceCharge').length +
+        all(l, 'SpecifiedLineTradeAgreement/NetPriceProductTradePrice/AppliedTradeAllowanceCharge').length,
+      0,
+    );
   if (allowanceCount > 0) fail('X-UNSUPPORTED', 'Allowances and charges (BG-20, BG-21, BG-27, BG-28) are not verified by this checker.');
 
   // ---- lines
@@ -268,7 +291,8 @@ export function checkEn16931(xml: string | Buffer): En16931Violation[] {
   for (const [i, line] of lineNodes.entries()) {
     const id = textAt(line, 'AssociatedDocumentLineDocument/LineID')?.trim() || `#${i + 1}`;
     const where = `line ${id}`;
-    if (blank(textAt(line, 'AssociatedDocumentLineDocument/LineID'))) fail('BR-21', `Each Invoice line (BG-25) shall have an Invoice line identifier (BT-126) (${where}).`);
+    if (blank(textAt(line, 'AssociatedDocumentLineDocument/LineID')))
+      fail('BR-21', `Each Invoice line (BG-25) shall have an Invoice line identifier (BT-126) (${where}).`);
     const qtyNode = one(line, 'SpecifiedLineTradeDelivery/BilledQuantity');
     if (!qtyNode) fail('BR-22', `Each Invoice line (BG-25) shall have an Invoiced quantity (BT-129) (${where}).`);
     const unit = attr(qtyNode, 'unitCode');
@@ -319,17 +343,33 @@ export function checkEn16931(xml: string | Buffer): En16931Violation[] {
     }
     const zeroRate = rate !== null && rate.isZero();
     if (category === 'S') {
-      if (!sellerHasVaOrFc && !taxRepHasVa) fail('BR-S-02', `A line with VAT category "Standard rated" requires the Seller VAT identifier (BT-31), tax registration identifier (BT-32) or tax representative VAT identifier (BT-63) (${where}).`);
-      if (!(rate && rate.greaterThan(0))) fail('BR-S-05', `In an Invoice line with VAT category "Standard rated" the VAT rate (BT-152) shall be greater than zero (${where}).`);
+      if (!sellerHasVaOrFc && !taxRepHasVa)
+        fail(
+          'BR-S-02',
+          `A line with VAT category "Standard rated" requires the Seller VAT identifier (BT-31), tax registration identifier (BT-32) or tax representative VAT identifier (BT-63) (${where}).`,
+        );
+      if (!(rate && rate.greaterThan(0)))
+        fail('BR-S-05', `In an Invoice line with VAT category "Standard rated" the VAT rate (BT-152) shall be greater than zero (${where}).`);
     } else if (category === 'Z') {
-      if (!sellerHasVaOrFc && !taxRepHasVa) fail('BR-Z-02', `A line with VAT category "Zero rated" requires the Seller VAT identifier (BT-31), tax registration identifier (BT-32) or tax representative VAT identifier (BT-63) (${where}).`);
+      if (!sellerHasVaOrFc && !taxRepHasVa)
+        fail(
+          'BR-Z-02',
+          `A line with VAT category "Zero rated" requires the Seller VAT identifier (BT-31), tax registration identifier (BT-32) or tax representative VAT identifier (BT-63) (${where}).`,
+        );
       if (!zeroRate) fail('BR-Z-05', `In an Invoice line with VAT category "Zero rated" the VAT rate (BT-152) shall be 0 (${where}).`);
     } else if (category === 'E') {
-      if (!sellerHasVaOrFc && !taxRepHasVa) fail('BR-E-02', `A line with VAT category "Exempt from VAT" requires the Seller VAT identifier (BT-31), tax registration identifier (BT-32) or tax representative VAT identifier (BT-63) (${where}).`);
+      if (!sellerHasVaOrFc && !taxRepHasVa)
+        fail(
+          'BR-E-02',
+          `A line with VAT category "Exempt from VAT" requires the Seller VAT identifier (BT-31), tax registration identifier (BT-32) or tax representative VAT identifier (BT-63) (${where}).`,
+        );
       if (!zeroRate) fail('BR-E-05', `In an Invoice line with VAT category "Exempt from VAT" the VAT rate (BT-152) shall be 0 (${where}).`);
     } else if (category === 'AE') {
       if (!(sellerHasVaOrFc || taxRepHasVa) || !(buyerHasVa || buyerHasLegalId)) {
-        fail('BR-AE-02', `A line with VAT category "Reverse charge" requires the Seller VAT identifier (BT-31)/tax registration identifier (BT-32) and the Buyer VAT identifier (BT-48) or legal registration identifier (BT-47) (${where}).`);
+        fail(
+          'BR-AE-02',
+          `A line with VAT category "Reverse charge" requires the Seller VAT identifier (BT-31)/tax registration identifier (BT-32) and the Buyer VAT identifier (BT-48) or legal registration identifier (BT-47) (${where}).`,
+        );
       }
       if (!zeroRate) fail('BR-AE-05', `In an Invoice line with VAT category "Reverse charge" the VAT rate (BT-152) shall be 0 (${where}).`);
     }
@@ -342,7 +382,11 @@ export function checkEn16931(xml: string | Buffer): En16931Violation[] {
   if (lineCats.includes('S') && !headerCats.includes('S')) {
     fail('BR-S-01', 'An Invoice with a "Standard rated" line shall contain at least one "Standard rated" VAT breakdown (BG-23).');
   }
-  for (const [cat, rule, label] of [['Z', 'BR-Z-01', 'Zero rated'], ['E', 'BR-E-01', 'Exempt from VAT'], ['AE', 'BR-AE-01', 'Reverse charge']] as const) {
+  for (const [cat, rule, label] of [
+    ['Z', 'BR-Z-01', 'Zero rated'],
+    ['E', 'BR-E-01', 'Exempt from VAT'],
+    ['AE', 'BR-AE-01', 'Reverse charge'],
+  ] as const) {
     const inHeader = headerCats.filter((c) => c === cat).length;
     const inLines = lineCats.includes(cat);
     if ((inHeader > 0 || inLines) && !(inHeader === 1 && inLines)) {
@@ -352,11 +396,16 @@ export function checkEn16931(xml: string | Buffer): En16931Violation[] {
 
   // Document-level allowances (false) / charges (true) per VAT category (and rate), as BR-x-08 use them.
   const headerAllowanceCharges = all(settlement, 'SpecifiedTradeAllowanceCharge');
-  const docLevelSum = (isCharge: boolean, cat: string, rate: Decimal | null) => round2(sum(headerAllowanceCharges
-    .filter((n) => (textAt(n, 'ChargeIndicator/Indicator')?.trim() === 'true') === isCharge)
-    .filter((n) => textAt(n, 'CategoryTradeTax/CategoryCode')?.trim() === cat)
-    .filter((n) => rate === null || (num(textAt(n, 'CategoryTradeTax/RateApplicablePercent'))?.equals(rate) ?? false))
-    .map((n) => num(textAt(n, 'ActualAmount')) ?? new Decimal(0))));
+  const docLevelSum = (isCharge: boolean, cat: string, rate: Decimal | null) =>
+    round2(
+      sum(
+        headerAllowanceCharges
+          .filter((n) => (textAt(n, 'ChargeIndicator/Indicator')?.trim() === 'true') === isCharge)
+          .filter((n) => textAt(n, 'CategoryTradeTax/CategoryCode')?.trim() === cat)
+          .filter((n) => rate === null || (num(textAt(n, 'CategoryTradeTax/RateApplicablePercent'))?.equals(rate) ?? false))
+          .map((n) => num(textAt(n, 'ActualAmount')) ?? new Decimal(0)),
+      ),
+    );
 
   const breakdownBases: Decimal[] = [];
   for (const [i, b] of breakdown.entries()) {
@@ -370,8 +419,10 @@ export function checkEn16931(xml: string | Buffer): En16931Violation[] {
     const rate = num(rateText);
     if (basisText === undefined) fail('BR-45', `Each VAT breakdown (BG-23) shall have a VAT category taxable amount (BT-116) (${where}).`);
     if (calcText === undefined) fail('BR-46', `Each VAT breakdown (BG-23) shall have a VAT category tax amount (BT-117) (${where}).`);
-    if (textAt(b, 'TypeCode')?.trim().toUpperCase() !== 'VAT' || blank(cat)) fail('BR-47', `Each VAT breakdown (BG-23) shall be defined through a VAT category code (BT-118) (${where}).`);
-    if (rateText === undefined && cat !== 'O') fail('BR-48', `Each VAT breakdown (BG-23) shall have a VAT category rate (BT-119), except if the Invoice is not subject to VAT (${where}).`);
+    if (textAt(b, 'TypeCode')?.trim().toUpperCase() !== 'VAT' || blank(cat))
+      fail('BR-47', `Each VAT breakdown (BG-23) shall be defined through a VAT category code (BT-118) (${where}).`);
+    if (rateText === undefined && cat !== 'O')
+      fail('BR-48', `Each VAT breakdown (BG-23) shall have a VAT category rate (BT-119), except if the Invoice is not subject to VAT (${where}).`);
     if (decimals(basisText) > 2) fail('BR-DEC-19', `The VAT category taxable amount (BT-116) has more than 2 decimals (${where}).`);
     if (decimals(calcText) > 2) fail('BR-DEC-20', `The VAT category tax amount (BT-117) has more than 2 decimals (${where}).`);
     if (basis) breakdownBases.push(basis);
@@ -405,8 +456,13 @@ export function checkEn16931(xml: string | Buffer): En16931Violation[] {
     if (cat === 'S') {
       if (rate) {
         const lineSum = round2(sum(lines.filter((l) => l.category === 'S' && l.rate?.equals(rate) && l.net).map((l) => l.net!)))
-          .plus(docLevelSum(true, 'S', rate)).minus(docLevelSum(false, 'S', rate));
-        if (!basis.equals(lineSum)) fail('BR-S-08', `"Standard rated" taxable amount ${basisText} at ${rateText} % shall equal the sum of line net amounts at that rate ± document level charges/allowances (${lineSum.toFixed(2)}) (${where}).`);
+          .plus(docLevelSum(true, 'S', rate))
+          .minus(docLevelSum(false, 'S', rate));
+        if (!basis.equals(lineSum))
+          fail(
+            'BR-S-08',
+            `"Standard rated" taxable amount ${basisText} at ${rateText} % shall equal the sum of line net amounts at that rate ± document level charges/allowances (${lineSum.toFixed(2)}) (${where}).`,
+          );
         const expected = round2(basis.abs().times(rate).dividedBy(100));
         if (!(calc.abs().minus(1).lessThan(expected) && calc.abs().plus(1).greaterThan(expected))) {
           fail('BR-S-09', `"Standard rated" tax amount ${calcText} shall equal taxable amount x rate (${expected.toFixed(2)}) (${where}).`);
@@ -416,21 +472,25 @@ export function checkEn16931(xml: string | Buffer): En16931Violation[] {
     } else {
       const [p, label] = cat === 'Z' ? ['BR-Z', 'Zero rated'] : cat === 'E' ? ['BR-E', 'Exempt from VAT'] : ['BR-AE', 'Reverse charge'];
       const lineSum = round2(sum(lines.filter((l) => l.category === cat && l.net).map((l) => l.net!)))
-        .plus(docLevelSum(true, cat, null)).minus(docLevelSum(false, cat, null));
+        .plus(docLevelSum(true, cat, null))
+        .minus(docLevelSum(false, cat, null));
       if (!(basis.minus(1).lessThan(lineSum) && basis.plus(1).greaterThan(lineSum))) {
         fail(`${p}-08`, `"${label}" taxable amount ${basisText} shall equal the sum of "${label}" line net amounts (${lineSum.toFixed(2)}) (${where}).`);
       }
       if (!calc.isZero()) fail(`${p}-09`, `"${label}" VAT category tax amount (BT-117) shall be 0 (${where}).`);
       if (cat === 'Z' && reasonPresent) fail('BR-Z-10', `A "Zero rated" VAT breakdown shall not have an exemption reason (BT-120/BT-121) (${where}).`);
-      if (cat !== 'Z' && !reasonPresent) fail(`${p}-10`, `A "${label}" VAT breakdown shall have an exemption reason code (BT-121) or text (BT-120) (${where}).`);
+      if (cat !== 'Z' && !reasonPresent)
+        fail(`${p}-10`, `A "${label}" VAT breakdown shall have an exemption reason code (BT-121) or text (BT-120) (${where}).`);
     }
   }
 
   // X-LINE-BREAKDOWN: every (category, rate) used by a line has a breakdown group.
   for (const l of lines) {
     if (!l.category || !SUPPORTED_CATEGORIES.has(l.category)) continue;
-    const found = breakdown.some((b) => textAt(b, 'CategoryCode')?.trim() === l.category
-      && (l.category !== 'S' || (num(textAt(b, 'RateApplicablePercent'))?.equals(l.rate ?? -1) ?? false)));
+    const found = breakdown.some(
+      (b) =>
+        textAt(b, 'CategoryCode')?.trim() === l.category && (l.category !== 'S' || (num(textAt(b, 'RateApplicablePercent'))?.equals(l.rate ?? -1) ?? false)),
+    );
     if (!found) fail('X-LINE-BREAKDOWN', `Line ${l.id} (VAT ${l.category} ${l.rate?.toString() ?? '?'} %) has no matching VAT breakdown (BG-23).`);
   }
 
@@ -464,53 +524,82 @@ export function checkEn16931(xml: string | Buffer): En16931Violation[] {
     const rounding = num(t('RoundingAmount')) ?? new Decimal(0);
     const due = num(dueText);
 
-    for (const [name, value] of [['LineTotalAmount', lineTotalText], ['TaxBasisTotalAmount', basisText], ['GrandTotalAmount', grandText],
-      ['DuePayableAmount', dueText], ['AllowanceTotalAmount', allowanceText], ['ChargeTotalAmount', chargeText],
-      ['TotalPrepaidAmount', t('TotalPrepaidAmount')], ['RoundingAmount', t('RoundingAmount')]] as const) {
+    for (const [name, value] of [
+      ['LineTotalAmount', lineTotalText],
+      ['TaxBasisTotalAmount', basisText],
+      ['GrandTotalAmount', grandText],
+      ['DuePayableAmount', dueText],
+      ['AllowanceTotalAmount', allowanceText],
+      ['ChargeTotalAmount', chargeText],
+      ['TotalPrepaidAmount', t('TotalPrepaidAmount')],
+      ['RoundingAmount', t('RoundingAmount')],
+    ] as const) {
       if (value !== undefined && !num(value)) fail('X-NUMBER', `${name} "${value}" is not a decimal.`);
     }
 
     if (lineTotal) {
       const lineSum = round2(sum(lines.filter((l) => l.net).map((l) => l.net!)));
-      if (!lineTotal.equals(lineSum)) fail('BR-CO-10', `Sum of Invoice line net amount (BT-106) ${lineTotalText} ≠ Σ Invoice line net amount (BT-131) = ${lineSum.toFixed(2)}.`);
+      if (!lineTotal.equals(lineSum))
+        fail('BR-CO-10', `Sum of Invoice line net amount (BT-106) ${lineTotalText} ≠ Σ Invoice line net amount (BT-131) = ${lineSum.toFixed(2)}.`);
     }
     const indicator = (n: XNode) => textAt(n, 'ChargeIndicator/Indicator')?.trim();
-    const headerSum = (isCharge: boolean) => round2(sum(headerAllowanceCharges
-      .filter((n) => (indicator(n) === 'true') === isCharge)
-      .map((n) => num(textAt(n, 'ActualAmount')) ?? new Decimal(0))));
-    if (allowanceText !== undefined && !allowance.equals(headerSum(false))) fail('BR-CO-11', `Sum of allowances on document level (BT-107) ${allowanceText} ≠ Σ Document level allowance amount (BT-92).`);
-    if (chargeText !== undefined && !charge.equals(headerSum(true))) fail('BR-CO-12', `Sum of charges on document level (BT-108) ${chargeText} ≠ Σ Document level charge amount (BT-99).`);
+    const headerSum = (isCharge: boolean) =>
+      round2(sum(headerAllowanceCharges.filter((n) => (indicator(n) === 'true') === isCharge).map((n) => num(textAt(n, 'ActualAmount')) ?? new Decimal(0))));
+    if (allowanceText !== undefined && !allowance.equals(headerSum(false)))
+      fail('BR-CO-11', `Sum of allowances on document level (BT-107) ${allowanceText} ≠ Σ Document level allowance amount (BT-92).`);
+    if (chargeText !== undefined && !charge.equals(headerSum(true)))
+      fail('BR-CO-12', `Sum of charges on document level (BT-108) ${chargeText} ≠ Σ Document level charge amount (BT-99).`);
     if (lineTotal && basisTotal && !basisTotal.equals(round2(lineTotal.minus(allowance).plus(charge)))) {
       fail('BR-CO-13', `Invoice total amount without VAT (BT-109) ${basisText} ≠ line total ${lineTotalText} - allowances + charges.`);
     }
     if (taxInCurrency.length !== 1) {
-      fail('BR-CO-15', `The Invoice total VAT amount (BT-110) shall be given exactly once with currencyID = invoice currency ${currency ?? '?'} (found ${taxInCurrency.length}).`);
+      fail(
+        'BR-CO-15',
+        `The Invoice total VAT amount (BT-110) shall be given exactly once with currencyID = invoice currency ${currency ?? '?'} (found ${taxInCurrency.length}).`,
+      );
     }
     const taxTotalText = text(taxInCurrency[0]);
     const taxTotal = num(taxTotalText);
     if (taxInCurrency[0]) {
       const calcSum = round2(sum(breakdown.map((b) => num(textAt(b, 'CalculatedAmount')) ?? new Decimal(0))));
-      if (!taxTotal || !taxTotal.equals(calcSum)) fail('BR-CO-14', `Invoice total VAT amount (BT-110) ${taxTotalText} ≠ Σ VAT category tax amount (BT-117) = ${calcSum.toFixed(2)}.`);
+      if (!taxTotal || !taxTotal.equals(calcSum))
+        fail('BR-CO-14', `Invoice total VAT amount (BT-110) ${taxTotalText} ≠ Σ VAT category tax amount (BT-117) = ${calcSum.toFixed(2)}.`);
       if (decimals(taxTotalText) > 2) fail('BR-DEC-13', 'The Invoice total VAT amount (BT-110) has more than 2 decimals.');
     }
     if (grand && basisTotal && taxTotal && !grand.equals(round2(basisTotal.plus(taxTotal)))) {
       fail('BR-CO-15', `Invoice total amount with VAT (BT-112) ${grandText} ≠ total without VAT ${basisText} + total VAT ${taxTotalText}.`);
     }
     if (due && grand && !due.equals(grand.minus(prepaid).plus(rounding))) {
-      fail('BR-CO-16', `Amount due for payment (BT-115) ${dueText} ≠ total with VAT ${grandText} - paid amount ${prepaid.toFixed(2)} + rounding ${rounding.toFixed(2)}.`);
+      fail(
+        'BR-CO-16',
+        `Amount due for payment (BT-115) ${dueText} ≠ total with VAT ${grandText} - paid amount ${prepaid.toFixed(2)} + rounding ${rounding.toFixed(2)}.`,
+      );
     }
     if (due && due.greaterThan(0)) {
       const terms = one(settlement, 'SpecifiedTradePaymentTerms');
       if (!one(terms, 'DueDateDateTime') && blank(textAt(terms, 'Description'))) {
-        fail('BR-CO-25', 'In case the Amount due for payment (BT-115) is positive, either the Payment due date (BT-9) or the Payment terms (BT-20) shall be present.');
+        fail(
+          'BR-CO-25',
+          'In case the Amount due for payment (BT-115) is positive, either the Payment due date (BT-9) or the Payment terms (BT-20) shall be present.',
+        );
       }
     }
     if (basisTotal && breakdownBases.length > 0 && !sum(breakdownBases).equals(basisTotal)) {
-      fail('X-BREAKDOWN-SUM', `Σ VAT category taxable amounts (BT-116) ${sum(breakdownBases).toFixed(2)} ≠ Invoice total amount without VAT (BT-109) ${basisText}.`);
+      fail(
+        'X-BREAKDOWN-SUM',
+        `Σ VAT category taxable amounts (BT-116) ${sum(breakdownBases).toFixed(2)} ≠ Invoice total amount without VAT (BT-109) ${basisText}.`,
+      );
     }
-    for (const [rule, name] of [['BR-DEC-09', 'LineTotalAmount'], ['BR-DEC-10', 'AllowanceTotalAmount'], ['BR-DEC-11', 'ChargeTotalAmount'],
-      ['BR-DEC-12', 'TaxBasisTotalAmount'], ['BR-DEC-14', 'GrandTotalAmount'], ['BR-DEC-16', 'TotalPrepaidAmount'],
-      ['BR-DEC-17', 'RoundingAmount'], ['BR-DEC-18', 'DuePayableAmount']] as const) {
+    for (const [rule, name] of [
+      ['BR-DEC-09', 'LineTotalAmount'],
+      ['BR-DEC-10', 'AllowanceTotalAmount'],
+      ['BR-DEC-11', 'ChargeTotalAmount'],
+      ['BR-DEC-12', 'TaxBasisTotalAmount'],
+      ['BR-DEC-14', 'GrandTotalAmount'],
+      ['BR-DEC-16', 'TotalPrepaidAmount'],
+      ['BR-DEC-17', 'RoundingAmount'],
+      ['BR-DEC-18', 'DuePayableAmount'],
+    ] as const) {
       if (decimals(t(name)) > 2) fail(rule, `The allowed maximum number of decimals for ${name} is 2.`);
     }
   }
@@ -523,8 +612,11 @@ export function checkEn16931(xml: string | Buffer): En16931Violation[] {
       continue;
     }
     if (!PAYMENT_MEANS_CODES.has(code!)) fail('BR-CL-16', `Payment means code ${code} is not in UNTDID 4461 (subset).`);
-    if ((code === '30' || code === '58')
-      && blank(textAt(pm, 'PayeePartyCreditorFinancialAccount/IBANID')) && blank(textAt(pm, 'PayeePartyCreditorFinancialAccount/ProprietaryID'))) {
+    if (
+      (code === '30' || code === '58') &&
+      blank(textAt(pm, 'PayeePartyCreditorFinancialAccount/IBANID')) &&
+      blank(textAt(pm, 'PayeePartyCreditorFinancialAccount/ProprietaryID'))
+    ) {
       fail('BR-61', 'For credit transfer (BT-81 = 30/58) the Payment account identifier (BT-84) shall be present.');
     }
   }

@@ -15,21 +15,77 @@ import { wallClockIn } from '../../domain/dates';
 
 /** Column headings of Formatversion 13, in the official order (125 columns). */
 export const DATEV_COLUMNS = [
-  'Umsatz (ohne Soll/Haben-Kz)', 'Soll/Haben-Kennzeichen', 'WKZ Umsatz', 'Kurs', 'Basis-Umsatz', 'WKZ Basis-Umsatz',
-  'Konto', 'Gegenkonto (ohne BU-Schlüssel)', 'BU-Schlüssel', 'Belegdatum', 'Belegfeld 1', 'Belegfeld 2', 'Skonto',
-  'Buchungstext', 'Postensperre', 'Diverse Adressnummer', 'Geschäftspartnerbank', 'Sachverhalt', 'Zinssperre', 'Beleglink',
+  'Umsatz (ohne Soll/Haben-Kz)',
+  'Soll/Haben-Kennzeichen',
+  'WKZ Umsatz',
+  'Kurs',
+  'Basis-Umsatz',
+  'WKZ Basis-Umsatz',
+  'Konto',
+  'Gegenkonto (ohne BU-Schlüssel)',
+  'BU-Schlüssel',
+  'Belegdatum',
+  'Belegfeld 1',
+  'Belegfeld 2',
+  'Skonto',
+  'Buchungstext',
+  'Postensperre',
+  'Diverse Adressnummer',
+  'Geschäftspartnerbank',
+  'Sachverhalt',
+  'Zinssperre',
+  'Beleglink',
   ...Array.from({ length: 8 }, (_, i) => [`Beleginfo - Art ${i + 1}`, `Beleginfo - Inhalt ${i + 1}`]).flat(),
-  'KOST1 - Kostenstelle', 'KOST2 - Kostenstelle', 'Kost-Menge', 'EU-Land u. UStID (Bestimmung)', 'EU-Steuersatz (Bestimmung)',
-  'Abw. Versteuerungsart', 'Sachverhalt L+L', 'Funktionsergänzung L+L', 'BU 49 Hauptfunktionstyp', 'BU 49 Hauptfunktionsnummer',
+  'KOST1 - Kostenstelle',
+  'KOST2 - Kostenstelle',
+  'Kost-Menge',
+  'EU-Land u. UStID (Bestimmung)',
+  'EU-Steuersatz (Bestimmung)',
+  'Abw. Versteuerungsart',
+  'Sachverhalt L+L',
+  'Funktionsergänzung L+L',
+  'BU 49 Hauptfunktionstyp',
+  'BU 49 Hauptfunktionsnummer',
   'BU 49 Funktionsergänzung',
   ...Array.from({ length: 20 }, (_, i) => [`Zusatzinformation - Art ${i + 1}`, `Zusatzinformation- Inhalt ${i + 1}`]).flat(),
-  'Stück', 'Gewicht', 'Zahlweise', 'Forderungsart', 'Veranlagungsjahr', 'Zugeordnete Fälligkeit', 'Skontotyp', 'Auftragsnummer',
-  'Buchungstyp', 'USt-Schlüssel (Anzahlungen)', 'EU-Land (Anzahlungen)', 'Sachverhalt L+L (Anzahlungen)',
-  'EU-Steuersatz (Anzahlungen)', 'Erlöskonto (Anzahlungen)', 'Herkunft-Kz', 'Buchungs GUID', 'KOST-Datum',
-  'SEPA-Mandatsreferenz', 'Skontosperre', 'Gesellschaftername', 'Beteiligtennummer', 'Identifikationsnummer', 'Zeichnernummer',
-  'Postensperre bis', 'Bezeichnung SoBil-Sachverhalt', 'Kennzeichen SoBil-Buchung', 'Festschreibung', 'Leistungsdatum',
-  'Datum Zuord. Steuerperiode', 'Fälligkeit', 'Generalumkehr (GU)', 'Steuersatz', 'Land', 'Abrechnungsreferenz',
-  'BVV-Position', 'EU-Land u. UStID (Ursprung)', 'EU-Steuersatz (Ursprung)', 'Abw. Skontokonto',
+  'Stück',
+  'Gewicht',
+  'Zahlweise',
+  'Forderungsart',
+  'Veranlagungsjahr',
+  'Zugeordnete Fälligkeit',
+  'Skontotyp',
+  'Auftragsnummer',
+  'Buchungstyp',
+  'USt-Schlüssel (Anzahlungen)',
+  'EU-Land (Anzahlungen)',
+  'Sachverhalt L+L (Anzahlungen)',
+  'EU-Steuersatz (Anzahlungen)',
+  'Erlöskonto (Anzahlungen)',
+  'Herkunft-Kz',
+  'Buchungs GUID',
+  'KOST-Datum',
+  'SEPA-Mandatsreferenz',
+  'Skontosperre',
+  'Gesellschaftername',
+  'Beteiligtennummer',
+  'Identifikationsnummer',
+  'Zeichnernummer',
+  'Postensperre bis',
+  'Bezeichnung SoBil-Sachverhalt',
+  'Kennzeichen SoBil-Buchung',
+  'Festschreibung',
+  'Leistungsdatum',
+  'Datum Zuord. Steuerperiode',
+  'Fälligkeit',
+  'Generalumkehr (GU)',
+  'Steuersatz',
+  'Land',
+  'Abrechnungsreferenz',
+  'BVV-Position',
+  'EU-Land u. UStID (Ursprung)',
+  'EU-Steuersatz (Ursprung)',
+  'Abw. Skontokonto',
 ] as const;
 
 export const DATEV_HEADER_FIELD_COUNT = 31;
@@ -87,16 +143,22 @@ export type Booking = DatevBooking;
 const quote = (text: string) => `"${text.replace(/"/g, '""')}"`;
 
 /** Text for a quoted field: no line breaks, tabs or other controls, at most `max` characters. */
-const cleanText = (text: string, max: number) => text.replace(/[\u0000-\u001F\u007F]+/g, ' ').trim().slice(0, max);
+const cleanText = (text: string, max: number) =>
+  text
+    .replace(/[\u0000-\u001F\u007F]+/g, ' ')
+    .trim()
+    .slice(0, max);
 
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 function parseIsoDate(value: string, field: string): { y: string; m: string; d: string } {
   const m = ISO_DATE.exec(value ?? '');
-  const ok = m && (() => {
-    const dt = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
-    return dt.getUTCFullYear() === Number(m[1]) && dt.getUTCMonth() === Number(m[2]) - 1 && dt.getUTCDate() === Number(m[3]);
-  })();
+  const ok =
+    m &&
+    (() => {
+      const dt = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+      return dt.getUTCFullYear() === Number(m[1]) && dt.getUTCMonth() === Number(m[2]) - 1 && dt.getUTCDate() === Number(m[3]);
+    })();
   if (!m || !ok) throw taxReportError('INVALID_BOOKING', `${field} must be a date YYYY-MM-DD`, [{ field, message: `invalid date ${JSON.stringify(value)}` }]);
   return { y: m[1], m: m[2], d: m[3] };
 }
@@ -208,9 +270,14 @@ export function datevBookingLine(b: DatevBooking): string {
       { field: 'amount', message: 'positive, non-zero, at most 2 decimals' },
     ]);
   }
-  if (b.debitCredit !== 'S' && b.debitCredit !== 'H') throw taxReportError('INVALID_BOOKING', 'debitCredit must be S or H', [{ field: 'debitCredit', message: 'S or H' }]);
-  for (const [field, value] of [['account', b.account], ['contraAccount', b.contraAccount]] as const) {
-    if (!ACCOUNT_RE.test(value ?? '')) throw taxReportError('INVALID_BOOKING', `${field} must be a DATEV account number`, [{ field, message: `invalid ${JSON.stringify(value)}` }]);
+  if (b.debitCredit !== 'S' && b.debitCredit !== 'H')
+    throw taxReportError('INVALID_BOOKING', 'debitCredit must be S or H', [{ field: 'debitCredit', message: 'S or H' }]);
+  for (const [field, value] of [
+    ['account', b.account],
+    ['contraAccount', b.contraAccount],
+  ] as const) {
+    if (!ACCOUNT_RE.test(value ?? ''))
+      throw taxReportError('INVALID_BOOKING', `${field} must be a DATEV account number`, [{ field, message: `invalid ${JSON.stringify(value)}` }]);
   }
   if (b.buKey !== undefined && b.buKey !== '' && !/^\d{1,4}$/.test(b.buKey)) {
     throw taxReportError('INVALID_BOOKING', 'buKey must be 1-4 digits', [{ field: 'buKey', message: 'invalid' }]);
@@ -264,7 +331,10 @@ const encode = (text: string) => iconv.encode(text, 'windows-1252');
  * number of rows. Characters Windows-1252 cannot hold become "?" (iconv-lite's replacement).
  * The iterable may give bookings one by one or in batches (arrays; datevBookings does).
  */
-export function datevCsvStream(meta: DatevHeaderMeta, bookings: AsyncIterable<DatevBooking | DatevBooking[]> | Iterable<DatevBooking | DatevBooking[]>): Readable {
+export function datevCsvStream(
+  meta: DatevHeaderMeta,
+  bookings: AsyncIterable<DatevBooking | DatevBooking[]> | Iterable<DatevBooking | DatevBooking[]>,
+): Readable {
   // Validate the header before the stream exists, so a bad request fails fast, not mid-download.
   const header = datevHeaderLine(meta) + CRLF + datevColumnHeaderLine() + CRLF;
   async function* lines(): AsyncGenerator<Buffer> {

@@ -33,11 +33,7 @@ import {
   type EInvoiceModel,
   type EInvoiceParty,
 } from '../cii/einvoiceModel';
-import {
-  isBusinessCustomer,
-  realVatId,
-  requiredVatIdentities,
-} from '../../domain/vatIdentities';
+import { isBusinessCustomer, realVatId, requiredVatIdentities } from '../../domain/vatIdentities';
 
 export const EBINTERFACE_61_NAMESPACE = 'http://www.ebinterface.at/schema/6p1/';
 export const GENERATING_SYSTEM = 'accounting-service';
@@ -120,12 +116,17 @@ function missingAddressParts(p: EInvoiceParty): string[] {
 }
 
 function addressMessage(role: string, missing: string[]): string {
-  return `The ${role} address needs a street, postcode and town for ebInterface (missing: ${missing.join(', ')}); `
-    + 'write the street on one line and "PLZ Ort" on its own line or after a comma.';
+  return (
+    `The ${role} address needs a street, postcode and town for ebInterface (missing: ${missing.join(', ')}); ` +
+    'write the street on one line and "PLZ Ort" on its own line or after a comma.'
+  );
 }
 
 function checkAddresses(m: EInvoiceModel, fail: Fail): void {
-  for (const [p, role] of [[m.seller, 'seller'], [m.buyer, 'customer']] as const) {
+  for (const [p, role] of [
+    [m.seller, 'seller'],
+    [m.buyer, 'customer'],
+  ] as const) {
     const missing = missingAddressParts(p);
     if (missing.length > 0) fail('EBI-ADDRESS', addressMessage(role, missing));
   }
@@ -162,19 +163,23 @@ function checkVatIds(m: EInvoiceModel, ctx: EbInterfaceCheckContext, fail: Fail)
 
   // VATIdentificationNumber carries a UID only: a German Steuernummer cannot stand in for it here.
   if (!sellerVat && required.seller) {
-    fail('EBI-UID-BILLER', 'The invoice charges VAT, so it must show the seller\'s VAT id (UID, § 11 Abs. 1 Z 3 lit. i UStG); add the VAT id in the settings.');
+    fail('EBI-UID-BILLER', "The invoice charges VAT, so it must show the seller's VAT id (UID, § 11 Abs. 1 Z 3 lit. i UStG); add the VAT id in the settings.");
   }
 
   if (!buyerVat && required.recipientUid) {
-    const amount = m.currency === 'EUR'
-      ? `The gross total ${formatAmount(gross)} EUR exceeds EUR 10,000`
-      : `The gross total is in ${m.currency} and cannot be compared with the EUR 10,000 limit without an exchange rate`;
-    fail('EBI-UID-RECIPIENT', `${amount} and the customer is an Austrian business: the invoice must show the customer's VAT id (UID, § 11 Abs. 1 Z 3 lit. j UStG).`);
+    const amount =
+      m.currency === 'EUR'
+        ? `The gross total ${formatAmount(gross)} EUR exceeds EUR 10,000`
+        : `The gross total is in ${m.currency} and cannot be compared with the EUR 10,000 limit without an exchange rate`;
+    fail(
+      'EBI-UID-RECIPIENT',
+      `${amount} and the customer is an Austrian business: the invoice must show the customer's VAT id (UID, § 11 Abs. 1 Z 3 lit. j UStG).`,
+    );
   }
 
   if (required.reverseCharge) {
-    if (!sellerVat) fail('EBI-AE', 'Reverse charge requires the seller\'s VAT id (§ 11 Abs. 1a UStG, Art. 226 Directive 2006/112/EC).');
-    if (!buyerVat) fail('EBI-AE', 'Reverse charge requires the recipient\'s VAT id.');
+    if (!sellerVat) fail('EBI-AE', "Reverse charge requires the seller's VAT id (§ 11 Abs. 1a UStG, Art. 226 Directive 2006/112/EC).");
+    if (!buyerVat) fail('EBI-AE', "Reverse charge requires the recipient's VAT id.");
   }
 }
 
@@ -185,15 +190,25 @@ function checkModel(m: EInvoiceModel, ctx: EbInterfaceCheckContext): Violation[]
 
   for (const l of m.lines) {
     const expected = l.quantity.times(l.unitPrice).toDecimalPlaces(2, Decimal.ROUND_HALF_UP);
-    if (!expected.equals(l.netAmount)) fail('EBI-LINE-NET', `Line ${l.position}: ${formatAmount(l.netAmount)} ≠ quantity x unit price = ${expected.toFixed(2)}.`);
+    if (!expected.equals(l.netAmount))
+      fail('EBI-LINE-NET', `Line ${l.position}: ${formatAmount(l.netAmount)} ≠ quantity x unit price = ${expected.toFixed(2)}.`);
     if (l.quantity.decimalPlaces() > 4) fail('EBI-DEC', `Line ${l.position}: quantity has more than 4 decimals.`);
     if (l.unitPrice.decimalPlaces() > 4) fail('EBI-DEC', `Line ${l.position}: unit price has more than 4 decimals.`);
   }
   const amounts: Array<[string, Decimal]> = [
-    ['net total', m.totals.net], ['tax total', m.totals.tax], ['gross total', m.totals.gross],
-    ['paid amount', m.totals.paid], ['payable amount', m.totals.due],
+    ['net total', m.totals.net],
+    ['tax total', m.totals.tax],
+    ['gross total', m.totals.gross],
+    ['paid amount', m.totals.paid],
+    ['payable amount', m.totals.due],
     ...m.lines.map((l) => [`line ${l.position} amount`, l.netAmount] as [string, Decimal]),
-    ...m.taxGroups.flatMap((g) => [[`taxable amount ${g.rate}%`, g.basis], [`tax amount ${g.rate}%`, g.tax]] as Array<[string, Decimal]>),
+    ...m.taxGroups.flatMap(
+      (g) =>
+        [
+          [`taxable amount ${g.rate}%`, g.basis],
+          [`tax amount ${g.rate}%`, g.tax],
+        ] as Array<[string, Decimal]>,
+    ),
   ];
   for (const [name, d] of amounts) if (d.decimalPlaces() > 2) fail('EBI-DEC', `The ${name} has more than 2 decimals.`);
   for (const g of m.taxGroups) if (g.rate.decimalPlaces() > 2) fail('EBI-DEC', `VAT rate ${g.rate} has more than 2 decimals.`);
@@ -207,7 +222,8 @@ function checkModel(m: EInvoiceModel, ctx: EbInterfaceCheckContext): Violation[]
     const lineSum = sum(m.lines.filter((l) => l.category === g.category && l.taxRate.equals(g.rate)).map((l) => l.netAmount));
     if (!lineSum.equals(g.basis)) fail('EBI-TAX', `Taxable amount ${formatAmount(g.basis)} at ${g.rate} % ≠ sum of its lines ${formatAmount(lineSum)}.`);
     const expectedTax = g.basis.times(g.rate).dividedBy(100).toDecimalPlaces(2, Decimal.ROUND_HALF_UP);
-    if (g.tax.minus(expectedTax).abs().greaterThanOrEqualTo(1)) fail('EBI-TAX', `Tax amount ${formatAmount(g.tax)} at ${g.rate} % ≠ ${expectedTax.toFixed(2)}.`);
+    if (g.tax.minus(expectedTax).abs().greaterThanOrEqualTo(1))
+      fail('EBI-TAX', `Tax amount ${formatAmount(g.tax)} at ${g.rate} % ≠ ${expectedTax.toFixed(2)}.`);
     if (g.category !== 'S' && !g.tax.isZero()) fail('EBI-TAX', `Tax amount of category ${g.category} must be 0.`);
   }
   for (const l of m.lines) {
@@ -220,7 +236,8 @@ function checkModel(m: EInvoiceModel, ctx: EbInterfaceCheckContext): Violation[]
   const taxSum = sum(m.taxGroups.map((g) => g.tax));
   if (!taxSum.equals(m.totals.tax)) fail('EBI-TOTAL', `Tax total ${formatAmount(m.totals.tax)} ≠ sum of tax amounts ${formatAmount(taxSum)}.`);
   if (!m.totals.net.plus(m.totals.tax).equals(m.totals.gross)) fail('EBI-TOTAL', `Gross total ${formatAmount(m.totals.gross)} ≠ net + tax.`);
-  if (!m.totals.gross.minus(m.totals.paid).equals(m.totals.due)) fail('EBI-TOTAL', `Payable amount ${formatAmount(m.totals.due)} ≠ gross total - prepaid amount.`);
+  if (!m.totals.gross.minus(m.totals.paid).equals(m.totals.due))
+    fail('EBI-TOTAL', `Payable amount ${formatAmount(m.totals.due)} ≠ gross total - prepaid amount.`);
   checkVatIds(m, ctx, fail);
   checkAddresses(m, fail);
   return out;
@@ -241,12 +258,7 @@ function paymentMethod(m: EInvoiceModel): XmlElement | null {
     el(
       'UniversalBankTransaction',
       // AccountType: BankName, BankCode, BIC, BankAccountNr, IBAN, BankAccountOwner
-      el(
-        'BeneficiaryAccount',
-        m.bic && BIC_RE.test(m.bic) ? el('BIC', m.bic) : null,
-        el('IBAN', m.iban),
-        el('BankAccountOwner', m.seller.name.slice(0, 70)),
-      ),
+      el('BeneficiaryAccount', m.bic && BIC_RE.test(m.bic) ? el('BIC', m.bic) : null, el('IBAN', m.iban), el('BankAccountOwner', m.seller.name.slice(0, 70))),
       m.number.length <= 35 ? el('PaymentReference', m.number) : null,
     ),
   );
@@ -283,29 +295,23 @@ export function buildEbInterfaceDocument(m: EInvoiceModel, sellerCountry: string
     el('InvoiceNumber', m.number),
     el('InvoiceDate', m.issueDate),
     m.relatedInvoiceNumber
-      // RelatedDocumentType: InvoiceNumber, InvoiceDate, DocumentType, Comment
-      ? el('RelatedDocument',
-        el('InvoiceNumber', m.relatedInvoiceNumber),
-        el('DocumentType', 'Invoice'),
-        el('Comment', `Gutschrift zu Rechnung ${m.relatedInvoiceNumber}`))
+      ? // RelatedDocumentType: InvoiceNumber, InvoiceDate, DocumentType, Comment
+        el(
+          'RelatedDocument',
+          el('InvoiceNumber', m.relatedInvoiceNumber),
+          el('DocumentType', 'Invoice'),
+          el('Comment', `Gutschrift zu Rechnung ${m.relatedInvoiceNumber}`),
+        )
       : null,
     // DeliveryType: DeliveryID, (Date | Period), Address, Contact, Description. § 11 UStG needs
     // the day of delivery or the period of the service; without either the model takes the issue date.
-    el('Delivery', m.servicePeriod
-      ? el('Period', el('FromDate', m.servicePeriod.start), el('ToDate', m.servicePeriod.end))
-      : el('Date', m.deliveryDate)),
+    el('Delivery', m.servicePeriod ? el('Period', el('FromDate', m.servicePeriod.start), el('ToDate', m.servicePeriod.end)) : el('Date', m.deliveryDate)),
     // BillerType (AbstractPartyType): VATIdentificationNumber, FurtherIdentification*, OrderReference,
     // Address, Contact, InvoiceRecipientsBillerID, Extension
-    el('Biller',
-      el('VATIdentificationNumber', realVatId(m.seller.vatId) ?? NO_VAT_ID),
-      address(m.seller, 'seller'),
-      contact(m.seller)),
+    el('Biller', el('VATIdentificationNumber', realVatId(m.seller.vatId) ?? NO_VAT_ID), address(m.seller, 'seller'), contact(m.seller)),
     // InvoiceRecipientType: VATIdentificationNumber, FurtherIdentification*, OrderReference, Address,
     // Contact, BillersInvoiceRecipientID, AccountingArea, SubOrganizationID, Extension
-    el('InvoiceRecipient',
-      el('VATIdentificationNumber', realVatId(m.buyer.vatId) ?? NO_VAT_ID),
-      address(m.buyer, 'customer'),
-      contact(m.buyer)),
+    el('InvoiceRecipient', el('VATIdentificationNumber', realVatId(m.buyer.vatId) ?? NO_VAT_ID), address(m.buyer, 'customer'), contact(m.buyer)),
     // DetailsType: HeaderDescription, ItemList+, FooterDescription, BelowTheLineItem*
     el(
       'Details',
@@ -324,10 +330,12 @@ export function buildEbInterfaceDocument(m: EInvoiceModel, sellerCountry: string
             el('Quantity', { Unit: l.unitCode }, formatDecimal(l.quantity)),
             el('UnitPrice', formatPrice(l.unitPrice)),
             // TaxItemType: TaxableAmount, TaxPercent, TaxAmount, AccountingCurrencyAmount, Comment, Extension
-            el('TaxItem',
+            el(
+              'TaxItem',
               el('TaxableAmount', formatAmount(l.netAmount)),
               el('TaxPercent', { TaxCategoryCode: l.category }, formatDecimal(l.taxRate)),
-              optionalEl('Comment', taxComment(l.category, sellerCountry))),
+              optionalEl('Comment', taxComment(l.category, sellerCountry)),
+            ),
             el('LineItemAmount', formatAmount(l.netAmount)),
           ),
         ),
@@ -337,11 +345,13 @@ export function buildEbInterfaceDocument(m: EInvoiceModel, sellerCountry: string
     el(
       'Tax',
       m.taxGroups.map((g) =>
-        el('TaxItem',
+        el(
+          'TaxItem',
           el('TaxableAmount', formatAmount(g.basis)),
           el('TaxPercent', { TaxCategoryCode: g.category }, formatDecimal(g.rate)),
           el('TaxAmount', formatAmount(g.tax)),
-          optionalEl('Comment', taxComment(g.category, sellerCountry))),
+          optionalEl('Comment', taxComment(g.category, sellerCountry)),
+        ),
       ),
     ),
     el('TotalGrossAmount', formatAmount(m.totals.gross)),
@@ -362,10 +372,7 @@ export function buildEbInterfaceXml(input: DocumentInput): string {
   const model = toEInvoiceModel(input);
   const violations = checkModel(model, { buyerIsBusiness: isBusinessCustomer(input.invoice.customer) });
   if (violations.length > 0) {
-    throw new EInvoiceExportError(
-      `Invoice ${model.number} cannot be exported as ebInterface: ${violations.map((v) => v.message).join(' ')}`,
-      violations,
-    );
+    throw new EInvoiceExportError(`Invoice ${model.number} cannot be exported as ebInterface: ${violations.map((v) => v.message).join(' ')}`, violations);
   }
   const sellerCountry = vatIdCountry(input.seller.vatId) ?? input.seller.country.toUpperCase();
   return renderXml(buildEbInterfaceDocument(model, sellerCountry));

@@ -65,7 +65,10 @@ function field(value: string | undefined, name: string, max: number, required: b
     .slice(0, max)
     .trim();
   if (!v) {
-    if (required) throw taxReportError('INVALID_BOOKING', `company.${name} is required for the ELSTER Datenlieferant`, [{ field: `company.${name}`, message: 'is required' }]);
+    if (required)
+      throw taxReportError('INVALID_BOOKING', `company.${name} is required for the ELSTER Datenlieferant`, [
+        { field: `company.${name}`, message: 'is required' },
+      ]);
     return undefined;
   }
   return v;
@@ -104,7 +107,9 @@ export function buildElsterUstvaXml(input: ElsterUstvaInput): Buffer {
     const raw = input.kennzahlen[kz];
     const v = raw === undefined ? new D(0) : dec(raw, `kennzahlen.${kz}`);
     if (!v.isInteger()) {
-      throw taxReportError('INVALID_AMOUNT', `Kz ${kz} is a Bemessungsgrundlage in whole euros, got ${raw}`, [{ field: `kennzahlen.${kz}`, message: 'must be whole euros' }]);
+      throw taxReportError('INVALID_AMOUNT', `Kz ${kz} is a Bemessungsgrundlage in whole euros, got ${raw}`, [
+        { field: `kennzahlen.${kz}`, message: 'must be whole euros' },
+      ]);
     }
     if (v.abs().greaterThan('9999999999999')) throw taxReportError('INVALID_AMOUNT', `Kz ${kz} is too large`);
     values.set(kz, v);
@@ -120,7 +125,9 @@ export function buildElsterUstvaXml(input: ElsterUstvaInput): Buffer {
   }
   // The portal takes Kz 83 as given instead of recomputing it, so a wrong one would be filed
   // silently: it must equal the tax on the whole-euro bases minus the input tax.
-  const expected83 = taxOn(values.get('81')!, '19').plus(taxOn(values.get('86')!, '7')).minus(values.get('66')!);
+  const expected83 = taxOn(values.get('81')!, '19')
+    .plus(taxOn(values.get('86')!, '7'))
+    .minus(values.get('66')!);
   if (!expected83.equals(values.get('83')!)) {
     throw taxReportError('INVALID_AMOUNT', `Kz 83 (${values.get('83')!.toFixed(2)}) must be 19 % of Kz 81 + 7 % of Kz 86 − Kz 66 = ${expected83.toFixed(2)}`, [
       { field: 'kennzahlen.83', message: 'inconsistent with Kz 81, 86, 66' },

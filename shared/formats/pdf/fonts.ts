@@ -36,9 +36,7 @@ let cache: Map<FontStyle, Buffer> | null = null;
 
 function fontBuffers(): Map<FontStyle, Buffer> {
   if (!cache) {
-    cache = new Map(
-      (Object.keys(FILES) as FontStyle[]).map((k) => [k, readFileSync(path.join(TTF_DIR, FILES[k]))]),
-    );
+    cache = new Map((Object.keys(FILES) as FontStyle[]).map((k) => [k, readFileSync(path.join(TTF_DIR, FILES[k]))]));
   }
   return cache;
 }

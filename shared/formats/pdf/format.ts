@@ -77,7 +77,13 @@ export function isZero(value: string): boolean {
 /** Address as entered ("Street 1\n1010 Wien" or "Street 1, 1010 Wien") → display lines. */
 export function addressLines(address: string | null | undefined): string[] {
   if (!address) return [];
-  const byNewline = address.split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+  const byNewline = address
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter(Boolean);
   if (byNewline.length > 1) return byNewline;
-  return address.split(/,\s*/).map((l) => l.trim()).filter(Boolean);
+  return address
+    .split(/,\s*/)
+    .map((l) => l.trim())
+    .filter(Boolean);
 }

@@ -138,10 +138,7 @@ function factHeight(doc: PDFKit.PDFDocument, [label, value]: Fact): { height: nu
   const valueWidth = FACTS_WIDTH - FACTS_LABEL_WIDTH;
   setStyle(doc, { size: FACT_SIZE });
   const lineHeight = doc.currentLineHeight(true);
-  const height = Math.max(
-    doc.heightOfString(label, { width: FACTS_LABEL_WIDTH - 4 }),
-    doc.heightOfString(value, { width: valueWidth }),
-  );
+  const height = Math.max(doc.heightOfString(label, { width: FACTS_LABEL_WIDTH - 4 }), doc.heightOfString(value, { width: valueWidth }));
   return { height, lines: Math.round(height / lineHeight) };
 }
 
@@ -224,7 +221,13 @@ function drawTitle(doc: PDFKit.PDFDocument, input: DocumentInput, top: number): 
   for (const label of labels) {
     setStyle(doc, { font: 'bold', size: 11, color: COLOR.accent });
     const w = doc.widthOfString(label);
-    doc.save().lineWidth(1).strokeColor(COLOR.accent).rect(labelX, top + 1, w + 10, 18).stroke().restore();
+    doc
+      .save()
+      .lineWidth(1)
+      .strokeColor(COLOR.accent)
+      .rect(labelX, top + 1, w + 10, 18)
+      .stroke()
+      .restore();
     doc.text(label, labelX + 5, top + 4, { lineBreak: false });
     labelX += w + 18;
   }

@@ -148,9 +148,7 @@ function inlineRuns(tokens: Token[] | undefined, style: Omit<Run, 'text'>, out: 
 
 /** Soft line breaks inside a paragraph are spaces in Markdown. */
 function normaliseRuns(runs: Run[]): Run[] {
-  return runs
-    .map((r) => (r.text === '\n' ? r : { ...r, text: r.text.replace(/\s*\n\s*/g, ' ') }))
-    .filter((r) => r.text.length > 0);
+  return runs.map((r) => (r.text === '\n' ? r : { ...r, text: r.text.replace(/\s*\n\s*/g, ' ') })).filter((r) => r.text.length > 0);
 }
 
 function plainText(tokens: Token[] | undefined): string {
@@ -168,7 +166,14 @@ function breakRun(run: Run): Run[] {
   if (!run.code || !text.includes(ZWSP)) return [{ ...run, text }];
   return text
     .split(ZWSP)
-    .flatMap((part, i) => (i === 0 ? [{ ...run, text: part }] : [{ ...run, code: false, text: ZWSP }, { ...run, text: part }]))
+    .flatMap((part, i) =>
+      i === 0
+        ? [{ ...run, text: part }]
+        : [
+            { ...run, code: false, text: ZWSP },
+            { ...run, text: part },
+          ],
+    )
     .filter((r) => r.text.length > 0);
 }
 
@@ -181,7 +186,10 @@ function writeRuns(ctx: Ctx, runs: Run[], x: number, width: number, size: number
   ensureSpace(doc, doc.currentLineHeight(true) + 2);
   list.forEach((run, i) => {
     const font = fontFor({ bold: run.bold || !!extra.bold, italic: run.italic || ctx.italic, code: run.code });
-    doc.font(FONT[font]).fontSize(run.code ? size * 0.92 : size).fillColor(ctx.color);
+    doc
+      .font(FONT[font])
+      .fontSize(run.code ? size * 0.92 : size)
+      .fillColor(ctx.color);
     const options: PDFKit.Mixins.TextOptions = { continued: i < list.length - 1, strike: run.strike, lineGap: 1.5 };
     if (i === 0) doc.text(run.text, x, doc.y, { ...options, width });
     else doc.text(run.text, options);
@@ -224,7 +232,11 @@ function renderList(ctx: Ctx, list: Tokens.List): void {
     const markerY = doc.y;
     doc.text(marker, left, markerY, { width: LIST_INDENT - 3, align: list.ordered ? 'right' : 'left', lineBreak: false });
     doc.y = markerY;
-    renderBlocks(inner, item.tokens.filter((tok) => tok.type !== 'checkbox'), { tight: !list.loose });
+    renderBlocks(
+      inner,
+      item.tokens.filter((tok) => tok.type !== 'checkbox'),
+      { tight: !list.loose },
+    );
   });
   ctx.doc.x = ctx.left;
   ctx.doc.y += ctx.size * 0.3;
@@ -271,7 +283,14 @@ function renderBlockquote(ctx: Ctx, quote: Tokens.Blockquote): void {
   renderBlocks({ ...quoted, left: ctx.left + QUOTE_INDENT, width: ctx.width - QUOTE_INDENT }, quote.tokens);
   // The bar marks the quote on the page where it ends (from the top margin if it crossed pages).
   const barTop = pageIndex(doc) === startPage ? top : doc.page.margins.top;
-  doc.save().lineWidth(2.5).strokeColor(COLOR.faint).moveTo(ctx.left + 3, barTop).lineTo(ctx.left + 3, doc.y - 4).stroke().restore();
+  doc
+    .save()
+    .lineWidth(2.5)
+    .strokeColor(COLOR.faint)
+    .moveTo(ctx.left + 3, barTop)
+    .lineTo(ctx.left + 3, doc.y - 4)
+    .stroke()
+    .restore();
   doc.x = ctx.left;
 }
 
@@ -344,7 +363,11 @@ function renderTable(ctx: Ctx, table: Tokens.Table): void {
     }
     doc.save().lineWidth(0.5).strokeColor(COLOR.rule);
     doc.rect(ctx.left, y, ctx.width, h).stroke();
-    for (let i = 1; i < cols; i++) doc.moveTo(xs[i], y).lineTo(xs[i], y + h).stroke();
+    for (let i = 1; i < cols; i++)
+      doc
+        .moveTo(xs[i], y)
+        .lineTo(xs[i], y + h)
+        .stroke();
     doc.restore();
   };
 

@@ -4,7 +4,20 @@
  * the seller's identity and bank data, a running header on follow-up pages and "Seite X von Y".
  */
 import type { SellerView } from '../../domain/invoiceView';
-import { COLOR, CONTENT_LEFT, CONTENT_RIGHT, CONTENT_WIDTH, PAGE_HEIGHT, PAGE_WIDTH, fitLine, forEachPage, hRule, onEveryNewPage, setStyle, textAt } from './layout';
+import {
+  COLOR,
+  CONTENT_LEFT,
+  CONTENT_RIGHT,
+  CONTENT_WIDTH,
+  PAGE_HEIGHT,
+  PAGE_WIDTH,
+  fitLine,
+  forEachPage,
+  hRule,
+  onEveryNewPage,
+  setStyle,
+  textAt,
+} from './layout';
 import { footerColumns } from './parties';
 
 /** The parts of fontkit's font object (reachable through pdfkit's embedded font) used below. */
@@ -50,7 +63,6 @@ export interface DecorationOptions {
 }
 
 const FOOTER_RULE_Y = PAGE_HEIGHT - 80;
-
 
 export function drawPageDecorations(doc: PDFKit.PDFDocument, opts: DecorationOptions): void {
   const columns = footerColumns(opts.seller).filter((c) => c.length > 0);

@@ -20,7 +20,10 @@ export function contactName(party: PartyView): string | null {
 
 /** IBAN in groups of four, as printed on paper (DIN 5008): "AT61 1904 3002 3457 3201". */
 export function formatIban(iban: string): string {
-  return iban.replace(/\s+/g, '').toUpperCase().replace(/(.{4})(?=.)/g, '$1 ');
+  return iban
+    .replace(/\s+/g, '')
+    .toUpperCase()
+    .replace(/(.{4})(?=.)/g, '$1 ');
 }
 
 /** Recipient block in the address window. */

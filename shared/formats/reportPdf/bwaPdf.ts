@@ -52,14 +52,23 @@ function drawChart(doc: PDFKit.PDFDocument, report: BwaReport, x: number, y: num
       const bh = (Math.abs(v) / span) * plotH;
       const bx = axisX + i * groupW + groupW * 0.125 + j * barW;
       const by = v >= 0 ? zeroY - bh : zeroY;
-      if (bh > 0) doc.save().rect(bx, by, barW - 1, bh).fill(s.color).restore();
+      if (bh > 0)
+        doc
+          .save()
+          .rect(bx, by, barW - 1, bh)
+          .fill(s.color)
+          .restore();
     });
     style(doc, 'regular', 7.5, INK.text);
     cell(doc, MONTHS[i], axisX + i * groupW, plotTop + plotH + 4, groupW, 'center');
   });
   let lx = axisX;
   for (const s of series) {
-    doc.save().rect(lx, y + 2, 9, 9).fill(s.color).restore();
+    doc
+      .save()
+      .rect(lx, y + 2, 9, 9)
+      .fill(s.color)
+      .restore();
     style(doc, 'regular', 8);
     cell(doc, s.label, lx + 13, y + 2, 110);
     lx += 125;
@@ -67,12 +76,27 @@ function drawChart(doc: PDFKit.PDFDocument, report: BwaReport, x: number, y: num
 }
 
 function monthTable(doc: PDFKit.PDFDocument, report: BwaReport, x: number, y: number, w: number): number {
-  const headers = ['Monat', `Umsatz ${report.year}`, `Umsatz ${report.priorYear}`, 'Δ %', `Aufwand ${report.year}`, `Aufwand ${report.priorYear}`, `Ergebnis ${report.year}`, `Ergebnis ${report.priorYear}`, 'Δ %'];
+  const headers = [
+    'Monat',
+    `Umsatz ${report.year}`,
+    `Umsatz ${report.priorYear}`,
+    'Δ %',
+    `Aufwand ${report.year}`,
+    `Aufwand ${report.priorYear}`,
+    `Ergebnis ${report.year}`,
+    `Ergebnis ${report.priorYear}`,
+    'Δ %',
+  ];
   const widths = [60, 95, 95, 55, 95, 95, 95, 95, 55];
   const scale = w / widths.reduce((a, b) => a + b, 0);
   const ws = widths.map((v) => v * scale);
   const row = (values: string[], bold: boolean, fill?: string) => {
-    if (fill) doc.save().rect(x, y - 3, w, 15).fill(fill).restore();
+    if (fill)
+      doc
+        .save()
+        .rect(x, y - 3, w, 15)
+        .fill(fill)
+        .restore();
     style(doc, bold ? 'bold' : 'regular', 8);
     let cx = x;
     values.forEach((v, i) => {
@@ -83,11 +107,37 @@ function monthTable(doc: PDFKit.PDFDocument, report: BwaReport, x: number, y: nu
   };
   row(headers, true, INK.fill);
   report.months.forEach((m) =>
-    row([MONTHS[m.month - 1], formatAmount(m.revenue.current), formatAmount(m.revenue.prior), pct(m.revenue), formatAmount(m.totalExpenses.current), formatAmount(m.totalExpenses.prior), formatAmount(m.result.current), formatAmount(m.result.prior), pct(m.result)], false),
+    row(
+      [
+        MONTHS[m.month - 1],
+        formatAmount(m.revenue.current),
+        formatAmount(m.revenue.prior),
+        pct(m.revenue),
+        formatAmount(m.totalExpenses.current),
+        formatAmount(m.totalExpenses.prior),
+        formatAmount(m.result.current),
+        formatAmount(m.result.prior),
+        pct(m.result),
+      ],
+      false,
+    ),
   );
   rule(doc, y - 3, x, x + w);
   const t = report.total;
-  row(['Summe', formatAmount(t.revenue.current), formatAmount(t.revenue.prior), pct(t.revenue), formatAmount(t.totalExpenses.current), formatAmount(t.totalExpenses.prior), formatAmount(t.result.current), formatAmount(t.result.prior), pct(t.result)], true);
+  row(
+    [
+      'Summe',
+      formatAmount(t.revenue.current),
+      formatAmount(t.revenue.prior),
+      pct(t.revenue),
+      formatAmount(t.totalExpenses.current),
+      formatAmount(t.totalExpenses.prior),
+      formatAmount(t.result.current),
+      formatAmount(t.result.prior),
+      pct(t.result),
+    ],
+    true,
+  );
   return y;
 }
 
@@ -105,7 +155,12 @@ function yearTable(doc: PDFKit.PDFDocument, report: BwaReport, block: BwaBlock, 
       y = doc.page.margins.top;
       row(header, true, INK.fill);
     }
-    if (fill) doc.save().rect(x, y - 3, w, 15).fill(fill).restore();
+    if (fill)
+      doc
+        .save()
+        .rect(x, y - 3, w, 15)
+        .fill(fill)
+        .restore();
     style(doc, bold ? 'bold' : 'regular', 8.5);
     let cx = x;
     values.forEach((v, i) => {

@@ -60,7 +60,11 @@ export async function renderU30Pdf(input: U30PdfInput): Promise<Buffer> {
   const textX = left + 45;
   const amountW = 110;
   const textW = width - 45 - amountW - 10;
-  doc.save().rect(left, y - 3, width, 18).fill(INK.fill).restore();
+  doc
+    .save()
+    .rect(left, y - 3, width, 18)
+    .fill(INK.fill)
+    .restore();
   style(doc, 'bold', 9);
   cell(doc, 'KZ', kzX + 4, y + 1, 40);
   cell(doc, 'Bezeichnung', textX, y + 1, textW);

@@ -9,7 +9,10 @@ export interface ChatMessage {
 }
 
 export class AiProviderError extends Error {
-  constructor(message: string, public readonly status?: number) {
+  constructor(
+    message: string,
+    public readonly status?: number,
+  ) {
     super(message);
     this.name = 'AiProviderError';
   }

@@ -194,7 +194,10 @@ export class FinanzOnlineClient {
    * login → upload → logout. On rc -1 (session expired) during upload it logs in once more and
    * retries; logout failures are logged and ignored (the session expires on its own).
    */
-  async submit(p: FinanzOnlineCredentials & { art: FinanzOnlineArt; uebermittlung: Buffer | string; mode: SubmissionMode }, signal?: AbortSignal): Promise<UploadResult> {
+  async submit(
+    p: FinanzOnlineCredentials & { art: FinanzOnlineArt; uebermittlung: Buffer | string; mode: SubmissionMode },
+    signal?: AbortSignal,
+  ): Promise<UploadResult> {
     let sessionId = await this.login(p, signal);
     try {
       try {

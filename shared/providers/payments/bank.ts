@@ -2,8 +2,19 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { PayloadError } from './errors';
 import type { NormalizedEvent, ProviderAdapter, ProviderSecrets, SyntheticEvent } from './types';
 import {
-  clip, currencyOrThrow, decimalAmountOrThrow, fromIso, nowOf, obj, parseJsonObject, requireSecret,
-  signTimestampedHmac, str, verifyTimestampedHmac, withEventIdentity, type Json,
+  clip,
+  currencyOrThrow,
+  decimalAmountOrThrow,
+  fromIso,
+  nowOf,
+  obj,
+  parseJsonObject,
+  requireSecret,
+  signTimestampedHmac,
+  str,
+  verifyTimestampedHmac,
+  withEventIdentity,
+  type Json,
 } from './util';
 
 /**
@@ -56,7 +67,7 @@ export function mapBankEvent(event: Json): NormalizedEvent {
     currency,
     // The booking date is the execution date; createdAt is when the bank told us.
     date: executedAt ?? created?.date ?? null,
-    occurredAt: executedAt ? null : created?.occurredAt ?? null,
+    occurredAt: executedAt ? null : (created?.occurredAt ?? null),
     counterparty: {
       name: clip(cp.name, 200),
       email: clip(cp.email, 320),

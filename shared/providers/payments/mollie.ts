@@ -2,8 +2,21 @@ import { randomBytes } from 'node:crypto';
 import { PayloadError, ProviderUnavailableError, SignatureError } from './errors';
 import type { NormalizedEvent, ProviderAdapter, ProviderSecrets, SyntheticEvent, VerifyContext } from './types';
 import {
-  arr, clip, currencyOrThrow, decimalAmountOrThrow, fromIso, getHeader, hexSignatureMatches, hmacSha256, isObject,
-  obj, requireSecret, str, timeoutMs, withEventIdentity, type Json,
+  arr,
+  clip,
+  currencyOrThrow,
+  decimalAmountOrThrow,
+  fromIso,
+  getHeader,
+  hexSignatureMatches,
+  hmacSha256,
+  isObject,
+  obj,
+  requireSecret,
+  str,
+  timeoutMs,
+  withEventIdentity,
+  type Json,
 } from './util';
 
 /**
@@ -240,8 +253,15 @@ export const mollieAdapter: ProviderAdapter = {
       if (!OTHER_RESOURCE_ID.test(id)) throw new SignatureError('mollie', 'malformed_body', 'id is not a Mollie id');
       // Orders, subscriptions…: not booked by this connector, so nothing to verify or create.
       return {
-        provider: 'mollie', eventId: `${id}:unsupported`, eventType: 'unsupported_resource', kind: 'ignored',
-        externalId: null, amount: null, currency: null, date: null, counterparty: {},
+        provider: 'mollie',
+        eventId: `${id}:unsupported`,
+        eventType: 'unsupported_resource',
+        kind: 'ignored',
+        externalId: null,
+        amount: null,
+        currency: null,
+        date: null,
+        counterparty: {},
       };
     }
     const payment = await mollieGet(`/v2/payments/${id}?embed=refunds`, ctx, apiKey);
@@ -253,7 +273,9 @@ export const mollieAdapter: ProviderAdapter = {
       const list = await mollieGet(`/v2/payments/${id}/refunds?limit=250`, ctx, apiKey);
       refunds = arr(obj(list._embedded).refunds).map(obj);
     }
-    return withEventIdentity(`${id}:${str(payment.status) ?? 'unknown'}`, `payment.${str(payment.status) ?? 'unknown'}`, () => mapMolliePayment(payment, refunds));
+    return withEventIdentity(`${id}:${str(payment.status) ?? 'unknown'}`, `payment.${str(payment.status) ?? 'unknown'}`, () =>
+      mapMolliePayment(payment, refunds),
+    );
   },
   synthesizeTestEvent: synthesize,
 };

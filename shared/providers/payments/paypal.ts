@@ -3,8 +3,21 @@ import { PayloadError, ProviderUnavailableError, SignatureError } from './errors
 import { createSelfSignedCert } from './selfSignedCert';
 import type { NormalizedEvent, ProviderAdapter, ProviderSecrets, SyntheticEvent, VerifyContext } from './types';
 import {
-  arr, assertWithinTolerance, clip, currencyOrThrow, decimalAmountOrThrow, fromIso, getHeader, nowOf, obj, parseJsonObject,
-  requireSecret, str, timeoutMs, withEventIdentity, type Json,
+  arr,
+  assertWithinTolerance,
+  clip,
+  currencyOrThrow,
+  decimalAmountOrThrow,
+  fromIso,
+  getHeader,
+  nowOf,
+  obj,
+  parseJsonObject,
+  requireSecret,
+  str,
+  timeoutMs,
+  withEventIdentity,
+  type Json,
 } from './util';
 
 /**

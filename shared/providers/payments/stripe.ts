@@ -3,8 +3,20 @@ import { currencyExponent } from './currency';
 import { PayloadError } from './errors';
 import type { NormalizedEvent, ProviderAdapter, ProviderSecrets, SyntheticEvent } from './types';
 import {
-  arr, clip, currencyOrThrow, fromUnix, minorAmountOrThrow, nowOf, obj, parseJsonObject, requireSecret,
-  signTimestampedHmac, str, verifyTimestampedHmac, withEventIdentity, type Json,
+  arr,
+  clip,
+  currencyOrThrow,
+  fromUnix,
+  minorAmountOrThrow,
+  nowOf,
+  obj,
+  parseJsonObject,
+  requireSecret,
+  signTimestampedHmac,
+  str,
+  verifyTimestampedHmac,
+  withEventIdentity,
+  type Json,
 } from './util';
 
 /**

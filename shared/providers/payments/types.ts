@@ -120,12 +120,7 @@ export interface PaymentProviderConfig {
 }
 
 export const DEFAULT_PAYMENT_PROVIDER_CONFIG: Readonly<Required<PaymentProviderConfig>> = Object.freeze({
-  paypalCertHostAllowList: [
-    'https://api.paypal.com',
-    'https://api-m.paypal.com',
-    'https://api.sandbox.paypal.com',
-    'https://api-m.sandbox.paypal.com',
-  ],
+  paypalCertHostAllowList: ['https://api.paypal.com', 'https://api-m.paypal.com', 'https://api.sandbox.paypal.com', 'https://api-m.sandbox.paypal.com'],
   mollieApiBaseUrl: 'https://api.mollie.com',
   providerHttpTimeoutMs: 10_000,
 });

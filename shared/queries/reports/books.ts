@@ -27,5 +27,4 @@ export const inBooksSql = (alias = 'i') => `(${alias}.deleted_at is null or ${al
  * SQL: the payments recorded on invoice `alias` are money movements of the books: the invoice is
  * in the books and is not a void (cancelled) incoming invoice.
  */
-export const paymentsInBooksSql = (alias = 'i') =>
-  `${inBooksSql(alias)} and not (${alias}.type = 'eingangsrechnung' and ${alias}.status = 'storniert')`;
+export const paymentsInBooksSql = (alias = 'i') => `${inBooksSql(alias)} and not (${alias}.type = 'eingangsrechnung' and ${alias}.status = 'storniert')`;

@@ -63,8 +63,7 @@ export function datevMeta(tenant: ReportTenant, period: TaxPeriod, createdAt = n
   };
 }
 
-export const datevFileName = (period: TaxPeriod) =>
-  `EXTF_Buchungsstapel_${period.kind === 'month' ? period.label : `${period.year}-Q${period.quarter}`}.csv`;
+export const datevFileName = (period: TaxPeriod) => `EXTF_Buchungsstapel_${period.kind === 'month' ? period.label : `${period.year}-Q${period.quarter}`}.csv`;
 
 /**
  * Everything that could make the export fail or be wrong, checked before the first byte is sent
@@ -93,9 +92,11 @@ export async function assertDatevRatesMapped(db: Knex, tenant: ReportTenant, per
   const allowed = DATEV_CHARTS[chart].rates;
   const bad = (rows as Array<{ rate: string }>).map((r) => normalizeRate(String(r.rate))).filter((r) => !allowed.includes(r));
   if (bad.length) {
-    throw taxReportError('UNSUPPORTED_TAX_RATE', `Tax rate(s) ${[...new Set(bad)].join(', ')} % cannot be booked in ${chart} (rates: ${allowed.join(', ')}); set settings.datev.chart`, [
-      { field: 'chart', message: `${chart} has no account for ${bad.join(', ')} %` },
-    ]);
+    throw taxReportError(
+      'UNSUPPORTED_TAX_RATE',
+      `Tax rate(s) ${[...new Set(bad)].join(', ')} % cannot be booked in ${chart} (rates: ${allowed.join(', ')}); set settings.datev.chart`,
+      [{ field: 'chart', message: `${chart} has no account for ${bad.join(', ')} %` }],
+    );
   }
 }
 
@@ -123,7 +124,9 @@ export async function assertDatevExpenseAccounts(db: Knex, tenant: ReportTenant,
     [tenant.id, [...INPUT_TAX_EXCLUDED_STATUSES], period.start, period.end],
   );
   const valid = new RegExp(`^[1-9]\\d{${DATEV_ACCOUNT_LENGTH - 1}}$`);
-  const bad = (rows as Array<{ account: string; source: string; invoices: number; example: string; supplier: string | null }>).filter((r) => !valid.test(r.account));
+  const bad = (rows as Array<{ account: string; source: string; invoices: number; example: string; supplier: string | null }>).filter(
+    (r) => !valid.test(r.account),
+  );
   if (!bad.length) return;
   const describe = (r: (typeof bad)[number]) =>
     `${JSON.stringify(r.account)} from ${SOURCE_LABEL[r.source] ?? r.source}${r.supplier ? ` (${r.supplier})` : ''}, ${r.invoices} invoice(s), e.g. ${r.example}`;
@@ -167,7 +170,7 @@ export async function assertDatevClearingAccounts(db: Knex, tenant: ReportTenant
   const bad = (rows as Array<{ account: string; source: string; invoices: number; example: string }>).filter((r) => !valid.test(r.account));
   if (!bad.length) return;
   const describe = (r: (typeof bad)[number]) =>
-    `${JSON.stringify(r.account)} from ${r.source === 'connector' ? "the connector's clearingAccount setting" : SOURCE_LABEL[r.source] ?? r.source}, ${r.invoices} payment(s), e.g. ${r.example}`;
+    `${JSON.stringify(r.account)} from ${r.source === 'connector' ? "the connector's clearingAccount setting" : (SOURCE_LABEL[r.source] ?? r.source)}, ${r.invoices} payment(s), e.g. ${r.example}`;
   throw taxReportError(
     'ACCOUNT_LENGTH',
     `The DATEV export writes ${DATEV_ACCOUNT_LENGTH}-digit accounts (Sachkontenlänge ${DATEV_ACCOUNT_LENGTH}), but these clearing accounts do not fit: ` +
@@ -200,7 +203,10 @@ async function* cursor(trx: Knex.Transaction, name: string, sql: string, binding
 }
 
 /** Each batch of rows as the bookings `toBooking` makes of them (null: no booking for that row). */
-async function* bookingsOf(batches: AsyncIterable<Record<string, any>[]>, toBooking: (row: Record<string, any>) => DatevBooking | null): AsyncGenerator<DatevBooking[]> {
+async function* bookingsOf(
+  batches: AsyncIterable<Record<string, any>[]>,
+  toBooking: (row: Record<string, any>) => DatevBooking | null,
+): AsyncGenerator<DatevBooking[]> {
   for await (const rows of batches) {
     const bookings: DatevBooking[] = [];
     for (const r of rows) {
@@ -223,7 +229,13 @@ export async function* datevBookings(tenant: ReportTenant, period: TaxPeriod, kn
     // cursor look big enough for JIT compilation, which then cost more than running it (0.8 of
     // 1.0 s for 270,000 sales rows, docs/benchmarks.md).
     await trx.raw('set local jit = off');
-    const emit = (source: DatevBookingSource, date: string, number: string | null, partner: string | null, serviceDate?: string | null): DatevBooking | null => {
+    const emit = (
+      source: DatevBookingSource,
+      date: string,
+      number: string | null,
+      partner: string | null,
+      serviceDate?: string | null,
+    ): DatevBooking | null => {
       const p = datevPosting(chart, source);
       if (!p) return null;
       // Every field named, one object shape for all rows (spreads made each row's object slow to build and to read).

@@ -57,7 +57,7 @@ export function expenseAccountSql(chart: DatevChart): ExpenseAccountSql {
     left join connector_installations ci on ci.tenant_id = i.tenant_id and ci.provider = i.source and ci.active
     ${postedAccountJoin('posted', chart, "a.kind = 'expense'", 'jl.debit desc, jl.credit desc')}`;
   const connector = "nullif(btrim(ci.settings->>'expenseAccount'), '')";
-  const supplier = 'nullif(btrim(s.default_expense_account), \'\')';
+  const supplier = "nullif(btrim(s.default_expense_account), '')";
   return {
     joins,
     account: `coalesce(posted.number, ${connector}, ${supplier}, '${fallback}')`,
@@ -93,7 +93,8 @@ export function clearingAccountSql(chart: DatevChart): ClearingAccountSql {
   if (!/^[A-Z0-9]+$/.test(chart)) throw new Error(`unexpected chart ${chart}`);
   const ledgerChart = chart in CHARTS ? CHARTS[chart as ChartName] : null;
   const byProvider = ledgerChart ? Object.entries(ledgerChart.clearing) : [];
-  for (const [provider, number] of byProvider) if (!/^[a-z]+$/.test(provider) || !/^\d+$/.test(number)) throw new Error(`unexpected clearing account ${provider} ${number}`);
+  for (const [provider, number] of byProvider)
+    if (!/^[a-z]+$/.test(provider) || !/^\d+$/.test(number)) throw new Error(`unexpected clearing account ${provider} ${number}`);
   const joins = `
     left join connector_installations clr_ci on clr_ci.tenant_id = i.tenant_id and clr_ci.provider = i.source and clr_ci.active
     ${postedAccountJoin('clr_posted', chart, "i.source is not null and a.kind <> 'expense'", 'a.number')}`;

@@ -30,8 +30,22 @@ export async function loadSubmission(db: Knex, tenantId: string, id: string): Pr
   const r = await db('reportSubmissions')
     .where({ tenantId, id })
     .first(
-      'id', 'kind', 'year', 'period', 'mode', 'resubmission', 'status', 'outcomeUnknown', 'resolvedBy', 'resolvedAt', 'resolutionNote',
-      'portalResponse', 'error', 'attempts', 'createdAt', 'updatedAt',
+      'id',
+      'kind',
+      'year',
+      'period',
+      'mode',
+      'resubmission',
+      'status',
+      'outcomeUnknown',
+      'resolvedBy',
+      'resolvedAt',
+      'resolutionNote',
+      'portalResponse',
+      'error',
+      'attempts',
+      'createdAt',
+      'updatedAt',
     );
   if (!r) throw notFound('Submission');
   const { resolvedBy, resolvedAt, resolutionNote, ...rest } = r;

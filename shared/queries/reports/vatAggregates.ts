@@ -27,8 +27,34 @@ export const INPUT_TAX_EXCLUDED_STATUSES = ['entwurf', 'storniert'] as const;
 
 /** VAT ID prefixes of the EU member states (Greece is EL; XI = Northern Ireland for goods). */
 export const EU_VAT_PREFIXES = [
-  'AT', 'BE', 'BG', 'CY', 'CZ', 'DE', 'DK', 'EE', 'EL', 'ES', 'FI', 'FR', 'HR', 'HU', 'IE', 'IT', 'LT', 'LU', 'LV', 'MT', 'NL',
-  'PL', 'PT', 'RO', 'SE', 'SI', 'SK', 'XI',
+  'AT',
+  'BE',
+  'BG',
+  'CY',
+  'CZ',
+  'DE',
+  'DK',
+  'EE',
+  'EL',
+  'ES',
+  'FI',
+  'FR',
+  'HR',
+  'HU',
+  'IE',
+  'IT',
+  'LT',
+  'LU',
+  'LV',
+  'MT',
+  'NL',
+  'PL',
+  'PT',
+  'RO',
+  'SE',
+  'SI',
+  'SK',
+  'XI',
 ];
 
 /** The VAT ID prefix of a tenant's own country (GR → EL). */

@@ -36,8 +36,16 @@ describe('plans', () => {
 
 describe('VAT ID', () => {
   it.each([
-    ['ATU12345678', 'AT'], ['DE123456789', 'DE'], ['atu 123 456 78', 'AT'], ['FRXX123456789', 'FR'], ['NL123456789B01', 'NL'],
-    ['EL123456789', 'GR'], ['ESX1234567X', 'ES'], ['IE1234567WA', 'IE'], ['BE0123456789', 'BE'], ['SE123456789001', 'SE'],
+    ['ATU12345678', 'AT'],
+    ['DE123456789', 'DE'],
+    ['atu 123 456 78', 'AT'],
+    ['FRXX123456789', 'FR'],
+    ['NL123456789B01', 'NL'],
+    ['EL123456789', 'GR'],
+    ['ESX1234567X', 'ES'],
+    ['IE1234567WA', 'IE'],
+    ['BE0123456789', 'BE'],
+    ['SE123456789001', 'SE'],
   ])('%s is valid (%s)', (v, country) => {
     expect(isValidVatId(v)).toBe(true);
     expect(vatIdCountry(v)).toBe(country);
@@ -69,7 +77,12 @@ describe('e-mail templates', () => {
     const t = effectiveTemplates({ emailSubject: 'S {{invoiceNumber}}' });
     expect(t).toEqual({ emailSubject: 'S {{invoiceNumber}}', emailBody: DEFAULT_EMAIL_TEMPLATES.emailBody });
     const body = renderTemplate(DEFAULT_EMAIL_TEMPLATES.emailBody, {
-      customerName: 'Max', invoiceNumber: 'RE-2026-00001', totalGross: '120.00 EUR', dueDate: '2026-12-31', companyName: 'Muster GmbH', documentType: 'Rechnung',
+      customerName: 'Max',
+      invoiceNumber: 'RE-2026-00001',
+      totalGross: '120.00 EUR',
+      dueDate: '2026-12-31',
+      companyName: 'Muster GmbH',
+      documentType: 'Rechnung',
     });
     expect(body).not.toMatch(/\{\{/);
   });

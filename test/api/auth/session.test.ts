@@ -79,7 +79,10 @@ describe('POST /api/auth/login', () => {
     const { admin } = await createTeam();
     const res = await http.post('/api/auth/login', { email: admin.email.toUpperCase(), password: TEST_PASSWORD });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ token: expect.any(String), user: { id: admin.id, email: admin.email, name: 'Test admin', role: 'admin', tenantId: admin.tenantId } });
+    expect(res.body).toEqual({
+      token: expect.any(String),
+      user: { id: admin.id, email: admin.email, name: 'Test admin', role: 'admin', tenantId: admin.tenantId },
+    });
     const cookie = refreshCookie(res)!;
     expect(cookie.value).toMatch(/^[A-Za-z0-9_-]{40,}$/);
     expect(cookie.header).toBe(`refreshToken=${cookie.value}; HttpOnly; Secure; SameSite=Strict; Path=/api/auth; Max-Age=604800`);
@@ -157,7 +160,14 @@ describe('lockout (injectable clock)', () => {
     advanceClock(25 * 3600_000);
     const { purged } = await purgeUnknownLoginAttemptsJob();
     expect(purged).toBeGreaterThanOrEqual(2);
-    expect(await db()('unknownLoginAttempts').whereIn('emailHash', rows.map((r) => r.emailHash)).first()).toBeUndefined();
+    expect(
+      await db()('unknownLoginAttempts')
+        .whereIn(
+          'emailHash',
+          rows.map((r) => r.emailHash),
+        )
+        .first(),
+    ).toBeUndefined();
   });
 
   it('5 failures lock for 5 min, then 10, then 20; a success resets everything', async () => {

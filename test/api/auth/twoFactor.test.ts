@@ -144,7 +144,9 @@ describe('TOTP', () => {
 
     clock.set(301);
     const c2 = (await login(member)).body.challengeToken;
-    const statuses = (await Promise.all(Array.from({ length: 12 }, () => http.post('/api/auth/2fa/verify', { challengeToken: c2, code: '000000' })))).map((r) => r.status).sort();
+    const statuses = (await Promise.all(Array.from({ length: 12 }, () => http.post('/api/auth/2fa/verify', { challengeToken: c2, code: '000000' }))))
+      .map((r) => r.status)
+      .sort();
     expect(statuses).toEqual([...Array(5).fill(401), ...Array(7).fill(429)]);
   });
 
@@ -211,17 +213,46 @@ describe('WebAuthn / passkeys (software authenticator)', () => {
     const { viewer } = await createTeam();
     const authenticator = await registerPasskey(viewer);
     let o = await passkeyOptions(viewer);
-    expect((await http.post('/api/auth/webauthn/login/verify', { challengeToken: o.challengeToken, response: authenticator.getAssertion(o.options, { counter: 5 }) })).status).toBe(200);
+    expect(
+      (
+        await http.post('/api/auth/webauthn/login/verify', {
+          challengeToken: o.challengeToken,
+          response: authenticator.getAssertion(o.options, { counter: 5 }),
+        })
+      ).status,
+    ).toBe(200);
     o = await passkeyOptions(viewer);
-    expectError(await http.post('/api/auth/webauthn/login/verify', { challengeToken: o.challengeToken, response: authenticator.getAssertion(o.options, { counter: 5 }) }), 401, 'UNAUTHORIZED');
+    expectError(
+      await http.post('/api/auth/webauthn/login/verify', { challengeToken: o.challengeToken, response: authenticator.getAssertion(o.options, { counter: 5 }) }),
+      401,
+      'UNAUTHORIZED',
+    );
     o = await passkeyOptions(viewer);
-    expectError(await http.post('/api/auth/webauthn/login/verify', { challengeToken: o.challengeToken, response: authenticator.getAssertion(o.options, { origin: 'https://evil.example' }) }), 401, 'UNAUTHORIZED');
+    expectError(
+      await http.post('/api/auth/webauthn/login/verify', {
+        challengeToken: o.challengeToken,
+        response: authenticator.getAssertion(o.options, { origin: 'https://evil.example' }),
+      }),
+      401,
+      'UNAUTHORIZED',
+    );
     o = await passkeyOptions(viewer);
-    expectError(await http.post('/api/auth/webauthn/login/verify', { challengeToken: o.challengeToken, response: authenticator.getAssertion(o.options, { tamper: true }) }), 401, 'UNAUTHORIZED');
+    expectError(
+      await http.post('/api/auth/webauthn/login/verify', {
+        challengeToken: o.challengeToken,
+        response: authenticator.getAssertion(o.options, { tamper: true }),
+      }),
+      401,
+      'UNAUTHORIZED',
+    );
     // Another authenticator (not registered for this user) → 401.
     o = await passkeyOptions(viewer);
     const stranger = new SoftwareAuthenticator(RP);
-    expectError(await http.post('/api/auth/webauthn/login/verify', { challengeToken: o.challengeToken, response: stranger.getAssertion(o.options) }), 401, 'UNAUTHORIZED');
+    expectError(
+      await http.post('/api/auth/webauthn/login/verify', { challengeToken: o.challengeToken, response: stranger.getAssertion(o.options) }),
+      401,
+      'UNAUTHORIZED',
+    );
     const row = await db()('users').where({ id: viewer.id }).first();
     expect(row.failedLoginCount).toBe(4);
   });
@@ -230,10 +261,18 @@ describe('WebAuthn / passkeys (software authenticator)', () => {
     const { admin } = await createTeam();
     const authenticator = new SoftwareAuthenticator(RP);
     // No pending options.
-    expectError(await http.post('/api/auth/webauthn/register/verify', { response: authenticator.createCredential({ challenge: 'AAAA' }) }, { token: admin.token }), 400, 'INVALID_INPUT');
+    expectError(
+      await http.post('/api/auth/webauthn/register/verify', { response: authenticator.createCredential({ challenge: 'AAAA' }) }, { token: admin.token }),
+      400,
+      'INVALID_INPUT',
+    );
     const options = await http.post('/api/auth/webauthn/register/options', undefined, { token: admin.token });
     expectError(
-      await http.post('/api/auth/webauthn/register/verify', { response: authenticator.createCredential({ ...options.body, challenge: 'wrong' }) }, { token: admin.token }),
+      await http.post(
+        '/api/auth/webauthn/register/verify',
+        { response: authenticator.createCredential({ ...options.body, challenge: 'wrong' }) },
+        { token: admin.token },
+      ),
       400,
       'INVALID_INPUT',
     );
@@ -277,7 +316,9 @@ describe('WebAuthn / passkeys (software authenticator)', () => {
     const clock = pinClock();
     const { member } = await createTeam();
     const { secret } = await enableTotp(member, clock);
-    const statuses = (await Promise.all(Array.from({ length: 12 }, () => http.post('/api/auth/2fa/totp/disable', { code: '000000' }, { token: member.token })))).map((r) => r.status).sort();
+    const statuses = (await Promise.all(Array.from({ length: 12 }, () => http.post('/api/auth/2fa/totp/disable', { code: '000000' }, { token: member.token }))))
+      .map((r) => r.status)
+      .sort();
     expect(statuses).toEqual([...Array(5).fill(401), ...Array(7).fill(429)]);
     // Locked: the right code too is 429 until the lockout ends; then it disables.
     expectError(await http.post('/api/auth/2fa/totp/disable', { code: code(secret, clock.at(30)) }, { token: member.token }), 429, 'RATE_LIMITED');
@@ -285,7 +326,7 @@ describe('WebAuthn / passkeys (software authenticator)', () => {
     expect((await http.post('/api/auth/2fa/totp/disable', { code: code(secret, clock.at(301)) }, { token: member.token })).status).toBe(204);
   });
 
-  it('passkey transports are kept only when known (anything else broke the user\'s own login options)', async () => {
+  it("passkey transports are kept only when known (anything else broke the user's own login options)", async () => {
     const { member } = await createTeam();
     const authenticator = new SoftwareAuthenticator(RP);
     const options = await http.post('/api/auth/webauthn/register/options', undefined, { token: member.token });

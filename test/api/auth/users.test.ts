@@ -14,7 +14,13 @@ beforeAll(async () => {
 });
 afterAll(async () => server.close());
 
-const newUser = (role: string, overrides: Record<string, unknown> = {}) => ({ email: uniqueEmail(role), name: `New ${role}`, role, password: 'another-long-password', ...overrides });
+const newUser = (role: string, overrides: Record<string, unknown> = {}) => ({
+  email: uniqueEmail(role),
+  name: `New ${role}`,
+  role,
+  password: 'another-long-password',
+  ...overrides,
+});
 const SECRET_WORDS = /password|hash|totp|secret|recovery|challenge/i;
 
 describe('role matrix', () => {

@@ -173,12 +173,32 @@ describe('customers: audit log', () => {
   it('create, update and delete each write one row with actor, action, entity and time; refused ones none', async () => {
     const { tenant, member, manager } = await createTeam();
     const as = (u: { id: string }, entityId: string, action: string) => ({ action, entityType: 'customer', entityId, actorUserId: u.id });
-    const created = await track(tenant.id, (r: any) => [as(member, r.body.id, 'customer.created')], () => http.post('/api/customers', { name: 'Audit' }, { token: member.token }));
+    const created = await track(
+      tenant.id,
+      (r: any) => [as(member, r.body.id, 'customer.created')],
+      () => http.post('/api/customers', { name: 'Audit' }, { token: member.token }),
+    );
     expect(created.status).toBe(201);
     const id = created.body.id;
-    await track(tenant.id, () => [as(manager, id, 'customer.updated')], () => http.put(`/api/customers/${id}`, { name: 'Neu', color: '#000' }, { token: manager.token }));
-    await track(tenant.id, () => [], () => http.put(`/api/customers/${id}`, { vatId: 'ATU1' }, { token: manager.token }));
-    await track(tenant.id, () => [as(manager, id, 'customer.deleted')], () => http.delete(`/api/customers/${id}`, { token: manager.token }));
-    await track(tenant.id, () => [], () => http.delete(`/api/customers/${id}`, { token: manager.token }));
+    await track(
+      tenant.id,
+      () => [as(manager, id, 'customer.updated')],
+      () => http.put(`/api/customers/${id}`, { name: 'Neu', color: '#000' }, { token: manager.token }),
+    );
+    await track(
+      tenant.id,
+      () => [],
+      () => http.put(`/api/customers/${id}`, { vatId: 'ATU1' }, { token: manager.token }),
+    );
+    await track(
+      tenant.id,
+      () => [as(manager, id, 'customer.deleted')],
+      () => http.delete(`/api/customers/${id}`, { token: manager.token }),
+    );
+    await track(
+      tenant.id,
+      () => [],
+      () => http.delete(`/api/customers/${id}`, { token: manager.token }),
+    );
   });
 });

@@ -17,7 +17,10 @@ describe('migration: documents as issued', () => {
     await db()('invoices').where({ id: creditNoteId }).update({ serviceDate: null });
     const cache = (invoiceId: string, version: number) =>
       db()('documents').insert({ tenantId: tenant.id, invoiceId, kind: 'pdf', version, contentType: 'application/pdf', content: Buffer.from('%PDF old') });
-    const versions = async () => Object.fromEntries((await db()('invoices').whereIn('id', [cancelled.id, paid.id, open.id, creditNoteId!]).select('id', 'version')).map((r) => [r.id, r.version]));
+    const versions = async () =>
+      Object.fromEntries(
+        (await db()('invoices').whereIn('id', [cancelled.id, paid.id, open.id, creditNoteId!]).select('id', 'version')).map((r) => [r.id, r.version]),
+      );
     const before = await versions();
     for (const id of [cancelled.id, paid.id, open.id]) await cache(id, before[id]);
 

@@ -102,7 +102,9 @@ describe('renderDocument shows the invoice as issued', () => {
     const paid = pdfText(await renderDocument('pdf', makeDocumentInput({ invoice: incoming, payments: paidInFull })));
     expect(paid).toBe(open);
     expect(paid).not.toMatch(/beglichen|Bereits bezahlt/);
-    const voided = pdfText(await renderDocument('pdf', makeDocumentInput({ invoice: { ...incoming, status: 'storniert', amountDue: '0.00' }, payments: paidInFull })));
+    const voided = pdfText(
+      await renderDocument('pdf', makeDocumentInput({ invoice: { ...incoming, status: 'storniert', amountDue: '0.00' }, payments: paidInFull })),
+    );
     expect(voided).toContain('STORNIERT');
     expect(voided).not.toMatch(/beglichen|Bereits bezahlt|Offener Betrag/);
 

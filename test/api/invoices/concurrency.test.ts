@@ -41,7 +41,7 @@ describe('concurrency', () => {
     expect(after.body.payments).toHaveLength(1);
   });
 
-  it("a customer edit racing seller changes in the settings: both lock the drafts in one order, no deadlock reaches a client", async () => {
+  it('a customer edit racing seller changes in the settings: both lock the drafts in one order, no deadlock reaches a client', async () => {
     const { tenant, admin } = await createTeam();
     const customer = await createCustomer(tenant);
     await Promise.all(Array.from({ length: 30 }, () => createDraftInvoice(tenant, admin, { customerId: customer.id })));
@@ -50,7 +50,10 @@ describe('concurrency', () => {
         ...[0, 1, 2].map((i) => http.put('/api/settings', { address: `Ring ${round}-${i}\n1010 Wien` }, { token: admin.token })),
         ...[0, 1, 2].map((i) => http.put(`/api/customers/${customer.id}`, { name: `Kunde ${round}-${i}` }, { token: admin.token })),
       ]);
-      expect(results.map((r) => r.status), JSON.stringify(results.map((r) => r.body))).toEqual(Array(6).fill(200));
+      expect(
+        results.map((r) => r.status),
+        JSON.stringify(results.map((r) => r.body)),
+      ).toEqual(Array(6).fill(200));
     }
   });
 
@@ -94,7 +97,9 @@ describe('Idempotency-Key', () => {
     const customer = await createCustomer(tenant);
     const key = randomUUID();
     const body = { type: 'rechnung', customerId: customer.id, items: [{ description: 'x', quantity: 1, unitPrice: '10.00', taxRate: '20' }] };
-    const results = await Promise.all(Array.from({ length: 8 }, () => http.post('/api/invoices', body, { token: member.token, headers: { 'Idempotency-Key': key } })));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () => http.post('/api/invoices', body, { token: member.token, headers: { 'Idempotency-Key': key } })),
+    );
     expect(results.map((r) => r.status)).toEqual(Array(8).fill(201));
     expect(new Set(results.map((r) => r.body.id)).size).toBe(1);
     expect(await db()('invoices').where({ tenantId: tenant.id })).toHaveLength(1);
@@ -105,11 +110,17 @@ describe('Idempotency-Key', () => {
     const inv = await createSentInvoice(tenant, member);
     const key = randomUUID();
     const body = { amount: '100.00', date: todayVienna(), method: 'cash' };
-    const results = await Promise.all([0, 1, 2].map(() => http.post(`/api/invoices/${inv.id}/payments`, body, { token: member.token, headers: { 'Idempotency-Key': key } })));
+    const results = await Promise.all(
+      [0, 1, 2].map(() => http.post(`/api/invoices/${inv.id}/payments`, body, { token: member.token, headers: { 'Idempotency-Key': key } })),
+    );
     expect(results.map((r) => r.status)).toEqual([201, 201, 201]);
     expect(new Set(results.map((r) => r.body.payment.id)).size).toBe(1);
     expect(await db()('payments').where({ invoiceId: inv.id })).toHaveLength(1);
-    const other = await http.post(`/api/invoices/${inv.id}/payments`, { ...body, amount: '5.00' }, { token: member.token, headers: { 'Idempotency-Key': key } });
+    const other = await http.post(
+      `/api/invoices/${inv.id}/payments`,
+      { ...body, amount: '5.00' },
+      { token: member.token, headers: { 'Idempotency-Key': key } },
+    );
     expect(other.status).toBe(409);
 
     const d = await createDraftInvoice(tenant, member);
@@ -125,7 +136,9 @@ describe('Idempotency-Key', () => {
     const { tenant, member } = await createTeam();
     const quote = await createDraftInvoice(tenant, member, { type: 'angebot' });
     const key = randomUUID();
-    const results = await Promise.all([0, 1].map(() => http.post(`/api/invoices/${quote.id}/convert`, undefined, { token: member.token, headers: { 'Idempotency-Key': key } })));
+    const results = await Promise.all(
+      [0, 1].map(() => http.post(`/api/invoices/${quote.id}/convert`, undefined, { token: member.token, headers: { 'Idempotency-Key': key } })),
+    );
     expect(results.map((r) => r.status)).toEqual([201, 201]);
     expect(results[0].body.id).toBe(results[1].body.id);
     expect(results.filter((r) => r.headers.get('idempotent-replayed') === 'true')).toHaveLength(1);
@@ -136,7 +149,11 @@ describe('Idempotency-Key', () => {
     const { tenant, member } = await createTeam();
     const inv = await createSentInvoice(tenant, member);
     const key = randomUUID();
-    const tooMuch = await http.post(`/api/invoices/${inv.id}/payments`, { amount: '9999.00', date: todayVienna(), method: 'cash' }, { token: member.token, headers: { 'Idempotency-Key': key } });
+    const tooMuch = await http.post(
+      `/api/invoices/${inv.id}/payments`,
+      { amount: '9999.00', date: todayVienna(), method: 'cash' },
+      { token: member.token, headers: { 'Idempotency-Key': key } },
+    );
     expect(tooMuch.status).toBe(422);
     expect(await db()('idempotencyKeys').where({ tenantId: tenant.id, key })).toHaveLength(0);
   });
@@ -147,12 +164,20 @@ describe('Idempotency-Key', () => {
     const key = randomUUID();
     for (const t of [a, b]) {
       const c = await createCustomer(t.tenant);
-      const res = await http.post('/api/invoices', { type: 'rechnung', customerId: c.id, items: [{ description: 'x', quantity: 1, unitPrice: '1.00', taxRate: '20' }] }, { token: t.member.token, headers: { 'Idempotency-Key': key } });
+      const res = await http.post(
+        '/api/invoices',
+        { type: 'rechnung', customerId: c.id, items: [{ description: 'x', quantity: 1, unitPrice: '1.00', taxRate: '20' }] },
+        { token: t.member.token, headers: { 'Idempotency-Key': key } },
+      );
       expect(res.status).toBe(201);
       expect(res.headers.get('idempotent-replayed')).toBeNull();
     }
     const c = await createCustomer(a.tenant);
-    const res = await http.post('/api/invoices', { type: 'rechnung', customerId: c.id, items: [{ description: 'x', quantity: 1, unitPrice: '1.00', taxRate: '20' }] }, { token: a.member.token, headers: { 'Idempotency-Key': 'k'.repeat(300) } });
+    const res = await http.post(
+      '/api/invoices',
+      { type: 'rechnung', customerId: c.id, items: [{ description: 'x', quantity: 1, unitPrice: '1.00', taxRate: '20' }] },
+      { token: a.member.token, headers: { 'Idempotency-Key': 'k'.repeat(300) } },
+    );
     expect(res.status).toBe(400);
   });
 });

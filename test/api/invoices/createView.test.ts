@@ -26,7 +26,16 @@ it('POST /api/invoices answers exactly what GET /api/invoices/:id then returns, 
     { description: 'Rabatt', quantity: 1, unitPrice: '-5.00', taxRate: '20' },
   ];
   const bodies = [
-    { type: 'rechnung', customerId: customer.id, items, notes: 'Danke', footerText: 'Fuß', customFields: { projekt: 'X-1' }, paymentTermDays: 30, serviceDate: '2026-11-01' },
+    {
+      type: 'rechnung',
+      customerId: customer.id,
+      items,
+      notes: 'Danke',
+      footerText: 'Fuß',
+      customFields: { projekt: 'X-1' },
+      paymentTermDays: 30,
+      serviceDate: '2026-11-01',
+    },
     { type: 'angebot', customerId: customer.id, items, detailsMarkdown: '# Umfang\n\n- a' },
     { type: 'gutschrift', customerId: customer.id, items, relatedInvoiceId: original.id },
     { type: 'eingangsrechnung', supplierId: supplier.id, invoiceNumber: 'L-77', invoiceDate: '2026-11-20', items },
@@ -48,7 +57,12 @@ it('GET /api/invoices/:id and the list give the same view of an invoice', async 
   const sent = await createSentInvoice(tenant, admin, { customerId: customer.id, paymentTermDays: 14, customFields: { kostenstelle: '4711' } });
   expect((await http.post(`/api/invoices/${sent.id}/payments`, { amount: '10.05', date: '2026-11-20', method: 'bank_transfer' })).status).toBe(201);
   // A manual credit note pointing at the invoice first: the view shows the Storno, not this one.
-  const manual = await http.post('/api/invoices', { type: 'gutschrift', customerId: customer.id, relatedInvoiceId: sent.id, items: [{ description: 'Gutschrift', quantity: 1, unitPrice: '1.00', taxRate: '20' }] });
+  const manual = await http.post('/api/invoices', {
+    type: 'gutschrift',
+    customerId: customer.id,
+    relatedInvoiceId: sent.id,
+    items: [{ description: 'Gutschrift', quantity: 1, unitPrice: '1.00', taxRate: '20' }],
+  });
   expect(manual.status).toBe(201);
   const cancel = await http.post(`/api/invoices/${sent.id}/cancel`, {});
   expect(cancel.status).toBe(200);
@@ -59,7 +73,13 @@ it('GET /api/invoices/:id and the list give the same view of an invoice', async 
   const { deliveries, ...view } = single.body;
   expect(Array.isArray(deliveries)).toBe(true);
   expect(view).toEqual(entry);
-  expect(view).toMatchObject({ sentAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), creditNoteId: cancel.body.creditNote.id, status: 'storniert', amountPaid: '10.05', paymentTermDays: 14 });
+  expect(view).toMatchObject({
+    sentAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+    creditNoteId: cancel.body.creditNote.id,
+    status: 'storniert',
+    amountPaid: '10.05',
+    paymentTermDays: 14,
+  });
 });
 
 // Without an Idempotency-Key a create is two statements and no transaction: the reads, then one
@@ -68,7 +88,13 @@ it('GET /api/invoices/:id and the list give the same view of an invoice', async 
 describe('the insert statement guards the customer', () => {
   const prepared = () => prepareItems([{ description: 'Leistung', quantity: 1, unitPrice: '10.00', taxRate: '20' }], 'AT');
   const columns = (tenantId: string, customerId: string) => ({
-    tenantId, type: 'rechnung', status: 'entwurf', customerId, issueDate: '2026-11-24', currency: 'EUR', ...totalsColumns(prepared().totals),
+    tenantId,
+    type: 'rechnung',
+    status: 'entwurf',
+    customerId,
+    issueDate: '2026-11-24',
+    currency: 'EUR',
+    ...totalsColumns(prepared().totals),
   });
 
   it('a customer deleted since the reads: 400, and nothing of the invoice is written', async () => {
@@ -76,9 +102,17 @@ describe('the insert statement guards the customer', () => {
     const customer = await createCustomer(tenant);
     await db()('customers').where({ id: customer.id }).update({ deletedAt: db().fn.now() });
     const actor = { userId: admin.id, tenantId: tenant.id, role: 'admin' as const };
-    await expect(insertInvoiceWithItems(db(), columns(tenant.id, customer.id), prepared(), { actor, action: 'invoice.created', data: {} }, { customerId: customer.id }))
-      .rejects.toMatchObject({ status: 400, code: 'INVALID_INPUT', details: [{ field: 'customerId', message: expect.stringMatching(/deleted/) }] });
-    const count = async (table: string, where = {}) => Number((await db()(table).where({ tenantId: tenant.id, ...where }).count({ n: '*' }))[0].n);
+    await expect(
+      insertInvoiceWithItems(db(), columns(tenant.id, customer.id), prepared(), { actor, action: 'invoice.created', data: {} }, { customerId: customer.id }),
+    ).rejects.toMatchObject({ status: 400, code: 'INVALID_INPUT', details: [{ field: 'customerId', message: expect.stringMatching(/deleted/) }] });
+    const count = async (table: string, where = {}) =>
+      Number(
+        (
+          await db()(table)
+            .where({ tenantId: tenant.id, ...where })
+            .count({ n: '*' })
+        )[0].n,
+      );
     expect([await count('invoices'), await count('invoiceItems'), await count('auditLog', { entityType: 'invoice' })]).toEqual([0, 0, 0]);
   });
 
@@ -87,8 +121,9 @@ describe('the insert statement guards the customer', () => {
     const other = await createTeam();
     const foreign = await createCustomer(other.tenant);
     const actor = { userId: admin.id, tenantId: tenant.id, role: 'admin' as const };
-    await expect(insertInvoiceWithItems(db(), columns(tenant.id, foreign.id), prepared(), { actor, action: 'invoice.created', data: {} }, { customerId: foreign.id }))
-      .rejects.toMatchObject({ status: 400, code: 'INVALID_INPUT' });
+    await expect(
+      insertInvoiceWithItems(db(), columns(tenant.id, foreign.id), prepared(), { actor, action: 'invoice.created', data: {} }, { customerId: foreign.id }),
+    ).rejects.toMatchObject({ status: 400, code: 'INVALID_INPUT' });
   });
 
   it('the customer stays locked until the insert commits', async () => {
@@ -98,7 +133,13 @@ describe('the insert statement guards the customer', () => {
     const takeForUpdate = () => db().raw('select id from customers where id = ? for update nowait', [customer.id]);
     const trx = await db().transaction();
     try {
-      const { row } = (await insertInvoiceWithItems(trx, columns(tenant.id, customer.id), prepared(), { actor, action: 'invoice.created', data: {} }, { customerId: customer.id }))!;
+      const { row } = (await insertInvoiceWithItems(
+        trx,
+        columns(tenant.id, customer.id),
+        prepared(),
+        { actor, action: 'invoice.created', data: {} },
+        { customerId: customer.id },
+      ))!;
       expect(row).toMatchObject({ tenantId: tenant.id, customerId: customer.id });
       await expect(takeForUpdate()).rejects.toMatchObject({ code: '55P03' });
     } finally {

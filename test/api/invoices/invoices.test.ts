@@ -99,25 +99,39 @@ describe('POST /api/invoices', () => {
 
   it('expectedTotalGross mismatch → 422 with expected and computed', async () => {
     const { member, customer } = await setup();
-    const res = await http.post('/api/invoices', { type: 'rechnung', customerId: customer.id, items: [item()], expectedTotalGross: '119.99' }, { token: member.token });
+    const res = await http.post(
+      '/api/invoices',
+      { type: 'rechnung', customerId: customer.id, items: [item()], expectedTotalGross: '119.99' },
+      { token: member.token },
+    );
     expect(res.status).toBe(422);
     expect(res.body.error).toMatchObject({ code: 'UNPROCESSABLE', status: 422, expected: '119.99', computed: '120.00' });
   });
 
   it('tax rates per tenant country: AT 0/10/13/20, DE 0/7/19; the message lists the allowed values', async () => {
     const at = await setup();
-    let res = await http.post('/api/invoices', { type: 'rechnung', customerId: at.customer.id, items: [item(), item({ taxRate: '19' })] }, { token: at.member.token });
+    let res = await http.post(
+      '/api/invoices',
+      { type: 'rechnung', customerId: at.customer.id, items: [item(), item({ taxRate: '19' })] },
+      { token: at.member.token },
+    );
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('INVALID_INPUT');
     expect(res.body.error.details).toEqual([{ field: 'items.1.taxRate', message: expect.stringContaining('0, 10, 13, 20') }]);
     for (const r of ['0', '10', '13', '20']) {
-      expect((await http.post('/api/invoices', { type: 'rechnung', customerId: at.customer.id, items: [item({ taxRate: r })] }, { token: at.member.token })).status).toBe(201);
+      expect(
+        (await http.post('/api/invoices', { type: 'rechnung', customerId: at.customer.id, items: [item({ taxRate: r })] }, { token: at.member.token })).status,
+      ).toBe(201);
     }
     const de = await setup({ country: 'DE', vatId: 'DE123456789' });
     res = await http.post('/api/invoices', { type: 'rechnung', customerId: de.customer.id, items: [item({ taxRate: '20' })] }, { token: de.member.token });
     expect(res.status).toBe(400);
     expect(res.body.error.details[0]).toEqual({ field: 'items.0.taxRate', message: expect.stringContaining('0, 7, 19') });
-    res = await http.post('/api/invoices', { type: 'rechnung', customerId: de.customer.id, items: [item({ taxRate: '19' }), item({ taxRate: '7' })] }, { token: de.member.token });
+    res = await http.post(
+      '/api/invoices',
+      { type: 'rechnung', customerId: de.customer.id, items: [item({ taxRate: '19' }), item({ taxRate: '7' })] },
+      { token: de.member.token },
+    );
     expect(res.status).toBe(201);
     expect(res.body.totalGross).toBe('226.00');
   });
@@ -163,7 +177,11 @@ describe('POST /api/invoices', () => {
   it('angebot accepts detailsMarkdown; currency defaults from the customer', async () => {
     const { tenant, member } = await setup();
     const c = await createCustomer(tenant, { currency: 'CHF' });
-    const res = await http.post('/api/invoices', { type: 'angebot', customerId: c.id, items: [item()], detailsMarkdown: '## Umfang\n- A' }, { token: member.token });
+    const res = await http.post(
+      '/api/invoices',
+      { type: 'angebot', customerId: c.id, items: [item()], detailsMarkdown: '## Umfang\n- A' },
+      { token: member.token },
+    );
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ type: 'angebot', detailsMarkdown: '## Umfang\n- A', currency: 'CHF' });
   });
@@ -176,7 +194,14 @@ describe('POST /api/invoices', () => {
     expect(res.body.error.details.map((d: any) => d.field).sort()).toEqual(['invoiceDate', 'invoiceNumber', 'supplierId']);
     res = await http.post(
       '/api/invoices',
-      { type: 'eingangsrechnung', supplierId: s.id, invoiceNumber: 'L-4711', invoiceDate: '2026-03-02', items: [item({ unitPrice: '50.00' })], paymentTermDays: 10 },
+      {
+        type: 'eingangsrechnung',
+        supplierId: s.id,
+        invoiceNumber: 'L-4711',
+        invoiceDate: '2026-03-02',
+        items: [item({ unitPrice: '50.00' })],
+        paymentTermDays: 10,
+      },
       { token: member.token },
     );
     expect(res.status).toBe(201);
@@ -192,7 +217,11 @@ describe('POST /api/invoices', () => {
       customer: null,
       totalGross: '60.00',
     });
-    const pay = await http.post(`/api/invoices/${res.body.id}/payments`, { amount: '60.00', date: '2026-03-05', method: 'bank_transfer' }, { token: member.token });
+    const pay = await http.post(
+      `/api/invoices/${res.body.id}/payments`,
+      { amount: '60.00', date: '2026-03-05', method: 'bank_transfer' },
+      { token: member.token },
+    );
     expect(pay.status).toBe(201);
     expect(pay.body.invoice.status).toBe('bezahlt');
   });
@@ -246,7 +275,7 @@ describe('GET /api/invoices (list)', () => {
       ['0.60', '2026-01-01', 'cash'],
       ['100.00', '2026-01-02', 'bank_transfer'],
     ]);
-    expect((byId.get(a.id) as any)).toMatchObject({ status: 'teilbezahlt', amountPaid: '100.60', amountDue: '1394.00' });
+    expect(byId.get(a.id) as any).toMatchObject({ status: 'teilbezahlt', amountPaid: '100.60', amountDue: '1394.00' });
     expect((byId.get(b.id) as any).payments).toHaveLength(1);
     expect((byId.get(c.id) as any).payments).toEqual([]);
     // deliveries stay a single-read field
@@ -263,7 +292,18 @@ describe('GET /api/invoices (list)', () => {
     expect(beyond.status).toBe(200);
     expect(beyond.body).toEqual({ data: [], pagination: { page: 5, limit: 2, total: 3, totalPages: 2 } });
     expect((await http.get('/api/invoices?limit=100', { token: viewer.token })).status).toBe(200);
-    for (const q of ['limit=0', 'limit=101', 'page=0', 'page=-1', 'limit=abc', 'status=paid', 'type=invoice', 'customerId=123', 'from=2026-13-01', 'from=2026-02-01&to=2026-01-01']) {
+    for (const q of [
+      'limit=0',
+      'limit=101',
+      'page=0',
+      'page=-1',
+      'limit=abc',
+      'status=paid',
+      'type=invoice',
+      'customerId=123',
+      'from=2026-13-01',
+      'from=2026-02-01&to=2026-01-01',
+    ]) {
       const r = await http.get(`/api/invoices?${q}`, { token: viewer.token });
       expect(r.status, q).toBe(400);
       expect(r.body.error.code).toBe('INVALID_INPUT');
@@ -291,9 +331,22 @@ describe('PUT /api/invoices/:id', () => {
       { token: manager.token },
     );
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ customerId: customer.id, notes: null, footerText: null, issueDate: '2026-05-01', totalNet: '300.00', totalTax: '50.00', totalGross: '350.00' });
-    expect(res.body.items.map((i: any) => [i.position, i.description])).toEqual([[1, 'Z'], [2, 'Y']]);
-    expect((await http.put(`/api/invoices/${d.id}`, { customerId: customer.id, items: [item()], expectedTotalGross: '1.00' }, { token: manager.token })).status).toBe(422);
+    expect(res.body).toMatchObject({
+      customerId: customer.id,
+      notes: null,
+      footerText: null,
+      issueDate: '2026-05-01',
+      totalNet: '300.00',
+      totalTax: '50.00',
+      totalGross: '350.00',
+    });
+    expect(res.body.items.map((i: any) => [i.position, i.description])).toEqual([
+      [1, 'Z'],
+      [2, 'Y'],
+    ]);
+    expect(
+      (await http.put(`/api/invoices/${d.id}`, { customerId: customer.id, items: [item()], expectedTotalGross: '1.00' }, { token: manager.token })).status,
+    ).toBe(422);
     const noItems = await http.put(`/api/invoices/${d.id}`, { customerId: customer.id }, { token: manager.token });
     expect(noItems.status).toBe(400);
     const typeChange = await http.put(`/api/invoices/${d.id}`, { type: 'angebot', customerId: customer.id, items: [item()] }, { token: manager.token });
@@ -303,7 +356,11 @@ describe('PUT /api/invoices/:id', () => {
   it('finalized (offen, teilbezahlt, bezahlt): only notes, footerText, customFields; other changes → 400 IMMUTABLE naming them', async () => {
     const { tenant, member, manager } = await setup();
     const inv = await createSentInvoice(tenant, member);
-    let res = await http.put(`/api/invoices/${inv.id}`, { notes: 'Bitte bis Monatsende', footerText: 'Neu', customFields: { po: '42' } }, { token: manager.token });
+    let res = await http.put(
+      `/api/invoices/${inv.id}`,
+      { notes: 'Bitte bis Monatsende', footerText: 'Neu', customFields: { po: '42' } },
+      { token: manager.token },
+    );
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ notes: 'Bitte bis Monatsende', footerText: 'Neu', customFields: { po: '42' }, status: 'offen', number: inv.number });
     res = await http.put(`/api/invoices/${inv.id}`, { notes: 'x', items: [item()], paymentTermDays: 99 }, { token: manager.token });
@@ -320,7 +377,9 @@ describe('PUT /api/invoices/:id', () => {
     expect((await http.put(`/api/invoices/${inv.id}`, { issueDate: '2020-01-01' }, { token: manager.token })).body.error.code).toBe('IMMUTABLE');
     await recordPayment(tenant, member, inv.id, { amount: '1493.60' });
     expect((await http.put(`/api/invoices/${inv.id}`, { notes: 'bezahlt' }, { token: manager.token })).status).toBe(200);
-    expect((await http.put(`/api/invoices/${inv.id}`, { customerId: (await createCustomer(tenant)).id }, { token: manager.token })).body.error.code).toBe('IMMUTABLE');
+    expect((await http.put(`/api/invoices/${inv.id}`, { customerId: (await createCustomer(tenant)).id }, { token: manager.token })).body.error.code).toBe(
+      'IMMUTABLE',
+    );
   });
 
   it('storniert: any update → 400 IMMUTABLE', async () => {
@@ -365,7 +424,9 @@ describe('roles and tenant isolation', () => {
     expect((await http.delete(`/api/invoices/${d.id}`, { token: member.token })).status).toBe(403);
     expect((await http.post(`/api/invoices/${d.id}/send`, {}, { token: viewer.token })).status).toBe(403);
     const sent = await createSentInvoice(tenant, member);
-    expect((await http.post(`/api/invoices/${sent.id}/payments`, { amount: '1.00', date: todayVienna(), method: 'cash' }, { token: viewer.token })).status).toBe(403);
+    expect(
+      (await http.post(`/api/invoices/${sent.id}/payments`, { amount: '1.00', date: todayVienna(), method: 'cash' }, { token: viewer.token })).status,
+    ).toBe(403);
     expect((await http.post(`/api/invoices/${sent.id}/cancel`, {}, { token: member.token })).status).toBe(403);
     expect((await http.post(`/api/invoices/${sent.id}/cancel`, {}, { token: manager.token })).status).toBe(200);
     const q = await createDraftInvoice(tenant, member, { type: 'angebot' });

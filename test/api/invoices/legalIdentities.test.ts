@@ -43,7 +43,12 @@ describe('recipient UID (§ 11 Abs. 1 Z 3 lit. j UStG): over EUR 10,000 gross to
     const gmbh = await createCustomer(tenant, { name: 'Franz Huber', company: 'Huber Bau GmbH', address: 'Ring 1\n1010 Wien' });
     const draft = await createDraftInvoice(tenant, member, { customerId: gmbh.id, items: big });
     expect(draft.totalGross).toBe('12000.00');
-    const res = await expectRefused(draft.id, member.token, ['customer.vatId'], /12000\.00 EUR is over EUR 10,000.*Austrian business.*§ 11 Abs\. 1 Z 3 lit\. j UStG/);
+    const res = await expectRefused(
+      draft.id,
+      member.token,
+      ['customer.vatId'],
+      /12000\.00 EUR is over EUR 10,000.*Austrian business.*§ 11 Abs\. 1 Z 3 lit\. j UStG/,
+    );
     expect(res.body.error.details[0].message).toContain(gmbh.id);
 
     expect((await http.put(`/api/customers/${gmbh.id}`, { vatId: 'ATU87654321' }, { token: manager.token })).status).toBe(200);
@@ -73,14 +78,21 @@ describe('recipient UID (§ 11 Abs. 1 Z 3 lit. j UStG): over EUR 10,000 gross to
     const gmbh = await createCustomer(tenant, { name: 'Huber', company: 'Huber Bau GmbH' });
     // 8,333.33 net + 1,666.67 VAT (20 %, rounded half-up) = 10,000.00 gross.
     const exactly = [{ description: 'Projekt', quantity: 1, unitPrice: '8333.33', taxRate: '20' }];
-    for (const [customerId, items] of [[consumer.id, big], [abroad.id, big], [gmbh.id, exactly]] as const) {
+    for (const [customerId, items] of [
+      [consumer.id, big],
+      [abroad.id, big],
+      [gmbh.id, exactly],
+    ] as const) {
       const d = await createDraftInvoice(tenant, member, { customerId, items: [...items] });
       const res = await send(d.id, member.token);
       expect([res.status, d.totalGross], JSON.stringify(res.body)).toEqual([202, customerId === gmbh.id ? '10000.00' : '12000.00']);
     }
     const de = await createTeam({ country: 'DE', vatId: 'DE123456789', address: 'Musterstraße 1\n10115 Berlin' });
     const deCustomer = await createCustomer(de.tenant, { name: 'Huber', company: 'Huber GmbH', country: 'DE' });
-    const d = await createDraftInvoice(de.tenant, de.member, { customerId: deCustomer.id, items: [{ description: 'Projekt', quantity: 1, unitPrice: '10100.00', taxRate: '19' }] });
+    const d = await createDraftInvoice(de.tenant, de.member, {
+      customerId: deCustomer.id,
+      items: [{ description: 'Projekt', quantity: 1, unitPrice: '10100.00', taxRate: '19' }],
+    });
     expect((await send(d.id, de.member.token)).status).toBe(202);
   });
 });
@@ -89,7 +101,12 @@ describe('seller identity (§ 11 Abs. 1 Z 3 lit. i UStG AT, § 14 Abs. 4 Nr. 2 U
   it('an Austrian seller without UID charging VAT over EUR 400 → 400 on settings.vatId (a Steuernummer does not replace the UID in Austria)', async () => {
     const { tenant, member, admin } = await createTeam({ vatId: null, taxNumber: '12-345/6789' });
     const draft = await createDraftInvoice(tenant, member);
-    await expectRefused(draft.id, member.token, ['settings.vatId'], /charges VAT and the gross total 1494\.60 EUR is over EUR 400.*VAT id \(UID, § 11 Abs\. 1 Z 3 lit\. i UStG/);
+    await expectRefused(
+      draft.id,
+      member.token,
+      ['settings.vatId'],
+      /charges VAT and the gross total 1494\.60 EUR is over EUR 400.*VAT id \(UID, § 11 Abs\. 1 Z 3 lit\. i UStG/,
+    );
     expect((await http.put('/api/settings', { vatId: 'ATU12345678' }, { token: admin.token })).status).toBe(200);
     const ok = await send(draft.id, member.token);
     expect(ok.status).toBe(202);
@@ -124,10 +141,13 @@ describe('seller identity (§ 11 Abs. 1 Z 3 lit. i UStG AT, § 14 Abs. 4 Nr. 2 U
     for (const d of [small, noVat, quote]) expect((await send(d.id, member.token)).status).toBe(202);
   });
 
-  it('reverse charge (0 % to a business in another member state) needs the seller\'s UID', async () => {
+  it("reverse charge (0 % to a business in another member state) needs the seller's UID", async () => {
     const { tenant, member } = await createTeam({ vatId: null });
     const de = await createCustomer(tenant, { name: 'Müller', company: 'Müller GmbH', vatId: 'DE123456789', address: 'Hauptstr. 1\n10115 Berlin' });
-    const draft = await createDraftInvoice(tenant, member, { customerId: de.id, items: [{ description: 'Beratung', quantity: 1, unitPrice: '100.00', taxRate: '0' }] });
+    const draft = await createDraftInvoice(tenant, member, {
+      customerId: de.id,
+      items: [{ description: 'Beratung', quantity: 1, unitPrice: '100.00', taxRate: '0' }],
+    });
     await expectRefused(draft.id, member.token, ['settings.vatId'], /reverse-charge.*both VAT ids.*the seller has none/);
   });
 

@@ -36,13 +36,18 @@ describe('invoice number formats', () => {
     const first = await createDraftInvoice(tenant, admin);
     expect((await http.post(`/api/invoices/${first.id}/send`, {}, { token: admin.token })).body.invoice.number).toBe(`RE-${year}-00001`);
     // Invoices move to another series; credit notes take the invoices' old one. The formats do not meet each other…
-    expect((await http.put('/api/settings', { numberFormats: { rechnung: 'X{YYYY}-{NNNNN}', gutschrift: 'RE-{YYYY}-{NNNNN}' } }, { token: admin.token })).status).toBe(200);
+    expect(
+      (await http.put('/api/settings', { numberFormats: { rechnung: 'X{YYYY}-{NNNNN}', gutschrift: 'RE-{YYYY}-{NNNNN}' } }, { token: admin.token })).status,
+    ).toBe(200);
     const second = await createDraftInvoice(tenant, admin);
     expect((await http.post(`/api/invoices/${second.id}/send`, {}, { token: admin.token })).body.invoice.number).toBe(`X${year}-00002`);
     // …but the first credit note would be RE-<year>-00001, which the first invoice has.
     const cancel = await http.post(`/api/invoices/${second.id}/cancel`, undefined, { token: manager.token });
     expect(cancel.status).toBe(409);
-    expect(cancel.body.error).toMatchObject({ code: 'DUPLICATE', details: [{ field: 'numberFormats.gutschrift', message: expect.stringContaining(`RE-${year}-00001`) }] });
+    expect(cancel.body.error).toMatchObject({
+      code: 'DUPLICATE',
+      details: [{ field: 'numberFormats.gutschrift', message: expect.stringContaining(`RE-${year}-00001`) }],
+    });
     expect((await http.get(`/api/invoices/${second.id}`, { token: admin.token })).body.status).toBe('offen');
     // Fixed in the settings, the credit note takes the series' first number: nothing was used up.
     expect((await http.put('/api/settings', { numberFormats: { gutschrift: 'GS-{YYYY}-{NNNNN}' } }, { token: admin.token })).status).toBe(200);
@@ -76,7 +81,10 @@ describe('invoice number formats', () => {
     expect(res.body.error.code).toBe('INVALID_INPUT');
     const fields = res.body.error.details.map((d: { field: string }) => d.field);
     expect(new Set(fields)).toEqual(new Set(['numberFormats.rechnung', 'numberFormats.angebot', 'numberFormats.gutschrift']));
-    expect(res.body.error.details).toContainEqual({ field: 'numberFormats.rechnung', message: expect.stringContaining('numberFormats.gutschrift ({YYYY}-{NNNN}, as sent)') });
+    expect(res.body.error.details).toContainEqual({
+      field: 'numberFormats.rechnung',
+      message: expect.stringContaining('numberFormats.gutschrift ({YYYY}-{NNNN}, as sent)'),
+    });
     expect((await http.get('/api/settings', { token: admin.token })).body.numberFormats).toEqual({});
   });
 
@@ -91,15 +99,23 @@ describe('invoice number formats', () => {
     expect((await http.put('/api/settings', { numberFormats: { rechnung: 'R{YYYY}-{NNNN}' } }, { token: admin.token })).status).toBe(200);
     const clash = await http.put('/api/settings', { numberFormats: { gutschrift: 'R{YYYY}-{NNNN}' } }, { token: admin.token });
     expect(clash.status).toBe(400);
-    expect(clash.body.error.details).toEqual([{ field: 'numberFormats.gutschrift', message: expect.stringContaining('numberFormats.rechnung (R{YYYY}-{NNNN}, as saved)') }]);
+    expect(clash.body.error.details).toEqual([
+      { field: 'numberFormats.gutschrift', message: expect.stringContaining('numberFormats.rechnung (R{YYYY}-{NNNN}, as saved)') },
+    ]);
     const clashDefault = await http.put('/api/settings', { numberFormats: { angebot: 'GS-{YYYY}-{NNNNN}' } }, { token: admin.token });
-    expect(clashDefault.body.error.details).toEqual([{ field: 'numberFormats.angebot', message: expect.stringContaining('numberFormats.gutschrift (GS-{YYYY}-{NNNNN}, its default)') }]);
+    expect(clashDefault.body.error.details).toEqual([
+      { field: 'numberFormats.angebot', message: expect.stringContaining('numberFormats.gutschrift (GS-{YYYY}-{NNNNN}, its default)') },
+    ]);
     expect((await http.get('/api/settings', { token: admin.token })).body.numberFormats).toEqual({ rechnung: 'R{YYYY}-{NNNN}' });
   });
 
   it('digits-only series that differ in a fixed leading digit are accepted; an invoice and its Storno get different numbers', async () => {
     const { tenant, admin, member, manager } = await createTeam();
-    const res = await http.put('/api/settings', { numberFormats: { rechnung: '1{YY}{NNNN}', angebot: '2{YY}{NNNN}', gutschrift: '3{YY}{NNNN}' } }, { token: admin.token });
+    const res = await http.put(
+      '/api/settings',
+      { numberFormats: { rechnung: '1{YY}{NNNN}', angebot: '2{YY}{NNNN}', gutschrift: '3{YY}{NNNN}' } },
+      { token: admin.token },
+    );
     expect(res.status).toBe(200);
     const inv = await createDraftInvoice(tenant, member);
     const sent = await http.post(`/api/invoices/${inv.id}/send`, { to: 'a@b.at' }, { token: member.token });

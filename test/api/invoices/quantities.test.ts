@@ -15,7 +15,7 @@ import { allText } from '../../formats/pdf/pdfTools';
  * PostgreSQL → view → writer), including the ones a float sum would get wrong (0.1, 0.2, 0.3).
  */
 const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@_', removeNSPrefix: true, parseTagValue: false });
-const asArray = <T,>(v: T | T[]): T[] => (Array.isArray(v) ? v : [v]);
+const asArray = <T>(v: T | T[]): T[] => (Array.isArray(v) ? v : [v]);
 
 describe('quantities from the database through the view into PDF, CII and ebInterface', () => {
   it('are printed exactly', async () => {

@@ -48,7 +48,12 @@ describe('refused: relatedInvoiceId of a credit note that is not a finalized inv
     const cancelled = await createSentInvoice(tenant, member, { customerId: customer.id });
     const { creditNoteId: storno } = await cancelInvoice(tenant, manager, cancelled.id);
     const manualCredit = await createSentInvoice(tenant, member, { type: 'gutschrift', customerId: customer.id });
-    for (const [id, what] of [[quote.id, /not a quote \(angebot\)/], [incoming.id, /not an incoming invoice/], [storno!, /not a credit note/], [manualCredit.id, /not a credit note/]] as const) {
+    for (const [id, what] of [
+      [quote.id, /not a quote \(angebot\)/],
+      [incoming.id, /not an incoming invoice/],
+      [storno!, /not a credit note/],
+      [manualCredit.id, /not a credit note/],
+    ] as const) {
       expectRefusedOnRelated(await credit(customer.id, id, member.token), what);
     }
     expect(await db()('invoices').where({ tenantId: tenant.id, type: 'gutschrift', status: 'entwurf' })).toHaveLength(0);
@@ -60,7 +65,7 @@ describe('refused: relatedInvoiceId of a credit note that is not a finalized inv
     expectRefusedOnRelated(await credit(draft.customerId!, draft.id, member.token), /finalized \(sent\) invoice, not a draft/);
   });
 
-  it('another customer\'s invoice, another tenant\'s invoice, a deleted one', async () => {
+  it("another customer's invoice, another tenant's invoice, a deleted one", async () => {
     const { tenant, member, manager } = await createTeam();
     const inv = await createSentInvoice(tenant, member);
     const other = await createCustomer(tenant);
@@ -90,10 +95,16 @@ describe('refused: relatedInvoiceId of a credit note that is not a finalized inv
     const created = await credit(inv.customerId!, inv.id, member.token);
     expect(created.status).toBe(201);
     const body = { customerId: inv.customerId, items: creditItems };
-    expectRefusedOnRelated(await http.put(`/api/invoices/${created.body.id}`, { ...body, relatedInvoiceId: quote.id }, { token: manager.token }), /not a quote/);
+    expectRefusedOnRelated(
+      await http.put(`/api/invoices/${created.body.id}`, { ...body, relatedInvoiceId: quote.id }, { token: manager.token }),
+      /not a quote/,
+    );
     // Re-pointing the credit note to another customer while keeping the link is refused too.
     const other = await createCustomer(tenant);
-    expectRefusedOnRelated(await http.put(`/api/invoices/${created.body.id}`, { ...body, customerId: other.id, relatedInvoiceId: inv.id }, { token: manager.token }), /another customer/);
+    expectRefusedOnRelated(
+      await http.put(`/api/invoices/${created.body.id}`, { ...body, customerId: other.id, relatedInvoiceId: inv.id }, { token: manager.token }),
+      /another customer/,
+    );
     expect((await http.get(`/api/invoices/${created.body.id}`, { token: member.token })).body.relatedInvoiceId).toBe(inv.id);
   });
 
@@ -130,7 +141,11 @@ describe('kept: the links that are right', () => {
     const quote = await createSentInvoice(tenant, member, { type: 'angebot' });
     const draft = (await http.post(`/api/invoices/${quote.id}/convert`, {}, { token: member.token })).body;
     expect(draft.relatedInvoiceId).toBe(quote.id);
-    const put = await http.put(`/api/invoices/${draft.id}`, { customerId: draft.customerId, items: creditItems, relatedInvoiceId: quote.id }, { token: manager.token });
+    const put = await http.put(
+      `/api/invoices/${draft.id}`,
+      { customerId: draft.customerId, items: creditItems, relatedInvoiceId: quote.id },
+      { token: manager.token },
+    );
     expect([put.status, put.body.relatedInvoiceId]).toEqual([200, quote.id]);
     const sent = await http.post(`/api/invoices/${draft.id}/send`, { to: 'a@b.at' }, { token: member.token });
     expect(sent.status).toBe(202);
@@ -149,14 +164,35 @@ describe('kept: the links that are right', () => {
     const { tenant } = await createTeam();
     const supplier = await createSupplier(tenant);
     const event = (kind: 'payment' | 'refund', id: string) =>
-      ({ provider: 'stripe', eventId: `evt_${id}`, eventType: kind === 'refund' ? 'charge.refunded' : 'invoice.payment_succeeded', kind, externalId: id }) as NormalizedEvent;
+      ({
+        provider: 'stripe',
+        eventId: `evt_${id}`,
+        eventType: kind === 'refund' ? 'charge.refunded' : 'invoice.payment_succeeded',
+        kind,
+        externalId: id,
+      }) as NormalizedEvent;
     const draft = (id: string, totalGross: string) => ({ externalId: id, invoiceDate: todayVienna(), totalGross, currency: 'EUR', description: id });
     const refund = await runInTransaction(async (trx) => {
-      const payment = await createIncomingInvoiceFromEvent(trx, { tenantId: tenant.id, event: event('payment', 'in_1'), draft: draft('in_1', '20.00'), supplierId: supplier.id, relatedInvoiceId: null });
-      const r = await createIncomingInvoiceFromEvent(trx, { tenantId: tenant.id, event: event('refund', 're_1'), draft: draft('re_1', '-5.00'), supplierId: supplier.id, relatedInvoiceId: payment.id });
+      const payment = await createIncomingInvoiceFromEvent(trx, {
+        tenantId: tenant.id,
+        event: event('payment', 'in_1'),
+        draft: draft('in_1', '20.00'),
+        supplierId: supplier.id,
+        relatedInvoiceId: null,
+      });
+      const r = await createIncomingInvoiceFromEvent(trx, {
+        tenantId: tenant.id,
+        event: event('refund', 're_1'),
+        draft: draft('re_1', '-5.00'),
+        supplierId: supplier.id,
+        relatedInvoiceId: payment.id,
+      });
       return { paymentId: payment.id, refundId: r.id };
     });
-    expect(await db()('invoices').where({ id: refund.refundId }).first('type', 'relatedInvoiceId', 'totalGross'))
-      .toEqual({ type: 'eingangsrechnung', relatedInvoiceId: refund.paymentId, totalGross: '-5.00' });
+    expect(await db()('invoices').where({ id: refund.refundId }).first('type', 'relatedInvoiceId', 'totalGross')).toEqual({
+      type: 'eingangsrechnung',
+      relatedInvoiceId: refund.paymentId,
+      totalGross: '-5.00',
+    });
   });
 });

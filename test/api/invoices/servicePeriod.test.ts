@@ -24,7 +24,11 @@ describe('serviceEndDate', () => {
     const list = await api.http.get('/api/invoices?limit=100', { token: member.token });
     expect(list.body.data.find((i: { id: string }) => i.id === created.body.id)).toMatchObject(march);
 
-    const updated = await api.http.put(`/api/invoices/${created.body.id}`, { customerId: customer.id, items, serviceDate: '2026-04-02' }, { token: manager.token });
+    const updated = await api.http.put(
+      `/api/invoices/${created.body.id}`,
+      { customerId: customer.id, items, serviceDate: '2026-04-02' },
+      { token: manager.token },
+    );
     expect(updated.status).toBe(200);
     expect(updated.body).toMatchObject({ serviceDate: '2026-04-02', serviceEndDate: null });
   });
@@ -40,12 +44,18 @@ describe('serviceEndDate', () => {
       const res = await api.http.post('/api/invoices', { type: 'rechnung', customerId: customer.id, items, ...body }, { token: member.token });
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('INVALID_INPUT');
-      expect(res.body.error.details).toEqual(expect.arrayContaining([expect.objectContaining({ field: 'serviceEndDate', message: expect.stringMatching(message) })]));
+      expect(res.body.error.details).toEqual(
+        expect.arrayContaining([expect.objectContaining({ field: 'serviceEndDate', message: expect.stringMatching(message) })]),
+      );
     }
     expect((await api.http.get('/api/invoices', { token: member.token })).body.data).toEqual([]);
     // the same rule on update
     const draft = await createDraftInvoice(tenant, member, { customerId: customer.id });
-    const res = await api.http.put(`/api/invoices/${draft.id}`, { customerId: customer.id, items, serviceDate: '2026-03-31', serviceEndDate: '2026-03-30' }, { token: manager.token });
+    const res = await api.http.put(
+      `/api/invoices/${draft.id}`,
+      { customerId: customer.id, items, serviceDate: '2026-03-31', serviceEndDate: '2026-03-30' },
+      { token: manager.token },
+    );
     expect(res.status).toBe(400);
     expect(res.body.error.details).toEqual([{ field: 'serviceEndDate', message: 'must not be before serviceDate' }]);
   });

@@ -37,7 +37,9 @@ describe('send', () => {
     expect(res.body.delivery).toEqual({ id: expect.any(String), status: 'queued' });
     const delivery = await db()('deliveries').where({ id: res.body.delivery.id }).first();
     expect(delivery).toMatchObject({ tenantId: tenant.id, invoiceId: d.id, to: 'buch@kunde.at', subject: 'Ihre Rechnung', message: 'Hallo', status: 'queued' });
-    const outbox = await db()('outbox').where({ jobId: `email-${delivery.id}` }).first();
+    const outbox = await db()('outbox')
+      .where({ jobId: `email-${delivery.id}` })
+      .first();
     expect(outbox).toMatchObject({ queue: 'email', jobName: 'send-invoice-email', payload: { deliveryId: delivery.id, tenantId: tenant.id } });
     const audit = await db()('auditLog').where({ tenantId: tenant.id, entityId: d.id, action: 'invoice.finalized' });
     expect(audit).toHaveLength(1);
@@ -110,7 +112,13 @@ describe('payments', () => {
     const inv = await createSentInvoice(tenant, member); // 1494.60
     let res = await http.post(`/api/invoices/${inv.id}/payments`, pay('494.60', { method: 'sepa_direct_debit' }), { token: member.token });
     expect(res.status).toBe(201);
-    expect(res.body.payment).toEqual({ id: expect.any(String), amount: '494.60', date: todayVienna(), method: 'sepa_direct_debit', createdAt: expect.any(String) });
+    expect(res.body.payment).toEqual({
+      id: expect.any(String),
+      amount: '494.60',
+      date: todayVienna(),
+      method: 'sepa_direct_debit',
+      createdAt: expect.any(String),
+    });
     expect(res.body.invoice).toMatchObject({ status: 'teilbezahlt', amountPaid: '494.60', amountDue: '1000.00' });
     expect(res.body.invoice.payments).toHaveLength(1);
     res = await http.post(`/api/invoices/${inv.id}/payments`, pay('1000', { date: '2020-01-01' }), { token: member.token });
@@ -189,7 +197,10 @@ describe('cancel', () => {
     const withDate = await createSentInvoice(tenant, member, { serviceDate: '2026-01-10' });
     // Issued on 15.01.2026 (without a service date its Leistungsdatum is the issue date), cancelled today.
     await db()('invoices').whereIn('id', [withoutDate.id, withDate.id]).update({ issueDate: '2026-01-15' });
-    for (const [inv, serviceDate] of [[withoutDate, '2026-01-15'], [withDate, '2026-01-10']] as const) {
+    for (const [inv, serviceDate] of [
+      [withoutDate, '2026-01-15'],
+      [withDate, '2026-01-10'],
+    ] as const) {
       const res = await http.post(`/api/invoices/${inv.id}/cancel`, {}, { token: manager.token });
       expect(res.status).toBe(200);
       expect(res.body.invoice).toMatchObject({ issueDate: '2026-01-15', serviceDate: inv.serviceDate });
@@ -233,7 +244,11 @@ describe('cancel', () => {
 
 describe('creditNoteId: the credit note the cancellation created, on storniert invoices only', () => {
   const manualCredit = (customerId: string, relatedInvoiceId: string, token: string) =>
-    http.post('/api/invoices', { type: 'gutschrift', customerId, relatedInvoiceId, items: [{ description: 'Teilgutschrift', quantity: 1, unitPrice: '10.00', taxRate: '20' }] }, { token });
+    http.post(
+      '/api/invoices',
+      { type: 'gutschrift', customerId, relatedInvoiceId, items: [{ description: 'Teilgutschrift', quantity: 1, unitPrice: '10.00', taxRate: '20' }] },
+      { token },
+    );
 
   it('a manual credit note is not the Storno: null while offen, the Storno after cancel, single read and list agree', async () => {
     const { tenant, member, manager } = await createTeam();
@@ -287,15 +302,25 @@ describe('creditNoteId: the credit note the cancellation created, on storniert i
     expect((await manualCredit(unknown.customerId!, unknown.id, member.token)).status).toBe(201);
     await db()('invoices').where({ id: unknown.id }).update({ status: 'storniert', cancelledAt: db().fn.now() });
 
-    await db()('invoices').whereIn('id', cases.map((c) => c.id)).update({ creditNoteId: null });
+    await db()('invoices')
+      .whereIn(
+        'id',
+        cases.map((c) => c.id),
+      )
+      .update({ creditNoteId: null });
     // Only the audit rows can tell for the first two: their cancellation time no longer matches.
-    await db()('invoices').whereIn('id', [byCancelAudit.id, byCreditAudit.id]).update({ cancelledAt: db().raw("cancelled_at - interval '1 second'") });
+    await db()('invoices')
+      .whereIn('id', [byCancelAudit.id, byCreditAudit.id])
+      .update({ cancelledAt: db().raw("cancelled_at - interval '1 second'") });
     await db()('auditLog').where({ entityId: byCreditAudit.id, action: 'invoice.cancelled' }).delete();
     await db()('auditLog').whereIn('entityId', [byTime.id, byTime.storno]).delete();
     const { backfillCreditNoteIds } = await import('../../../migrations/20261126100000_invoice_credit_note_link');
     await backfillCreditNoteIds(db());
 
-    const links = await db()('invoices').where({ tenantId: tenant.id }).whereIn('id', [...cases.map((c) => c.id), unknown.id]).select('id', 'creditNoteId');
+    const links = await db()('invoices')
+      .where({ tenantId: tenant.id })
+      .whereIn('id', [...cases.map((c) => c.id), unknown.id])
+      .select('id', 'creditNoteId');
     const by = new Map(links.map((r: { id: string; creditNoteId: string | null }) => [r.id, r.creditNoteId]));
     for (const c of [byCancelAudit, byCreditAudit, byTime]) expect(by.get(c.id)).toBe(c.storno);
     expect(by.get(unknown.id)).toBeNull();
@@ -381,26 +406,50 @@ describe('audit log: every change writes one row with actor, action, entity and 
     const as = (u: { id: string }, entityId: string, action: string) => ({ action, entityType: 'invoice', entityId, actorUserId: u.id });
     const items = [{ description: 'Leistung', quantity: 1, unitPrice: '100.00', taxRate: '20' }];
 
-    const created = await track(tenant.id, (r: any) => [as(member, r.body.id, 'invoice.created')], () =>
-      http.post('/api/invoices', { type: 'rechnung', customerId: customer.id, items }, { token: member.token }),
+    const created = await track(
+      tenant.id,
+      (r: any) => [as(member, r.body.id, 'invoice.created')],
+      () => http.post('/api/invoices', { type: 'rechnung', customerId: customer.id, items }, { token: member.token }),
     );
     const id = created.body.id;
-    await track(tenant.id, () => [as(manager, id, 'invoice.updated')], () => http.put(`/api/invoices/${id}`, { customerId: customer.id, items, notes: 'x' }, { token: manager.token }));
-    await track(tenant.id, () => [as(member, id, 'invoice.finalized')], () => http.post(`/api/invoices/${id}/send`, { to: 'a@b.at' }, { token: member.token }));
+    await track(
+      tenant.id,
+      () => [as(manager, id, 'invoice.updated')],
+      () => http.put(`/api/invoices/${id}`, { customerId: customer.id, items, notes: 'x' }, { token: manager.token }),
+    );
+    await track(
+      tenant.id,
+      () => [as(member, id, 'invoice.finalized')],
+      () => http.post(`/api/invoices/${id}/send`, { to: 'a@b.at' }, { token: member.token }),
+    );
     // the meta update of a finalized invoice is a change too
-    await track(tenant.id, () => [as(manager, id, 'invoice.updated')], () => http.put(`/api/invoices/${id}`, { notes: 'y' }, { token: manager.token }));
-    await track(tenant.id, () => [as(member, id, 'invoice.payment_recorded')], () => http.post(`/api/invoices/${id}/payments`, pay('20.00'), { token: member.token }));
+    await track(
+      tenant.id,
+      () => [as(manager, id, 'invoice.updated')],
+      () => http.put(`/api/invoices/${id}`, { notes: 'y' }, { token: manager.token }),
+    );
+    await track(
+      tenant.id,
+      () => [as(member, id, 'invoice.payment_recorded')],
+      () => http.post(`/api/invoices/${id}/payments`, pay('20.00'), { token: member.token }),
+    );
     const cancelled = await track(
       tenant.id,
       (r: any) => [as(manager, r.body.creditNote.id, 'invoice.credit_note_created'), as(manager, id, 'invoice.cancelled')],
       () => http.post(`/api/invoices/${id}/cancel`, {}, { token: manager.token }),
     );
     expect(cancelled.status).toBe(200);
-    await track(tenant.id, () => [as(manager, id, 'invoice.deleted')], () => http.delete(`/api/invoices/${id}`, { token: manager.token }));
+    await track(
+      tenant.id,
+      () => [as(manager, id, 'invoice.deleted')],
+      () => http.delete(`/api/invoices/${id}`, { token: manager.token }),
+    );
 
     const quote = await createDraftInvoice(tenant, member, { type: 'angebot', customerId: customer.id });
-    const converted = await track(tenant.id, (r: any) => [as(member, r.body.id, 'invoice.converted')], () =>
-      http.post(`/api/invoices/${quote.id}/convert`, {}, { token: member.token }),
+    const converted = await track(
+      tenant.id,
+      (r: any) => [as(member, r.body.id, 'invoice.converted')],
+      () => http.post(`/api/invoices/${quote.id}/convert`, {}, { token: member.token }),
     );
     expect(converted.status).toBe(201);
     const row = await db()('auditLog').where({ tenantId: tenant.id, entityId: converted.body.id, action: 'invoice.converted' }).first();
@@ -410,8 +459,20 @@ describe('audit log: every change writes one row with actor, action, entity and 
   it('refused transitions write no audit row', async () => {
     const { tenant, member, manager } = await createTeam();
     const inv = await createSentInvoice(tenant, member);
-    await track(tenant.id, () => [], () => http.post(`/api/invoices/${inv.id}/payments`, pay('99999.00'), { token: member.token }));
-    await track(tenant.id, () => [], () => http.delete(`/api/invoices/${inv.id}`, { token: manager.token }));
-    await track(tenant.id, () => [], () => http.put(`/api/invoices/${inv.id}`, { paymentTermDays: 1 }, { token: manager.token }));
+    await track(
+      tenant.id,
+      () => [],
+      () => http.post(`/api/invoices/${inv.id}/payments`, pay('99999.00'), { token: member.token }),
+    );
+    await track(
+      tenant.id,
+      () => [],
+      () => http.delete(`/api/invoices/${inv.id}`, { token: manager.token }),
+    );
+    await track(
+      tenant.id,
+      () => [],
+      () => http.put(`/api/invoices/${inv.id}`, { paymentTermDays: 1 }, { token: manager.token }),
+    );
   });
 });

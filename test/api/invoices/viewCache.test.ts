@@ -103,7 +103,11 @@ describe('invoice view cache: what a GET shows follows every write', () => {
     const inv = await createSentInvoice(team.tenant, team.admin);
     let manual = '';
     const r = await readChangeRead(inv.id, async () => {
-      const res = await ctx.http.post('/api/invoices', { type: 'gutschrift', relatedInvoiceId: inv.id, customerId: inv.customerId, items: defaultItems() }, { token: team.admin.token });
+      const res = await ctx.http.post(
+        '/api/invoices',
+        { type: 'gutschrift', relatedInvoiceId: inv.id, customerId: inv.customerId, items: defaultItems() },
+        { token: team.admin.token },
+      );
       expect(res.status).toBe(201);
       manual = res.body.id;
     });
@@ -126,7 +130,9 @@ describe('invoice view cache: what a GET shows follows every write', () => {
 
   it('a draft’s live customer, and the tenant’s country it falls back to', async () => {
     const inv = await createDraftInvoice(team.tenant, team.admin);
-    const renamed = await readChangeRead(inv.id, () => db()('customers').where({ id: inv.customerId }).update({ name: 'Neuer Name', country: null, vatId: null }));
+    const renamed = await readChangeRead(inv.id, () =>
+      db()('customers').where({ id: inv.customerId }).update({ name: 'Neuer Name', country: null, vatId: null }),
+    );
     expect(renamed.after.customer).toMatchObject({ name: 'Neuer Name' });
     const country = renamed.after.customer.country as string;
     const other = country === 'DE' ? 'AT' : 'DE';
@@ -196,7 +202,10 @@ describe('invoice view version: every table the single read reads is covered', (
     );
     for (const table of tables) {
       if (['invoices', 'customers', 'tenants'].includes(table)) continue; // their xmin is in the version
-      const names = rows.filter((r) => r.table === table).map((r) => r.name).sort();
+      const names = rows
+        .filter((r) => r.table === table)
+        .map((r) => r.name)
+        .sort();
       expect(names, `triggers on ${table}`).toEqual([`${table}_view_touch_delete`, `${table}_view_touch_insert`, `${table}_view_touch_update`]);
     }
     // creditNoteId is a column of the invoice (migration 20261126100000): no credit note row is read

@@ -26,7 +26,8 @@ beforeAll(async () => {
   off = await startTestServer({ BULL_BOARD_USER: '', BULL_BOARD_PASSWORD: '' });
   // Two really failed jobs (no handler → UnrecoverableError), then no worker: a retried job stays waiting.
   const workers = await startWorkers({ queues: [QUEUES.maintenance], schedule: false });
-  for (let i = 0; i < 2; i++) failed.push(await getQueue(QUEUES.maintenance).add('board-test-unknown-job', {}, { jobId: `board-${i}-${randomUUID()}`, attempts: 1 }));
+  for (let i = 0; i < 2; i++)
+    failed.push(await getQueue(QUEUES.maintenance).add('board-test-unknown-job', {}, { jobId: `board-${i}-${randomUUID()}`, attempts: 1 }));
   const deadline = Date.now() + 20_000;
   while (!(await Promise.all(failed.map((j) => j.getState()))).every((s) => s === 'failed')) {
     if (Date.now() > deadline) throw new Error('jobs did not fail in time');

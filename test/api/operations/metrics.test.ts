@@ -53,7 +53,9 @@ function parse(text: string): Sample[] {
 
 /** The value of the one sample with exactly these labels (extra labels such as le must match too). */
 function value(samples: Sample[], name: string, labels: Record<string, string>): number | undefined {
-  const hits = samples.filter((s) => s.name === name && Object.keys(s.labels).length === Object.keys(labels).length && Object.entries(labels).every(([k, v]) => s.labels[k] === v));
+  const hits = samples.filter(
+    (s) => s.name === name && Object.keys(s.labels).length === Object.keys(labels).length && Object.entries(labels).every(([k, v]) => s.labels[k] === v),
+  );
   expect(hits.length, `${name}${JSON.stringify(labels)}`).toBeLessThanOrEqual(1);
   return hits[0]?.value;
 }
@@ -145,7 +147,14 @@ it('outbox rows not yet handed to Redis are counted per queue with the age of th
   const { db } = await import('../../../shared/db');
   // No notification, so no relay sends it during the test: as a row waits while no worker runs.
   const jobId = `metrics-outbox-${randomUUID()}`;
-  await db()('outbox').insert({ prefix: config().redisPrefix, queue: QUEUES.email, jobName: 'noop', jobId, payload: '{}', createdAt: db().raw("now() - interval '2 minutes'") });
+  await db()('outbox').insert({
+    prefix: config().redisPrefix,
+    queue: QUEUES.email,
+    jobName: 'noop',
+    jobId,
+    payload: '{}',
+    createdAt: db().raw("now() - interval '2 minutes'"),
+  });
   try {
     const s = await waitUntil(async () => {
       const samples = await scrape();

@@ -73,7 +73,16 @@ describe('the coverage check is exact (method + path)', () => {
   it('only a route declared undocumented may be absent; an undeclared route must be documented', () => {
     const d = { paths: {} };
     const declared = [{ method: 'get', fullPath: '/x/:asset', undocumented: true }] as unknown as RegisteredRoute[];
-    expect(missingOperations(d, [{ method: 'GET', path: '/x/:asset' }, { method: 'GET', path: '/y/:id' }], declared)).toEqual(['GET /y/{id}']);
+    expect(
+      missingOperations(
+        d,
+        [
+          { method: 'GET', path: '/x/:asset' },
+          { method: 'GET', path: '/y/:id' },
+        ],
+        declared,
+      ),
+    ).toEqual(['GET /y/{id}']);
   });
 });
 
@@ -157,7 +166,10 @@ describe('documented as served (found by walking the document against real answe
       const op = doc().paths[path].get;
       expect(op.responses[200].headers.ETag, path).toBeDefined();
       expect(op.responses[304], path).toEqual({ description: expect.any(String) });
-      expect(op.parameters.map((p: any) => p.name), path).toContain('If-None-Match');
+      expect(
+        op.parameters.map((p: any) => p.name),
+        path,
+      ).toContain('If-None-Match');
     }
     // Lists carry no tag.
     expect(doc().paths['/api/invoices'].get.responses[304]).toBeUndefined();
@@ -178,9 +190,17 @@ describe('documented as served (found by walking the document against real answe
     const over = await http.post(`/api/invoices/${inv.id}/payments`, { amount: '99999.00', date: inv.issueDate, method: 'cash' });
     expect(over.status).toBe(422);
     const draft = await createDraftInvoice(tenant);
-    const mismatch = await http.post('/api/invoices', { type: 'rechnung', customerId: draft.customerId, items: [{ description: 'x', quantity: 1, unitPrice: '1.00', taxRate: '20' }], expectedTotalGross: '5.00' });
+    const mismatch = await http.post('/api/invoices', {
+      type: 'rechnung',
+      customerId: draft.customerId,
+      items: [{ description: 'x', quantity: 1, unitPrice: '1.00', taxRate: '20' }],
+      expectedTotalGross: '5.00',
+    });
     expect(mismatch.status).toBe(422);
-    for (const [path, method, res] of [['/api/invoices/{id}/payments', 'post', over], ['/api/invoices', 'post', mismatch]] as const) {
+    for (const [path, method, res] of [
+      ['/api/invoices/{id}/payments', 'post', over],
+      ['/api/invoices', 'post', mismatch],
+    ] as const) {
       const documented = Object.keys(doc().paths[path][method].responses[422].content['application/json'].schema.properties.error.properties);
       expect(documented, path).toEqual(expect.arrayContaining(Object.keys(res.body.error)));
     }

@@ -31,7 +31,11 @@ async function freePort(): Promise<number> {
 }
 
 const get = (url: string, token?: string) => fetch(url, { headers: token ? { authorization: `Bearer ${token}` } : {} });
-const refused = (url: string) => fetch(url).then(() => 'answered', (err: Error & { cause?: { code?: string } }) => err.cause?.code ?? err.message);
+const refused = (url: string) =>
+  fetch(url).then(
+    () => 'answered',
+    (err: Error & { cause?: { code?: string } }) => err.cause?.code ?? err.message,
+  );
 
 describe('configuration', () => {
   const prod = { NODE_ENV: 'production', JWT_ACCESS_SECRET: 'p'.repeat(40), ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') };
@@ -60,7 +64,11 @@ describe('configuration', () => {
   it('an API process in production without METRICS_TOKEN exits at start with one line naming it', { timeout: 120_000 }, async () => {
     const api = spawnEntry('api/server.ts', { ...prod, METRICS_TOKEN: '', PORT: '0' });
     expect((await exitOf(api)).code).toBe(2);
-    const lines = api.output().trim().split('\n').filter((l) => l.includes('METRICS_TOKEN'));
+    const lines = api
+      .output()
+      .trim()
+      .split('\n')
+      .filter((l) => l.includes('METRICS_TOKEN'));
     expect(lines).toEqual(['Invalid configuration: METRICS_TOKEN must be set to at least 16 characters in production']);
   });
 });
@@ -108,7 +116,12 @@ describe('startMetricsServer (the worker listener)', () => {
 it('a real worker process serves /metrics on WORKER_METRICS_PORT, loopback-bound and token-guarded; it runs at WORKER_NICE', { timeout: 150_000 }, async () => {
   const port = await freePort();
   // Its own Redis prefix: the child's workers must not take jobs of other tests.
-  const worker = spawnEntry('workers/index.ts', { WORKER_METRICS_PORT: String(port), METRICS_TOKEN: TOKEN, WORKER_NICE: '7', REDIS_PREFIX: `${process.env.REDIS_PREFIX}_child` });
+  const worker = spawnEntry('workers/index.ts', {
+    WORKER_METRICS_PORT: String(port),
+    METRICS_TOKEN: TOKEN,
+    WORKER_NICE: '7',
+    REDIS_PREFIX: `${process.env.REDIS_PREFIX}_child`,
+  });
   try {
     await waitForOutput(worker, /worker metrics listening/);
     expect(os.getPriority(worker.pid)).toBe(7);

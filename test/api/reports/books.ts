@@ -17,7 +17,12 @@ import {
  * day it is meant to have been issued (as if the command had run on that day).
  */
 type Item = { description: string; quantity: string; unitPrice: string; taxRate: string };
-const item = (quantity: string, unitPrice: string, taxRate: string, description = `Leistung ${taxRate} %`): Item => ({ description, quantity, unitPrice, taxRate });
+const item = (quantity: string, unitPrice: string, taxRate: string, description = `Leistung ${taxRate} %`): Item => ({
+  description,
+  quantity,
+  unitPrice,
+  taxRate,
+});
 
 async function backdate(id: string, date: string) {
   await db()('invoices').where({ id }).update({ issueDate: date, dueDate: date });

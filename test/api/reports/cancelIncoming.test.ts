@@ -90,11 +90,21 @@ describe('cancelling a paid incoming invoice', () => {
       .join('ledgerAccounts as a', 'a.id', 'l.accountId')
       .where({ 'l.tenantId': team.tenant.id })
       .select('l.entryId', 'a.number', 'l.debit', 'l.credit');
-    expect(lines.filter((l) => l.entryId === entry.id).map((l) => [l.number, l.debit, l.credit]).sort()).toEqual([
+    expect(
+      lines
+        .filter((l) => l.entryId === entry.id)
+        .map((l) => [l.number, l.debit, l.credit])
+        .sort(),
+    ).toEqual([
       ['2891', '0.00', '10.00'],
       ['7890', '10.00', '0.00'],
     ]);
-    expect(lines.filter((l) => l.entryId === reversal.id).map((l) => [l.number, l.debit, l.credit]).sort()).toEqual([
+    expect(
+      lines
+        .filter((l) => l.entryId === reversal.id)
+        .map((l) => [l.number, l.debit, l.credit])
+        .sort(),
+    ).toEqual([
       ['2891', '10.00', '0.00'],
       ['7890', '0.00', '10.00'],
     ]);
@@ -112,7 +122,13 @@ describe('cancelling a paid incoming invoice', () => {
     // the payment's entry is reversed in full already, a second reversal would take the expense below zero.
     const refund = await bookEvent(
       team.tenant.id,
-      stripePayment({ kind: 'refund', eventType: 'charge.refunded', externalId: `re_${randomUUID().slice(0, 8)}`, originalExternalId: payment.externalId, amount: '4.00' }),
+      stripePayment({
+        kind: 'refund',
+        eventType: 'charge.refunded',
+        externalId: `re_${randomUUID().slice(0, 8)}`,
+        originalExternalId: payment.externalId,
+        amount: '4.00',
+      }),
       { autoPost: true, defaultSupplierId: supplier.id },
     );
     expect(refund.invoiceId).toEqual(expect.any(String));

@@ -25,16 +25,30 @@ describe('foreign-currency documents in the report period', () => {
   it('a USD incoming invoice in March: U30 json/xml, DATEV, BWA and the submission are 422 naming it; April is unaffected', async () => {
     const team = await smallAustrianBook();
     const supplier = await createSupplier(team.tenant, { name: 'US Cloud Inc.' });
-    await createIncomingInvoice(team.tenant, null, { supplierId: supplier.id, invoiceNumber: 'in_USD_42', invoiceDate: '2026-03-12', currency: 'USD', items: [usdItem] });
+    await createIncomingInvoice(team.tenant, null, {
+      supplierId: supplier.id,
+      invoiceNumber: 'in_USD_42',
+      invoiceDate: '2026-03-12',
+      currency: 'USD',
+      items: [usdItem],
+    });
     const http = client(server.url, { token: team.admin.token });
 
-    for (const path of ['/api/reports/ust?year=2026&month=3', '/api/reports/ust?year=2026&month=3&format=xml', '/api/reports/ust?year=2026&quarter=1', '/api/reports/datev?year=2026&month=3', '/api/reports/bwa?year=2026']) {
+    for (const path of [
+      '/api/reports/ust?year=2026&month=3',
+      '/api/reports/ust?year=2026&month=3&format=xml',
+      '/api/reports/ust?year=2026&quarter=1',
+      '/api/reports/datev?year=2026&month=3',
+      '/api/reports/bwa?year=2026',
+    ]) {
       const res = await http.get(path);
       expect(res.status, path).toBe(422);
       expect(res.body.error.code, path).toBe('UNPROCESSABLE');
       expect(res.body.error.reason, path).toBe('FOREIGN_CURRENCY');
       expect(res.body.error.message, path).toContain('incoming invoice in_USD_42 of 2026-03-12 in USD');
-      expect(res.body.error.documents, path).toEqual([{ id: expect.any(String), type: 'eingangsrechnung', number: 'in_USD_42', date: '2026-03-12', currency: 'USD' }]);
+      expect(res.body.error.documents, path).toEqual([
+        { id: expect.any(String), type: 'eingangsrechnung', number: 'in_USD_42', date: '2026-03-12', currency: 'USD' },
+      ]);
     }
     // The BWA of the next year compares with 2026, so it is refused too.
     expect((await http.get('/api/reports/bwa?year=2027')).status).toBe(422);
@@ -72,7 +86,12 @@ describe('foreign-currency documents in the report period', () => {
 
   it('German tenants: the ELSTER UStVA is refused as well', async () => {
     const team = await germanBook();
-    await createIncomingInvoice(team.tenant, null, { invoiceNumber: 'CHF-7', invoiceDate: '2026-03-20', currency: 'CHF', items: [{ ...usdItem, taxRate: '19' }] });
+    await createIncomingInvoice(team.tenant, null, {
+      invoiceNumber: 'CHF-7',
+      invoiceDate: '2026-03-20',
+      currency: 'CHF',
+      items: [{ ...usdItem, taxRate: '19' }],
+    });
     const res = await client(server.url, { token: team.viewer.token }).get('/api/reports/elster?year=2026&month=3');
     expect(res.status).toBe(422);
     expect(res.body.error.message).toContain('incoming invoice CHF-7 of 2026-03-20 in CHF');

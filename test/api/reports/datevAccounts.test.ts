@@ -29,14 +29,24 @@ afterAll(async () => {
   await server?.close();
 });
 
-
 const item = (unitPrice: string, taxRate = '20') => ({ description: 'Aufwand', quantity: '1', unitPrice, taxRate });
 
-async function post(tenantId: string, invoice: { id: string; supplierId?: string | null; invoiceDate?: string | null; totalGross: string; invoiceNumber?: string | null }, expenseAccount?: string) {
+async function post(
+  tenantId: string,
+  invoice: { id: string; supplierId?: string | null; invoiceDate?: string | null; totalGross: string; invoiceNumber?: string | null },
+  expenseAccount?: string,
+) {
   return runInTransaction((trx) =>
     postIncomingInvoice(
       trx,
-      { id: invoice.id, tenantId, supplierId: invoice.supplierId!, invoiceDate: invoice.invoiceDate!, totalGross: invoice.totalGross, invoiceNumber: invoice.invoiceNumber! },
+      {
+        id: invoice.id,
+        tenantId,
+        supplierId: invoice.supplierId!,
+        invoiceDate: invoice.invoiceDate!,
+        totalGross: invoice.totalGross,
+        invoiceNumber: invoice.invoiceNumber!,
+      },
       'stripe',
       { expenseAccount: expenseAccount ?? null },
       `Stripe ${invoice.invoiceNumber}`,
@@ -45,7 +55,15 @@ async function post(tenantId: string, invoice: { id: string; supplierId?: string
 }
 
 async function installConnector(tenantId: string, provider: string, settings: Record<string, unknown>) {
-  await db()('connectorInstallations').insert({ tenantId, provider, tokenHash: randomUUID(), tokenEnc: 'x', secretsEnc: 'x', settings: JSON.stringify(settings), active: true });
+  await db()('connectorInstallations').insert({
+    tenantId,
+    provider,
+    tokenHash: randomUUID(),
+    tokenEnc: 'x',
+    secretsEnc: 'x',
+    settings: JSON.stringify(settings),
+    active: true,
+  });
 }
 
 describe('expense accounts: DATEV and BWA agree with the general ledger', () => {
@@ -61,19 +79,35 @@ describe('expense accounts: DATEV and BWA agree with the general ledger', () => 
     await db()('suppliers').where({ id: office.id }).update({ defaultExpenseAccount: '7600' });
     const plain = await createSupplier(t, { name: 'Diverses KG' });
     // Posted with the connector's account 7650, although the supplier says 7600: the ledger wins.
-    const posted = await createIncomingInvoice(t, null, { supplierId: office.id, invoiceNumber: 'POSTED-1', invoiceDate: '2026-03-05', items: [item('100.00')] });
+    const posted = await createIncomingInvoice(t, null, {
+      supplierId: office.id,
+      invoiceNumber: 'POSTED-1',
+      invoiceDate: '2026-03-05',
+      items: [item('100.00')],
+    });
     const entry = await post(t.id, posted, '7650');
     expect(entry).toMatchObject({ debitAccount: '7650' });
     // From PayPal, not posted (auto-post off): the connector's expenseAccount wins over the supplier's.
     await installConnector(t.id, 'paypal', { autoPost: false, expenseAccount: '7380' });
-    await createIncomingInvoice(t, null, { supplierId: office.id, invoiceNumber: 'PAYPAL-1', invoiceDate: '2026-03-06', items: [item('200.00')], source: 'paypal', externalId: 'CAP-1' });
+    await createIncomingInvoice(t, null, {
+      supplierId: office.id,
+      invoiceNumber: 'PAYPAL-1',
+      invoiceDate: '2026-03-06',
+      items: [item('200.00')],
+      source: 'paypal',
+      externalId: 'CAP-1',
+    });
     await createIncomingInvoice(t, null, { supplierId: office.id, invoiceNumber: 'SUPPLIER-1', invoiceDate: '2026-03-07', items: [item('300.00')] });
     await createIncomingInvoice(t, null, { supplierId: plain.id, invoiceNumber: 'DEFAULT-1', invoiceDate: '2026-03-08', items: [item('400.00')] });
 
     const http = client(server.url, { token: team.viewer.token });
     const res = await http.get('/api/reports/datev?year=2026&month=3');
     expect(res.status).toBe(200);
-    const byDoc = Object.fromEntries(datevBookings(res.raw).filter((r) => r[6] === '3300').map((r) => [r[10], r[7]]));
+    const byDoc = Object.fromEntries(
+      datevBookings(res.raw)
+        .filter((r) => r[6] === '3300')
+        .map((r) => [r[10], r[7]]),
+    );
     expect(byDoc).toEqual({ 'POSTED-1': '7650', 'PAYPAL-1': '7380', 'SUPPLIER-1': '7600', 'DEFAULT-1': '7890' });
     // The posted invoice's row is the ledger's debit line.
     const line = await db()('journalLines as jl')
@@ -96,12 +130,19 @@ describe('expense accounts: DATEV and BWA agree with the general ledger', () => 
   it('a ledger kept in another chart than the export (SKR03 ledger, SKR04 export) is not mixed in', async () => {
     const team = await createTeam({ country: 'DE', vatId: 'DE123456789', taxNumber: '9198011310010' });
     const s = await createSupplier(team.tenant, { name: 'Papier GmbH' });
-    const inv = await createIncomingInvoice(team.tenant, null, { supplierId: s.id, invoiceNumber: 'SKR-1', invoiceDate: '2026-03-05', items: [item('100.00', '19')] });
+    const inv = await createIncomingInvoice(team.tenant, null, {
+      supplierId: s.id,
+      invoiceNumber: 'SKR-1',
+      invoiceDate: '2026-03-05',
+      items: [item('100.00', '19')],
+    });
     expect(await post(team.tenant.id, inv, '4930')).toMatchObject({ debitAccount: '4930' });
     const http = client(server.url, { token: team.viewer.token });
     const skr03 = datevBookings((await http.get('/api/reports/datev?year=2026&month=3')).raw);
     expect(skr03.map((r) => r[7])).toEqual(['4930']);
-    await db()('tenants').where({ id: team.tenant.id }).update({ settings: JSON.stringify({ datev: { chart: 'SKR04' } }) });
+    await db()('tenants')
+      .where({ id: team.tenant.id })
+      .update({ settings: JSON.stringify({ datev: { chart: 'SKR04' } }) });
     const skr04 = datevBookings((await http.get('/api/reports/datev?year=2026&month=3')).raw);
     expect(skr04.map((r) => r[7])).toEqual(['6300']);
   });
@@ -114,7 +155,13 @@ describe('DATEV account length', () => {
     await db()('suppliers').where({ id: s.id }).update({ defaultExpenseAccount: '78000' });
     await createIncomingInvoice(team.tenant, null, { supplierId: s.id, invoiceNumber: 'LONG-1', invoiceDate: '2026-03-05', items: [item('10.00')] });
     await installConnector(team.tenant.id, 'mollie', { expenseAccount: '760' });
-    await createIncomingInvoice(team.tenant, null, { invoiceNumber: 'SHORT-1', invoiceDate: '2026-03-06', items: [item('10.00')], source: 'mollie', externalId: 'tr_1' });
+    await createIncomingInvoice(team.tenant, null, {
+      invoiceNumber: 'SHORT-1',
+      invoiceDate: '2026-03-06',
+      items: [item('10.00')],
+      source: 'mollie',
+      externalId: 'tr_1',
+    });
     const http = client(server.url, { token: team.viewer.token });
     const res = await http.get('/api/reports/datev?year=2026&month=3');
     expect(res.status).toBe(422);
@@ -141,7 +188,10 @@ describe('DATEV settings accept exactly what the export accepts', () => {
     for (const consultantNumber of ['1000', '0', '0999', '01001', '10000000', '12a4']) {
       const res = await admin.put('/api/settings', { datev: { consultantNumber } });
       expect(res.status, consultantNumber).toBe(400);
-      expect(res.body.error.details[0]).toEqual({ field: 'datev.consultantNumber', message: 'must be a DATEV Beraternummer from 1001 to 9999999 (digits, no leading zero)' });
+      expect(res.body.error.details[0]).toEqual({
+        field: 'datev.consultantNumber',
+        message: 'must be a DATEV Beraternummer from 1001 to 9999999 (digits, no leading zero)',
+      });
     }
     for (const clientNumber of ['0', '00', '01', '100000']) {
       const res = await admin.put('/api/settings', { datev: { clientNumber } });
@@ -180,7 +230,12 @@ describe('DATEV money rows of payment providers agree with the general ledger', 
       add(r[6], r[1] === 'S' ? amount : amount.neg());
       add(r[7], r[1] === 'S' ? amount.neg() : amount);
     }
-    return Object.fromEntries([...b].filter(([, v]) => !v.isZero()).map(([a, v]) => [a, v.toFixed(2)] as const).sort());
+    return Object.fromEntries(
+      [...b]
+        .filter(([, v]) => !v.isZero())
+        .map(([a, v]) => [a, v.toFixed(2)] as const)
+        .sort(),
+    );
   };
   const ledgerBalances = async (tenantId: string) => {
     const rows = await db()('journalLines as l')
@@ -205,7 +260,19 @@ describe('DATEV money rows of payment providers agree with the general ledger', 
     const settings = { autoPost: true, defaultSupplierId: supplier.id };
     const pay = normalizedPayment({ amount: '10.00' });
     await bookEvent(team.tenant.id, pay, settings);
-    await bookEvent(team.tenant.id, normalizedPayment({ kind: 'refund', eventType: 'charge.refunded', externalId: `re_${randomUUID().slice(0, 8)}`, originalExternalId: pay.externalId, amount: '4.00', date: '2026-11-14', occurredAt: '2026-11-14T10:00:00Z' }), settings);
+    await bookEvent(
+      team.tenant.id,
+      normalizedPayment({
+        kind: 'refund',
+        eventType: 'charge.refunded',
+        externalId: `re_${randomUUID().slice(0, 8)}`,
+        originalExternalId: pay.externalId,
+        amount: '4.00',
+        date: '2026-11-14',
+        occurredAt: '2026-11-14T10:00:00Z',
+      }),
+      settings,
+    );
     // The ledger (docs/ledger.md): 7890 D 10.00 / 2891 C 10.00; refund 2891 D 4.00 / 7890 C 4.00.
     expect(await ledgerBalances(team.tenant.id)).toEqual({ '2891': '-6.00', '7890': '6.00' });
 
@@ -219,14 +286,25 @@ describe('DATEV money rows of payment providers agree with the general ledger', 
     expect(datevBalances(rows)).toEqual(await ledgerBalances(team.tenant.id));
   });
 
-  it('not posted: the connector\'s clearingAccount, else the chart\'s account for the provider; a bank connector books on the bank; manual payments stay on the bank', async () => {
+  it("not posted: the connector's clearingAccount, else the chart's account for the provider; a bank connector books on the bank; manual payments stay on the bank", async () => {
     const team = await createTeam({ country: 'AT' });
     const supplier = await createSupplier(team.tenant, { name: 'Provider supplier' });
     await installConnector(team.tenant.id, 'paypal', { autoPost: false, clearingAccount: '2890' });
-    await bookEvent(team.tenant.id, normalizedPayment({ provider: 'paypal', eventType: 'PAYMENT.CAPTURE.COMPLETED', externalId: 'CAP-1', amount: '20.00' }), { defaultSupplierId: supplier.id });
-    await bookEvent(team.tenant.id, normalizedPayment({ provider: 'mollie', eventType: 'payment.paid', externalId: 'tr-1', amount: '30.00' }), { defaultSupplierId: supplier.id });
-    await bookEvent(team.tenant.id, normalizedPayment({ provider: 'bank', eventType: 'payment.booked', externalId: 'bank-1', amount: '40.00' }), { defaultSupplierId: supplier.id });
-    const manual = await createIncomingInvoice(team.tenant, null, { supplierId: supplier.id, invoiceNumber: 'HAND-1', invoiceDate: '2026-11-12', items: [item('50.00', '0')] });
+    await bookEvent(team.tenant.id, normalizedPayment({ provider: 'paypal', eventType: 'PAYMENT.CAPTURE.COMPLETED', externalId: 'CAP-1', amount: '20.00' }), {
+      defaultSupplierId: supplier.id,
+    });
+    await bookEvent(team.tenant.id, normalizedPayment({ provider: 'mollie', eventType: 'payment.paid', externalId: 'tr-1', amount: '30.00' }), {
+      defaultSupplierId: supplier.id,
+    });
+    await bookEvent(team.tenant.id, normalizedPayment({ provider: 'bank', eventType: 'payment.booked', externalId: 'bank-1', amount: '40.00' }), {
+      defaultSupplierId: supplier.id,
+    });
+    const manual = await createIncomingInvoice(team.tenant, null, {
+      supplierId: supplier.id,
+      invoiceNumber: 'HAND-1',
+      invoiceDate: '2026-11-12',
+      items: [item('50.00', '0')],
+    });
     await recordPayment(team.tenant, null, manual.id, { amount: '50.00', date: '2026-11-13' });
     const rows = datevBookings((await client(server.url, { token: team.viewer.token }).get('/api/reports/datev?year=2026&month=11')).raw);
     const money = Object.fromEntries(rows.filter((r) => r[7] === '3300').map((r) => [r[10], `${r[0]}|${r[1]}|${r[6]}`]));

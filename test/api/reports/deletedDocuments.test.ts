@@ -23,7 +23,10 @@ afterAll(async () => {
 
 const item = (unitPrice: string, taxRate: string) => ({ description: `Leistung ${taxRate} %`, quantity: '1', unitPrice, taxRate });
 const backdate = (id: string, date: string) => db()('invoices').where({ id }).update({ issueDate: date, dueDate: date });
-const datevRows = (raw: Buffer) => datevBookings(raw).map((f) => [f[0], f[1], f[6], f[7], f[8], f[10]].join('|')).sort();
+const datevRows = (raw: Buffer) =>
+  datevBookings(raw)
+    .map((f) => [f[0], f[1], f[6], f[7], f[8], f[10]].join('|'))
+    .sort();
 
 describe('deleting a cancelled invoice leaves the books unchanged', () => {
   it('AT, 2026-11: U30 json and xml, DATEV and BWA are the same before and after DELETE of the cancelled RE-2', async () => {

@@ -49,7 +49,12 @@ describe('0 % sales to customers outside the EU', () => {
     const { valid, errors } = validateXml(xml.raw, schemaPath('u30-finanzonline/BMF_ERKLAERUNGS_UEBERMITTLUNG_U30_01_2022.xsd'));
     expect(valid, errors).toBe(true);
 
-    const rows = iconv.decode((await http.get('/api/reports/datev?year=2026&month=3')).raw, 'windows-1252').trimEnd().split('\r\n').slice(2).map((l) => l.split(';'));
+    const rows = iconv
+      .decode((await http.get('/api/reports/datev?year=2026&month=3')).raw, 'windows-1252')
+      .trimEnd()
+      .split('\r\n')
+      .slice(2)
+      .map((l) => l.split(';'));
     expect(rows.map((r) => `${r[0]}|${r[7]}`).sort()).toEqual(['120,00|4000', '2000,00|4110', '500,00|4120'].sort());
 
     // A 0 % sale to a customer without any country stays unclassified: shown, not filed.

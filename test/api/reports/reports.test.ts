@@ -100,7 +100,15 @@ describe('GET /api/reports/ust (U30)', () => {
     expect(res.status).toBe(200);
     // 20 %: 900.00 + 999.00 = 1899.00 → 379.80; 095 = 379.80 + 40.00 + 32.50 − 133.00 = 319.30
     expect(res.body.period).toMatchObject({ kind: 'quarter', quarter: 1, start: '2026-01-01', end: '2026-03-31', label: '2026-Q1' });
-    expect(res.body.kennzahlen).toMatchObject({ '000': '4048.99', '021': '1500.00', '022': '1899.00', '029': '399.99', '006': '250.00', '060': '133.00', '095': '319.30' });
+    expect(res.body.kennzahlen).toMatchObject({
+      '000': '4048.99',
+      '021': '1500.00',
+      '022': '1899.00',
+      '029': '399.99',
+      '006': '250.00',
+      '060': '133.00',
+      '095': '319.30',
+    });
   });
 
   it('April 2026: the credit note of a March invoice makes the 10 % base negative; JSON shows it, XML refuses it', async () => {
@@ -261,7 +269,9 @@ describe('GET /api/reports/datev', () => {
     const [header, , ...rows] = parseDatev(res.raw);
     expect(header[26]).toBe('03');
     // D1 19 %: 1000.50 + 190.10 (190.095 half-up) = 1190.60; 7 %: 100.50 + 7.04 (7.035) = 107.54
-    expect(rows.map(bookingKey).sort()).toEqual(['1190,60|S|1410|8400|', '107,54|S|1410|8300|', '11,90|H|1410|8400|', '800,00|S|1410|8336|', '357,00|H|1610|4900|9'].sort());
+    expect(rows.map(bookingKey).sort()).toEqual(
+      ['1190,60|S|1410|8400|', '107,54|S|1410|8300|', '11,90|H|1410|8400|', '800,00|S|1410|8336|', '357,00|H|1610|4900|9'].sort(),
+    );
   });
 
   it('another tenant sees none of these rows; consultant/client numbers come from the settings', async () => {
@@ -277,7 +287,9 @@ describe('GET /api/reports/datev', () => {
 describe('GET /api/reports/datev: checks before streaming', () => {
   it('a chart without an account for a rate in the period is 422 before any byte is sent', async () => {
     const team = await smallAustrianBook();
-    await db()('tenants').where({ id: team.tenant.id }).update({ settings: JSON.stringify({ datev: { chart: 'SKR03' } }) });
+    await db()('tenants')
+      .where({ id: team.tenant.id })
+      .update({ settings: JSON.stringify({ datev: { chart: 'SKR03' } }) });
     const res = await client(server.url, { token: team.viewer.token }).get('/api/reports/datev?year=2026&month=3');
     expect(res.status).toBe(422);
     expect(res.body.error.message).toMatch(/20 % cannot be booked in SKR03/);
@@ -345,4 +357,3 @@ describe('roles and isolation', () => {
     }
   });
 });
-

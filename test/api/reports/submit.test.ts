@@ -166,7 +166,12 @@ describe('POST /api/reports/ust/submit', () => {
     await settled(admin, id);
     const before = fake.uploads.length;
     const { submitU30Job } = await import('../../../workers/jobs/tax-portal/submitU30');
-    const result = await submitU30Job({ id: `u30-${id}`, data: { tenantId: team.tenant.id, submissionId: id }, attemptsMade: 1, opts: { attempts: 10 } } as never);
+    const result = await submitU30Job({
+      id: `u30-${id}`,
+      data: { tenantId: team.tenant.id, submissionId: id },
+      attemptsMade: 1,
+      opts: { attempts: 10 },
+    } as never);
     expect(result).toMatchObject({ status: 'accepted', alreadyDone: true });
     expect(fake.uploads.length).toBe(before);
   });
@@ -186,7 +191,10 @@ describe('POST /api/reports/ust/submit', () => {
   }
 
   it('live: a gateway error after the portal took the file (504, or a 502 HTML page) is not proof it was not taken: no second upload', async () => {
-    const gateways = [{ period: '2026-04', status: 504, html: false }, { period: '2026-05', status: 502, html: true }];
+    const gateways = [
+      { period: '2026-04', status: 504, html: false },
+      { period: '2026-05', status: 502, html: true },
+    ];
     for (const { period, status, html } of gateways) {
       const { run, read, livePs } = await queuedLiveRow(period);
       const before = livePs();
@@ -232,7 +240,12 @@ describe('POST /api/reports/ust/submit', () => {
       .returning('id');
     const before = fake.uploads.length;
     const { submitU30Job } = await import('../../../workers/jobs/tax-portal/submitU30');
-    const result = await submitU30Job({ id: `u30-${row.id}`, data: { tenantId: team.tenant.id, submissionId: row.id }, attemptsMade: 1, opts: { attempts: 10 } } as never);
+    const result = await submitU30Job({
+      id: `u30-${row.id}`,
+      data: { tenantId: team.tenant.id, submissionId: row.id },
+      attemptsMade: 1,
+      opts: { attempts: 10 },
+    } as never);
     expect(result).toMatchObject({ status: 'submitted', outcomeUnknown: true });
     expect(fake.uploads.length).toBe(before);
     const view = (await admin.get(`/api/reports/ust/submissions/${row.id}`)).body;
@@ -241,26 +254,37 @@ describe('POST /api/reports/ust/submit', () => {
     expect(view.error).toContain(`/api/reports/ust/submissions/${row.id}/resolve`);
 
     // Unresolved, it blocks the month — also for a resubmission — and says how to resolve it.
-    for (const body of [{ year: 2026, month: 2, mode: 'live' }, { year: 2026, quarter: 1, mode: 'live', resubmission: true }]) {
+    for (const body of [
+      { year: 2026, month: 2, mode: 'live' },
+      { year: 2026, quarter: 1, mode: 'live', resubmission: true },
+    ]) {
       const blocked = await admin.post('/api/reports/ust/submit', body);
       expect(blocked.status, JSON.stringify(body)).toBe(409);
       expect(blocked.body.error.message).toContain(`POST /api/reports/ust/submissions/${row.id}/resolve`);
     }
     // Only admins resolve; an outcome must be given.
-    expect((await client(server.url, { token: team.manager.token }).post(`/api/reports/ust/submissions/${row.id}/resolve`, { outcome: 'rejected' })).status).toBe(403);
+    expect(
+      (await client(server.url, { token: team.manager.token }).post(`/api/reports/ust/submissions/${row.id}/resolve`, { outcome: 'rejected' })).status,
+    ).toBe(403);
     expect((await admin.post(`/api/reports/ust/submissions/${row.id}/resolve`, { outcome: 'maybe' })).status).toBe(400);
 
     // The DataBox shows nothing arrived: rejected, and the month can be filed again (no resubmission flag needed).
     const resolved = await admin.post(`/api/reports/ust/submissions/${row.id}/resolve`, { outcome: 'rejected', note: 'DataBox: no protocol' });
     expect(resolved.status).toBe(200);
-    expect(resolved.body).toMatchObject({ status: 'rejected', outcomeUnknown: false, resolution: { outcome: 'rejected', by: team.admin.id, note: 'DataBox: no protocol' } });
+    expect(resolved.body).toMatchObject({
+      status: 'rejected',
+      outcomeUnknown: false,
+      resolution: { outcome: 'rejected', by: team.admin.id, note: 'DataBox: no protocol' },
+    });
     expect((await admin.post(`/api/reports/ust/submissions/${row.id}/resolve`, { outcome: 'accepted' })).status).toBe(400);
     const refile = await admin.post('/api/reports/ust/submit', { year: 2026, month: 2, mode: 'live' });
     expect(refile.status).toBe(202);
     expect((await settled(admin, refile.body.submissionId)).status).toBe('accepted');
     expect(fake.uploads.length).toBe(before + 1);
     // A job retry of the resolved row does nothing.
-    expect(await submitU30Job({ id: `u30-${row.id}`, data: { tenantId: team.tenant.id, submissionId: row.id }, attemptsMade: 2, opts: { attempts: 10 } } as never)).toMatchObject({
+    expect(
+      await submitU30Job({ id: `u30-${row.id}`, data: { tenantId: team.tenant.id, submissionId: row.id }, attemptsMade: 2, opts: { attempts: 10 } } as never),
+    ).toMatchObject({
       status: 'rejected',
       alreadyDone: true,
     });
@@ -285,7 +309,12 @@ describe('roles and isolation', () => {
 
   it('validation: unknown fields, missing mode, both month and quarter → 400', async () => {
     const { admin } = await tenantWithCredentials();
-    for (const body of [{ year: 2026, month: 3, mode: 'test', extra: 1 }, { year: 2026, month: 3 }, { year: 2026, month: 3, quarter: 1, mode: 'test' }, { year: 2026, month: 3, mode: 'prod' }]) {
+    for (const body of [
+      { year: 2026, month: 3, mode: 'test', extra: 1 },
+      { year: 2026, month: 3 },
+      { year: 2026, month: 3, quarter: 1, mode: 'test' },
+      { year: 2026, month: 3, mode: 'prod' },
+    ]) {
       expect((await admin.post('/api/reports/ust/submit', body)).status, JSON.stringify(body)).toBe(400);
     }
   });

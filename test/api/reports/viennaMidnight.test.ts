@@ -46,7 +46,13 @@ describe('an invoice finalized around midnight in Vienna', () => {
     expect(m.body.kennzahlen).toMatchObject({ '000': '50.00', '022': '50.00', '095': '10.00' });
     expect(a.body.kennzahlen).toMatchObject({ '000': '100.00', '022': '100.00', '095': '20.00' });
 
-    const rows = (raw: Buffer) => iconv.decode(raw, 'windows-1252').trimEnd().split('\r\n').slice(2).map((l) => l.split(';'));
+    const rows = (raw: Buffer) =>
+      iconv
+        .decode(raw, 'windows-1252')
+        .trimEnd()
+        .split('\r\n')
+        .slice(2)
+        .map((l) => l.split(';'));
     const aprilRows = rows((await http.get('/api/reports/datev?year=2026&month=4')).raw);
     expect(aprilRows.map((r) => [r[0], r[9], r[10].replace(/"/g, '')])).toEqual([['120,00', '0104', april.number]]);
     const marchRows = rows((await http.get('/api/reports/datev?year=2026&month=3')).raw);

@@ -18,11 +18,24 @@ describe('suppliers', () => {
     const { member, manager, viewer } = await createTeam();
     const res = await http.post(
       '/api/suppliers',
-      { name: 'Stripe Payments Europe', email: 'Billing@Stripe.com', vatId: 'IE3206488LH', iban: 'AT61 1904 3002 3457 3201', address: 'Dublin', merchantIds: { stripe: 'acct_123' } },
+      {
+        name: 'Stripe Payments Europe',
+        email: 'Billing@Stripe.com',
+        vatId: 'IE3206488LH',
+        iban: 'AT61 1904 3002 3457 3201',
+        address: 'Dublin',
+        merchantIds: { stripe: 'acct_123' },
+      },
       { token: member.token },
     );
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ name: 'Stripe Payments Europe', email: 'billing@stripe.com', iban: 'AT611904300234573201', merchantIds: { stripe: 'acct_123' }, country: 'IE' });
+    expect(res.body).toMatchObject({
+      name: 'Stripe Payments Europe',
+      email: 'billing@stripe.com',
+      iban: 'AT611904300234573201',
+      merchantIds: { stripe: 'acct_123' },
+      country: 'IE',
+    });
 
     const list = await http.get('/api/suppliers', { token: viewer.token });
     expect(list.status).toBe(200);
@@ -92,12 +105,32 @@ describe('suppliers: audit log', () => {
   it('create, update and delete each write one row with actor, action, entity and time; refused ones none', async () => {
     const { tenant, member, manager } = await createTeam();
     const as = (u: { id: string }, entityId: string, action: string) => ({ action, entityType: 'supplier', entityId, actorUserId: u.id });
-    const created = await track(tenant.id, (r: any) => [as(member, r.body.id, 'supplier.created')], () => http.post('/api/suppliers', { name: 'Audit' }, { token: member.token }));
+    const created = await track(
+      tenant.id,
+      (r: any) => [as(member, r.body.id, 'supplier.created')],
+      () => http.post('/api/suppliers', { name: 'Audit' }, { token: member.token }),
+    );
     expect(created.status).toBe(201);
     const id = created.body.id;
-    await track(tenant.id, () => [as(manager, id, 'supplier.updated')], () => http.put(`/api/suppliers/${id}`, { name: 'Neu', merchantIds: { bank: 'B1' } }, { token: manager.token }));
-    await track(tenant.id, () => [], () => http.put(`/api/suppliers/${id}`, { vatId: 'ATU1' }, { token: manager.token }));
-    await track(tenant.id, () => [as(manager, id, 'supplier.deleted')], () => http.delete(`/api/suppliers/${id}`, { token: manager.token }));
-    await track(tenant.id, () => [], () => http.delete(`/api/suppliers/${id}`, { token: manager.token }));
+    await track(
+      tenant.id,
+      () => [as(manager, id, 'supplier.updated')],
+      () => http.put(`/api/suppliers/${id}`, { name: 'Neu', merchantIds: { bank: 'B1' } }, { token: manager.token }),
+    );
+    await track(
+      tenant.id,
+      () => [],
+      () => http.put(`/api/suppliers/${id}`, { vatId: 'ATU1' }, { token: manager.token }),
+    );
+    await track(
+      tenant.id,
+      () => [as(manager, id, 'supplier.deleted')],
+      () => http.delete(`/api/suppliers/${id}`, { token: manager.token }),
+    );
+    await track(
+      tenant.id,
+      () => [],
+      () => http.delete(`/api/suppliers/${id}`, { token: manager.token }),
+    );
   });
 });

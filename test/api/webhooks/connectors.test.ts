@@ -1,13 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { client } from '../../helpers/http';
 import { createTeam } from '../../helpers/factories';
-import {
-  deliver,
-  install,
-  stripeDelivery,
-  stripePaymentEvent,
-  tenantRowCounts,
-  waitForLogRows, withWebhookServer } from '../../helpers/webhookFactory';
+import { deliver, install, stripeDelivery, stripePaymentEvent, tenantRowCounts, waitForLogRows, withWebhookServer } from '../../helpers/webhookFactory';
 import { db } from '../../../shared/db';
 
 const env = withWebhookServer();
@@ -58,7 +52,11 @@ describe('install, reinstall, uninstall', () => {
     expect(missing.status).toBe(400);
     expect(missing.body.error.details).toEqual([{ field: 'webhookSecret', message: 'is required for stripe' }]);
     // Blank is missing too (it was stored as "", and every real delivery then failed as invalid_signature).
-    for (const [slug, body, field] of [['bank', { webhookSecret: '   ' }, 'webhookSecret'], ['paypal', { webhookId: ' \t' }, 'webhookId'], ['mollie', { apiKey: '  ' }, 'apiKey']] as const) {
+    for (const [slug, body, field] of [
+      ['bank', { webhookSecret: '   ' }, 'webhookSecret'],
+      ['paypal', { webhookId: ' \t' }, 'webhookId'],
+      ['mollie', { apiKey: '  ' }, 'apiKey'],
+    ] as const) {
       const blank = await api(admin.token).post(`/api/connectors/${slug}/install`, body);
       expect(blank.status, slug).toBe(400);
       expect(blank.body.error.details).toEqual([{ field, message: `is required for ${slug}` }]);
@@ -116,7 +114,11 @@ describe('settings', () => {
     const other = await createTeam();
     const [foreign] = await db()('suppliers').insert({ tenantId: other.tenant.id, name: 'Fremd' }).returning('*');
     await install(env.server.url, admin.token, 'stripe', { webhookSecret: SECRET });
-    const bad = await api(admin.token).put('/api/connectors/stripe/settings', { expenseAccount: '9999', clearingAccount: '7890', defaultSupplierId: foreign.id });
+    const bad = await api(admin.token).put('/api/connectors/stripe/settings', {
+      expenseAccount: '9999',
+      clearingAccount: '7890',
+      defaultSupplierId: foreign.id,
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.error.details.map((d: { field: string }) => d.field).sort()).toEqual(['clearingAccount', 'defaultSupplierId', 'expenseAccount']);
     expect((await api(admin.token).put('/api/connectors/stripe/settings', { autoPost: 'yes' })).status).toBe(400);
@@ -136,8 +138,13 @@ describe('webhook-logs', () => {
     const b = await createTeam();
     const now = Date.now();
     const rows = Array.from({ length: 60 }, (_, i) => ({
-      tenantId: a.tenant.id, provider: 'stripe', event: 'invoice.payment_succeeded', status: 'processed', externalId: `evt_${i}`,
-      receivedAt: new Date(now - (60 - i) * 1000), processedAt: new Date(now - (60 - i) * 1000 + 500),
+      tenantId: a.tenant.id,
+      provider: 'stripe',
+      event: 'invoice.payment_succeeded',
+      status: 'processed',
+      externalId: `evt_${i}`,
+      receivedAt: new Date(now - (60 - i) * 1000),
+      processedAt: new Date(now - (60 - i) * 1000 + 500),
     }));
     await db()('webhookEvents').insert(rows);
     await db()('webhookEvents').insert({ tenantId: a.tenant.id, provider: 'bank', event: 'payment_completed', status: 'processed', externalId: 'bank_1' });
@@ -153,7 +160,10 @@ describe('webhook-logs', () => {
     expect(Object.keys(res.body[0]).sort()).toEqual(['event', 'externalId', 'id', 'processedAt', 'provider', 'receivedAt', 'status']);
     expect(res.body.every((r: { provider: string }) => r.provider === 'stripe')).toBe(true);
     expect((await api(a.admin.token).get('/api/connectors/stripe/webhook-logs?limit=200')).body).toHaveLength(60);
-    expect((await api(a.admin.token).get('/api/connectors/stripe/webhook-logs?limit=2')).body.map((r: { externalId: string }) => r.externalId)).toEqual(['evt_59', 'evt_58']);
+    expect((await api(a.admin.token).get('/api/connectors/stripe/webhook-logs?limit=2')).body.map((r: { externalId: string }) => r.externalId)).toEqual([
+      'evt_59',
+      'evt_58',
+    ]);
     expect((await api(a.admin.token).get('/api/connectors/stripe/webhook-logs?limit=201')).status).toBe(400);
     expect((await api(a.admin.token).get('/api/connectors/stripe/webhook-logs?limit=0')).status).toBe(400);
     expect((await api(a.admin.token).get('/api/connectors/nope/webhook-logs')).status).toBe(404);

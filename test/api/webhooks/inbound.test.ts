@@ -20,7 +20,9 @@ import {
   stripePaymentEvent,
   stripeRefundEvent,
   suffix,
-  waitForLogRows, withWebhookServer } from '../../helpers/webhookFactory';
+  waitForLogRows,
+  withWebhookServer,
+} from '../../helpers/webhookFactory';
 import { reloadConfig } from '../../../shared/config';
 import { db } from '../../../shared/db';
 import { processStoredEvent } from '../../../shared/webhooks/processStoredEvent';
@@ -105,14 +107,27 @@ describe('stripe', () => {
     expect(supplier.merchantIds).toEqual({ stripe: event.data.object.customer });
 
     const lines = await entriesOf(tenant.id);
-    expect(lines.map((l) => [l.number, l.debit, l.credit])).toEqual(expect.arrayContaining([['7890', '10.00', '0.00'], ['2891', '0.00', '10.00']]));
+    expect(lines.map((l) => [l.number, l.debit, l.credit])).toEqual(
+      expect.arrayContaining([
+        ['7890', '10.00', '0.00'],
+        ['2891', '0.00', '10.00'],
+      ]),
+    );
     expect(lines).toHaveLength(2);
 
     // The log API shows the spec's fields.
     const logs = await client(env.server.url, { token: manager.token }).get('/api/connectors/stripe/webhook-logs');
     expect(logs.status).toBe(200);
     expect(logs.body).toEqual([
-      { id: row.id, provider: 'stripe', event: 'invoice.payment_succeeded', status: 'processed', externalId: event.id, receivedAt: expect.any(String), processedAt: expect.any(String) },
+      {
+        id: row.id,
+        provider: 'stripe',
+        event: 'invoice.payment_succeeded',
+        status: 'processed',
+        externalId: event.id,
+        receivedAt: expect.any(String),
+        processedAt: expect.any(String),
+      },
     ]);
 
     // The invoice reads through the invoices API like any other incoming invoice.
@@ -185,7 +200,13 @@ describe('stripe', () => {
 
     const original = await db()('invoices').where({ tenantId: tenant.id, externalId: pay.data.object.id }).first();
     const negative = await db()('invoices').where({ tenantId: tenant.id, externalId: refund.data.object.refunds.data[0].id }).first();
-    expect(negative).toMatchObject({ type: 'eingangsrechnung', totalGross: '-3.00', relatedInvoiceId: original.id, supplierId: original.supplierId, source: 'stripe' });
+    expect(negative).toMatchObject({
+      type: 'eingangsrechnung',
+      totalGross: '-3.00',
+      relatedInvoiceId: original.id,
+      supplierId: original.supplierId,
+      source: 'stripe',
+    });
     expect(await db()('payments').where({ invoiceId: negative.id })).toHaveLength(0);
 
     const entries = await db()('journalEntries').where({ tenantId: tenant.id }).orderBy('createdAt');
@@ -194,7 +215,12 @@ describe('stripe', () => {
     expect(reversal.reversesEntryId).toBe(first.id);
     const lines = await entriesOf(tenant.id);
     const revLines = lines.filter((l) => l.id === reversal.id).map((l) => [l.number, l.debit, l.credit]);
-    expect(revLines).toEqual(expect.arrayContaining([['2891', '3.00', '0.00'], ['7890', '0.00', '3.00']]));
+    expect(revLines).toEqual(
+      expect.arrayContaining([
+        ['2891', '3.00', '0.00'],
+        ['7890', '0.00', '3.00'],
+      ]),
+    );
   });
 
   it('a foreign-currency payment is booked but not auto-posted (no exchange rate in the event)', async () => {
@@ -222,7 +248,10 @@ describe('stripe', () => {
       expect((await deliver(env.server.url, path, d.body, d.headers)).status).toBe(200);
     }
     const linked = await waitForLogRows(tenant.id, 'stripe', 2);
-    expect(linked.map((r) => [r.event, r.status])).toEqual([['invoice.payment_succeeded', 'processed'], ['invoice_payment.paid', 'processed']]);
+    expect(linked.map((r) => [r.event, r.status])).toEqual([
+      ['invoice.payment_succeeded', 'processed'],
+      ['invoice_payment.paid', 'processed'],
+    ]);
     expect(await db()('invoices').where({ tenantId: tenant.id })).toHaveLength(1); // the link event books nothing
 
     // Two partial refunds as Stripe sends them today: with the refund list (fixture shape) and without it.
@@ -245,18 +274,61 @@ describe('stripe', () => {
     expect(await db()('suppliers').where({ tenantId: tenant.id })).toHaveLength(1); // no supplier from the refund's billing name
     const entries = await db()('journalEntries').where({ tenantId: tenant.id });
     const paymentEntry = entries.find((e) => e.sourceId === original.id);
-    expect(entries.filter((e) => e.reversesEntryId === paymentEntry.id).map((e) => e.sourceId).sort()).toEqual(refunds.map((r) => r.id).sort());
+    expect(
+      entries
+        .filter((e) => e.reversesEntryId === paymentEntry.id)
+        .map((e) => e.sourceId)
+        .sort(),
+    ).toEqual(refunds.map((r) => r.id).sort());
   });
 
   it('a refund named only by its PaymentIntent waits while the invoice_payment.paid that names it is still pending', async () => {
     const { tenant } = await createTeam();
     const pi = `pi_test_${suffix()}`;
-    const pending = { provider: 'stripe', eventId: `evt_${suffix()}`, eventType: 'invoice_payment.paid', kind: 'ignored', externalId: null, amount: null, currency: null, date: null, counterparty: {}, paymentRefs: { externalId: `in_${suffix()}`, refs: [pi] } };
-    const refund = { provider: 'stripe', eventId: `evt_${suffix()}`, eventType: 'charge.refunded', kind: 'refund', externalId: `re_${suffix()}`, originalExternalId: null, originalRefs: [pi, `ch_${suffix()}`], amount: '1.00', currency: 'EUR', date: '2026-03-02', counterparty: {} };
+    const pending = {
+      provider: 'stripe',
+      eventId: `evt_${suffix()}`,
+      eventType: 'invoice_payment.paid',
+      kind: 'ignored',
+      externalId: null,
+      amount: null,
+      currency: null,
+      date: null,
+      counterparty: {},
+      paymentRefs: { externalId: `in_${suffix()}`, refs: [pi] },
+    };
+    const refund = {
+      provider: 'stripe',
+      eventId: `evt_${suffix()}`,
+      eventType: 'charge.refunded',
+      kind: 'refund',
+      externalId: `re_${suffix()}`,
+      originalExternalId: null,
+      originalRefs: [pi, `ch_${suffix()}`],
+      amount: '1.00',
+      currency: 'EUR',
+      date: '2026-03-02',
+      counterparty: {},
+    };
     // Stored, as ingest stores them; no job runs here.
-    await db()('webhookEvents').insert({ tenantId: tenant.id, provider: 'stripe', event: pending.eventType, status: 'pending', externalId: pending.eventId, normalized: JSON.stringify(pending) });
+    await db()('webhookEvents').insert({
+      tenantId: tenant.id,
+      provider: 'stripe',
+      event: pending.eventType,
+      status: 'pending',
+      externalId: pending.eventId,
+      normalized: JSON.stringify(pending),
+    });
     const [row] = await db()('webhookEvents')
-      .insert({ tenantId: tenant.id, provider: 'stripe', event: refund.eventType, status: 'pending', externalId: refund.eventId, moneyExternalId: refund.externalId, normalized: JSON.stringify(refund) })
+      .insert({
+        tenantId: tenant.id,
+        provider: 'stripe',
+        event: refund.eventType,
+        status: 'pending',
+        externalId: refund.eventId,
+        moneyExternalId: refund.externalId,
+        normalized: JSON.stringify(refund),
+      })
       .returning('id');
     await expect(processStoredEvent(row.id, tenant.id)).rejects.toBeInstanceOf(RetryLaterError);
     expect(await db()('invoices').where({ tenantId: tenant.id })).toHaveLength(0);
@@ -269,9 +341,29 @@ describe('stripe', () => {
       { tenantId: tenant.id, provider: 'stripe', ref: pi, externalId: `in_a_${suffix()}` },
       { tenantId: tenant.id, provider: 'stripe', ref: pi, externalId: `in_b_${suffix()}` },
     ]);
-    const refund = { provider: 'stripe', eventId: `evt_${suffix()}`, eventType: 'charge.refunded', kind: 'refund', externalId: `re_${suffix()}`, originalExternalId: null, originalRefs: [pi], amount: '1.00', currency: 'EUR', date: '2026-03-02', counterparty: { name: 'Jenny Rosen' } };
+    const refund = {
+      provider: 'stripe',
+      eventId: `evt_${suffix()}`,
+      eventType: 'charge.refunded',
+      kind: 'refund',
+      externalId: `re_${suffix()}`,
+      originalExternalId: null,
+      originalRefs: [pi],
+      amount: '1.00',
+      currency: 'EUR',
+      date: '2026-03-02',
+      counterparty: { name: 'Jenny Rosen' },
+    };
     const [row] = await db()('webhookEvents')
-      .insert({ tenantId: tenant.id, provider: 'stripe', event: refund.eventType, status: 'pending', externalId: refund.eventId, moneyExternalId: refund.externalId, normalized: JSON.stringify(refund) })
+      .insert({
+        tenantId: tenant.id,
+        provider: 'stripe',
+        event: refund.eventType,
+        status: 'pending',
+        externalId: refund.eventId,
+        moneyExternalId: refund.externalId,
+        normalized: JSON.stringify(refund),
+      })
       .returning('id');
     const out = await processStoredEvent(row.id, tenant.id);
     expect(out.status).toBe('processed');
@@ -311,7 +403,9 @@ describe('stripe', () => {
     expect(first.processedAt).toBeTruthy();
 
     // The account the settings name was valid when saved and is gone from the chart since.
-    await db()('connectorInstallations').where({ tenantId: tenant.id, provider: 'stripe' }).update({ settings: db().raw(`settings || '{"expenseAccount": "9998"}'::jsonb`) });
+    await db()('connectorInstallations')
+      .where({ tenantId: tenant.id, provider: 'stripe' })
+      .update({ settings: db().raw(`settings || '{"expenseAccount": "9998"}'::jsonb`) });
     const refused = stripeDelivery(STRIPE_SECRET, stripePaymentEvent());
     await deliver(env.server.url, path, refused.body, refused.headers);
     const rows = await waitForLogRows(tenant.id, 'stripe', 2);
@@ -364,7 +458,12 @@ describe('bank', () => {
     expect(invoices[0]).toMatchObject({ supplierId: huber.id, totalGross: '99.90', source: 'bank' });
     // DE: SKR03, debit 4900, credit the bank 1200 directly.
     const lines = (await entriesOf(tenant.id)).map((l) => [l.number, l.debit, l.credit]);
-    expect(lines).toEqual(expect.arrayContaining([['4900', '99.90', '0.00'], ['1200', '0.00', '99.90']]));
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        ['4900', '99.90', '0.00'],
+        ['1200', '0.00', '99.90'],
+      ]),
+    );
   });
 
   it('an event the pipeline cannot book (a KWD amount with 3 decimals) ends failed with the reason; nothing is created', async () => {
@@ -381,7 +480,6 @@ describe('bank', () => {
     expect(await db()('invoices').where({ tenantId: tenant.id })).toHaveLength(0);
     expect(await db()('suppliers').where({ tenantId: tenant.id })).toHaveLength(0);
   });
-
 });
 
 describe('paypal', () => {
@@ -398,7 +496,10 @@ describe('paypal', () => {
     const r = paypalDelivery(cert, webhookId, certServer.certUrl, refunded);
     expect((await deliver(env.server.url, path, r.body, r.headers)).status).toBe(200);
     const rows = await waitForLogRows(tenant.id, 'paypal', 2);
-    expect(rows.map((x) => [x.status, x.event])).toEqual([['processed', 'PAYMENT.CAPTURE.COMPLETED'], ['processed', 'PAYMENT.CAPTURE.REFUNDED']]);
+    expect(rows.map((x) => [x.status, x.event])).toEqual([
+      ['processed', 'PAYMENT.CAPTURE.COMPLETED'],
+      ['processed', 'PAYMENT.CAPTURE.REFUNDED'],
+    ]);
     const capture = await db()('invoices').where({ tenantId: tenant.id, externalId: completed.resource.id }).first();
     expect(capture).toMatchObject({ source: 'paypal', currency: completed.resource.amount.currency_code, totalGross: completed.resource.amount.value });
     const refund = await db()('invoices').where({ tenantId: tenant.id, externalId: refunded.resource.id }).first();
@@ -608,7 +709,7 @@ describe.each(SLUGS)('every provider: %s', (slug) => {
     expect(second.token).not.toBe(first.token);
     const d = c.valid(secrets);
     expect((await deliver(env.server.url, first.path, d.body, d.headers)).status).toBe(404);
-    expect((await db()('webhookEvents').where({ tenantId: tenant.id }))).toHaveLength(0);
+    expect(await db()('webhookEvents').where({ tenantId: tenant.id })).toHaveLength(0);
     expect((await deliver(env.server.url, second.path, d.body, d.headers)).status).toBe(200);
     const [row] = await waitForLogRows(tenant.id, slug, 1);
     expect(row.status).toBe('processed');

@@ -83,7 +83,11 @@ describe('webhook store batches', () => {
       { ...failedPayment, to: a, expect: 'duplicate' },
       ...Array.from({ length: 6 }, () => ({ ...bankDelivery(SECRET, bankEvent()), to: b, expect: 'pending' })),
     ];
-    const { first, answered } = await sendBehindHeldStatement(a.tenant.id, { ...stripeDelivery(SECRET, stripePaymentEvent({ amount: 1000 })), to: a }, together);
+    const { first, answered } = await sendBehindHeldStatement(
+      a.tenant.id,
+      { ...stripeDelivery(SECRET, stripePaymentEvent({ amount: 1000 })), to: a },
+      together,
+    );
     expect(first.status).toBe(200);
     expect(answered.map((r) => [r.status, r.body.status])).toEqual(together.map((d) => [200, d.expect]));
     expect(await histogramOf(webhookStoreBatchDeliveries, 'committed')).toEqual({ count: before.count + 1, sum: before.sum + together.length });
@@ -93,7 +97,10 @@ describe('webhook store batches', () => {
     const batchRows = await db()('webhookEvents')
       .whereIn('tenantId', [a.tenant.id, b.tenant.id])
       .whereIn('externalId', together.map(eventIdOf))
-      .whereNotIn('id', earlier.map((r) => r.id));
+      .whereNotIn(
+        'id',
+        earlier.map((r) => r.id),
+      );
     expect(batchRows).toHaveLength(together.length);
     expect(new Set(batchRows.map((r) => r.receivedAt.toISOString())).size).toBe(1);
     const connectors = await db()('connectorInstallations').whereIn('tenantId', [a.tenant.id, b.tenant.id]).select('id', 'tenantId');
@@ -104,7 +111,12 @@ describe('webhook store batches', () => {
     // The duplicates have no job (the booked movement's points at its invoice); every other row has exactly one.
     expect(batchRows.find((r) => r.externalId === eventIdOf(booked))).toMatchObject({ status: 'duplicate', invoiceId: earlier[0].invoiceId });
     expect(batchRows.find((r) => r.externalId === eventIdOf(failedPayment))).toMatchObject({ status: 'duplicate', invoiceId: null });
-    const jobs = await db()('outbox').whereIn('jobId', batchRows.map((r) => `webhook-${r.id}`)).select('jobId', 'payload');
+    const jobs = await db()('outbox')
+      .whereIn(
+        'jobId',
+        batchRows.map((r) => `webhook-${r.id}`),
+      )
+      .select('jobId', 'payload');
     expect(jobs).toHaveLength(together.length - 2);
     for (const j of jobs) {
       const row = batchRows.find((r) => `webhook-${r.id}` === j.jobId)!;
@@ -169,7 +181,9 @@ describe('webhook store batches', () => {
       expect(plan).toMatch(/Index Cond: \(\(tenant_id = v\.tenant_id\) AND \(source = v\.provider\) AND \(external_id = m\.external_id\)\)/);
       // Which webhook_events index serves it depends on the table's statistics (with them, the one on
       // the external id); either way it is a lookup per row, never a scan of all processed rows.
-      expect(plan).toMatch(/Index Scan using webhook_events_\w+ on webhook_events w\n\s+Index Cond: \(\(tenant_id = v\.tenant_id\) AND \(provider = v\.provider\)/);
+      expect(plan).toMatch(
+        /Index Scan using webhook_events_\w+ on webhook_events w\n\s+Index Cond: \(\(tenant_id = v\.tenant_id\) AND \(provider = v\.provider\)/,
+      );
       expect(plan).not.toMatch(/Anti Join|hashed SubPlan|Materialize/);
     } finally {
       await c.query('rollback');

@@ -36,6 +36,10 @@ it('merchant id matching follows suppliers.merchant_ids: updates, deletes, tenan
 
   const rows = await db()('supplierMerchantIds').where({ tenantId: tenant.id }).orderBy(['provider', 'merchantId', 'supplierId']);
   expect(rows.map((r) => [r.provider, r.merchantId, r.supplierId])).toEqual(
-    [['paypal', 'PP1', first.id], ['stripe', 'cus_1', first.id], ['stripe', 'cus_1', second.id]].sort((a, b) => (a.join() < b.join() ? -1 : 1)),
+    [
+      ['paypal', 'PP1', first.id],
+      ['stripe', 'cus_1', first.id],
+      ['stripe', 'cus_1', second.id],
+    ].sort((a, b) => (a.join() < b.join() ? -1 : 1)),
   );
 });

@@ -53,11 +53,20 @@ export async function cpuSplit<T>(k: Knex, named: Record<string, () => number | 
     const ticks = now.ticks - (before.get(pid)?.ticks ?? 0);
     if (ticks <= 0) continue;
     const label =
-      pid === process.pid ? 'api (this process)'
-      : pidsOf.get(pid) ?? (now.name.startsWith('postgres:') ? (appOf.has(pid) ? `postgres backend: ${appOf.get(pid) || '(no application_name)'}` : `postgres ${now.name.split(' ')[1] ?? ''}`.trim())
-      : now.name.includes('redis-server') ? 'redis'
-      : now.name.includes('loadChild') ? 'load generator (autocannon)'
-      : now.name.startsWith('wrk ') ? 'load generator (wrk)' : 'other');
+      pid === process.pid
+        ? 'api (this process)'
+        : (pidsOf.get(pid) ??
+          (now.name.startsWith('postgres:')
+            ? appOf.has(pid)
+              ? `postgres backend: ${appOf.get(pid) || '(no application_name)'}`
+              : `postgres ${now.name.split(' ')[1] ?? ''}`.trim()
+            : now.name.includes('redis-server')
+              ? 'redis'
+              : now.name.includes('loadChild')
+                ? 'load generator (autocannon)'
+                : now.name.startsWith('wrk ')
+                  ? 'load generator (wrk)'
+                  : 'other'));
     groups.set(label, (groups.get(label) ?? 0) + ticks * TICK_SEC);
   }
   const total = [...groups.values()].reduce((a, b) => a + b, 0);

@@ -6,9 +6,7 @@ import { percentile } from './measure';
 async function run(spec: LoadSpec, measured: boolean): Promise<LoadResult> {
   let cursor = 0;
   const requests: Request[] =
-    spec.requests.length === 1
-      ? [{ ...spec.requests[0] }]
-      : [{ setupRequest: (req) => ({ ...req, ...spec.requests[cursor++ % spec.requests.length] }) }];
+    spec.requests.length === 1 ? [{ ...spec.requests[0] }] : [{ setupRequest: (req) => ({ ...req, ...spec.requests[cursor++ % spec.requests.length] }) }];
   const latencies: number[] = [];
   const t0 = performance.now();
   // Wall time ends at the last answer: autocannon resolves on its one-second tick, which for a
@@ -29,7 +27,9 @@ async function run(spec: LoadSpec, measured: boolean): Promise<LoadResult> {
   const r = await instance;
   const seconds = ((latencies.length ? lastAnswer : performance.now()) - t0) / 1000;
   const statusCodes = Object.fromEntries(Object.entries(r.statusCodeStats ?? {}).map(([k, v]) => [k, v.count]));
-  const ok = Object.entries(statusCodes).filter(([k]) => k.startsWith('2')).reduce((s, [, n]) => s + n, 0);
+  const ok = Object.entries(statusCodes)
+    .filter(([k]) => k.startsWith('2'))
+    .reduce((s, [, n]) => s + n, 0);
   return {
     sent: latencies.length,
     ok,

@@ -29,7 +29,10 @@ export async function seedInvoices(url: string, k: Knex, total: number): Promise
   await seeder.connect();
   const seed = async (sql: string, bindings: unknown[] = []) => {
     let i = 0;
-    await seeder.query(sql.replace(/\?/g, () => `$${++i}`), bindings);
+    await seeder.query(
+      sql.replace(/\?/g, () => `$${++i}`),
+      bindings,
+    );
   };
   try {
     // One transaction: items and payments written after their invoices in another transaction

@@ -78,7 +78,18 @@ export function runWrk(spec: LoadSpec): Promise<LoadResult> {
     const child = spawn(
       'wrk',
       // The run ends when every request is answered; the duration only bounds a run in which some never are.
-      ['-t1', `-c${spec.connections}`, `-d${Math.max(120, Math.ceil(spec.amount! / 20))}s`, '--timeout', '60s', '-s', path.join(dir, 'script.lua'), spec.url, '--', path.join(dir, 'requests')],
+      [
+        '-t1',
+        `-c${spec.connections}`,
+        `-d${Math.max(120, Math.ceil(spec.amount! / 20))}s`,
+        '--timeout',
+        '60s',
+        '-s',
+        path.join(dir, 'script.lua'),
+        spec.url,
+        '--',
+        path.join(dir, 'requests'),
+      ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let stdout = '';
@@ -94,8 +105,11 @@ export function runWrk(spec: LoadSpec): Promise<LoadResult> {
       const line = stdout.split('\n').find((l) => l.startsWith('RESULT '));
       if (!line) return reject(new Error(`wrk printed no result: ${stdout} ${stderr}`));
       const r = JSON.parse(line.slice(7));
-      const ok = Object.entries(r.codes as Record<string, number>).filter(([c]) => c.startsWith('2')).reduce((sum, [, k]) => sum + (k as number), 0);
-      if (r.answered < spec.amount!) return reject(new Error(`wrk: ${r.answered} of ${spec.amount} requests answered (${r.errors} socket errors, ${r.timeouts} timeouts)`));
+      const ok = Object.entries(r.codes as Record<string, number>)
+        .filter(([c]) => c.startsWith('2'))
+        .reduce((sum, [, k]) => sum + (k as number), 0);
+      if (r.answered < spec.amount!)
+        return reject(new Error(`wrk: ${r.answered} of ${spec.amount} requests answered (${r.errors} socket errors, ${r.timeouts} timeouts)`));
       const seconds = r.durationUs / 1e6;
       const ms = (us: number) => us / 1000;
       resolve({

@@ -26,7 +26,7 @@ import {
 const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@_', removeNSPrefix: true, parseTagValue: false });
 type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 const parse = (xml: string): Any => parser.parse(xml).CrossIndustryInvoice;
-const asArray = <T,>(v: T | T[] | undefined): T[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
+const asArray = <T>(v: T | T[] | undefined): T[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
 
 function expectValid(xml: string): void {
   const xsd = validateXml(xml, CII_XSD);
@@ -46,8 +46,7 @@ function exportError(fn: () => unknown): EInvoiceExportError {
   throw new Error('expected an EInvoiceExportError');
 }
 
-const rules = (e: EInvoiceExportError | Array<{ rule: string }>) =>
-  new Set((Array.isArray(e) ? e : e.violations).map((v) => v.rule));
+const rules = (e: EInvoiceExportError | Array<{ rule: string }>) => new Set((Array.isArray(e) ? e : e.violations).map((v) => v.rule));
 
 const longText =
   'Wartung & Support <Premium> für "Müller & Söhne" – Rücksprache mit Fr. O\'Brien; ' +
@@ -72,22 +71,31 @@ const scenarios: Array<[string, DocumentInput]> = [
   ],
   [
     'credit note stored as negative reversal',
-    negateAmounts(makeDocument(sellerDE, customerDE, { type: 'gutschrift', number: 'GS-2026-00002', relatedInvoiceNumber: 'RE-2026-00042', itemSpecs: mixedItemsDE })),
+    negateAmounts(
+      makeDocument(sellerDE, customerDE, { type: 'gutschrift', number: 'GS-2026-00002', relatedInvoiceNumber: 'RE-2026-00042', itemSpecs: mixedItemsDE }),
+    ),
   ],
   ['partially paid invoice', makeDocument(sellerAT, customerPrivate, { itemSpecs: mixedItemsAT, paid: '500.00' })],
   ['fully paid invoice', makeDocument(sellerAT, customerAT, { paid: '240.00', status: 'bezahlt' })],
   [
     'special characters and long descriptions',
-    makeDocument(sellerAT, { ...customerAT, company: 'Müller & Söhne <KG>', name: 'Zoë "Zo" O\'Neil' }, {
-      itemSpecs: [
-        { description: longText, quantity: '1.2345', unitPrice: '99.99', taxRate: '20', unit: 'Stunde' },
-        { description: 'Rabatt', quantity: '1', unitPrice: '-10.00', taxRate: '20', unit: null },
-      ],
-      notes: 'Vielen Dank für Ihren Auftrag! <b>fett</b> & "zitiert"',
-      footerText: "Geschäftsführerin: Maria Huber · FN 123456a · Handelsgericht Wien's",
-    }),
+    makeDocument(
+      sellerAT,
+      { ...customerAT, company: 'Müller & Söhne <KG>', name: 'Zoë "Zo" O\'Neil' },
+      {
+        itemSpecs: [
+          { description: longText, quantity: '1.2345', unitPrice: '99.99', taxRate: '20', unit: 'Stunde' },
+          { description: 'Rabatt', quantity: '1', unitPrice: '-10.00', taxRate: '20', unit: null },
+        ],
+        notes: 'Vielen Dank für Ihren Auftrag! <b>fett</b> & "zitiert"',
+        footerText: "Geschäftsführerin: Maria Huber · FN 123456a · Handelsgericht Wien's",
+      },
+    ),
   ],
-  ['0 % domestic (zero rated)', makeDocument(sellerAT, customerAT, { itemSpecs: [{ description: 'PV-Modul', quantity: '10', unitPrice: '199.00', taxRate: '0', unit: 'Stk' }] })],
+  [
+    '0 % domestic (zero rated)',
+    makeDocument(sellerAT, customerAT, { itemSpecs: [{ description: 'PV-Modul', quantity: '10', unitPrice: '199.00', taxRate: '0', unit: 'Stk' }] }),
+  ],
   ['service period (Leistungszeitraum)', makeDocument(sellerAT, customerAT, { serviceDate: '2026-03-01', serviceEndDate: '2026-03-31' })],
 ];
 
@@ -124,7 +132,11 @@ describe('buildCiiXml', () => {
     expect(sums.DuePayableAmount).toBe(input.invoice.totalGross);
     expect(sums.TotalPrepaidAmount).toBeUndefined();
     const taxes = asArray(settlement.ApplicableTradeTax);
-    expect(taxes.map((t: Any) => [t.CategoryCode, t.RateApplicablePercent])).toEqual([['S', '20'], ['S', '13'], ['S', '10']]);
+    expect(taxes.map((t: Any) => [t.CategoryCode, t.RateApplicablePercent])).toEqual([
+      ['S', '20'],
+      ['S', '13'],
+      ['S', '10'],
+    ]);
     expect(settlement.SpecifiedTradeSettlementPaymentMeans.TypeCode).toBe('58');
     expect(settlement.SpecifiedTradeSettlementPaymentMeans.PayeePartyCreditorFinancialAccount.IBANID).toBe('AT611904300234573201');
     expect(settlement.SpecifiedTradePaymentTerms.DueDateDateTime.DateTimeString['#text']).toBe('20260324');
@@ -295,20 +307,14 @@ describe('the EN 16931 checker catches broken documents', () => {
   const reverseCharge = () => buildCiiXml(scenarios[2][1]);
 
   it('reverse charge without buyer VAT id → BR-AE-02', () => {
-    const xml = reverseCharge().replace(
-      /(<ram:BuyerTradeParty>[\s\S]*?)<ram:SpecifiedTaxRegistration>[\s\S]*?<\/ram:SpecifiedTaxRegistration>/,
-      '$1',
-    );
+    const xml = reverseCharge().replace(/(<ram:BuyerTradeParty>[\s\S]*?)<ram:SpecifiedTaxRegistration>[\s\S]*?<\/ram:SpecifiedTaxRegistration>/, '$1');
     expect(validateXml(xml, CII_XSD).valid).toBe(true);
     expect(rules(checkEn16931(xml))).toEqual(new Set(['BR-AE-02']));
   });
 
   it('reverse charge with a rate, tax or without exemption reason → BR-AE-05/-09/-10', () => {
     const base = reverseCharge();
-    const withRate = base.replace(
-      /(<ram:CategoryCode>AE<\/ram:CategoryCode>\s*<ram:RateApplicablePercent>)0</,
-      '$120<',
-    );
+    const withRate = base.replace(/(<ram:CategoryCode>AE<\/ram:CategoryCode>\s*<ram:RateApplicablePercent>)0</, '$120<');
     expect(rules(checkEn16931(withRate))).toContain('BR-AE-05');
     const withTax = base.replace('<ram:CalculatedAmount>0.00</ram:CalculatedAmount>', '<ram:CalculatedAmount>0.50</ram:CalculatedAmount>');
     expect(rules(checkEn16931(withTax))).toContain('BR-AE-09');

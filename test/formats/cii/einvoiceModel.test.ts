@@ -1,12 +1,6 @@
 import Decimal from 'decimal.js';
 import { describe, expect, it } from 'vitest';
-import {
-  isIntraEuReverseCharge,
-  parsePostalAddress,
-  toEInvoiceModel,
-  unitCode,
-  vatCategoryFor,
-} from '../../../shared/formats/cii/einvoiceModel';
+import { isIntraEuReverseCharge, parsePostalAddress, toEInvoiceModel, unitCode, vatCategoryFor } from '../../../shared/formats/cii/einvoiceModel';
 import { el, escapeAttr, escapeText, renderXml } from '../../../shared/formats/xml';
 import { customerAT, customerDE, customerPrivate, makeDocument, negateAmounts, sellerAT, sellerDE } from './fixtures';
 
@@ -19,7 +13,10 @@ describe('parsePostalAddress', () => {
     ['Hauptplatz 1, A-8010 Graz', { lines: ['Hauptplatz 1'], postcode: '8010', city: 'Graz', country: 'AT' }],
     ['Lieferantenstraße 20, 80333 München, Deutschland', { lines: ['Lieferantenstraße 20'], postcode: '80333', city: 'München', country: 'DE' }],
     ['Musterweg 5\r\nD-10115 Berlin', { lines: ['Musterweg 5'], postcode: '10115', city: 'Berlin', country: 'DE' }],
-    ['z. Hd. Buchhaltung\nBahnhofstrasse 1\n8001 Zürich\nCH', { lines: ['Bahnhofstrasse 1', 'z. Hd. Buchhaltung'], postcode: '8001', city: 'Zürich', country: 'CH' }],
+    [
+      'z. Hd. Buchhaltung\nBahnhofstrasse 1\n8001 Zürich\nCH',
+      { lines: ['Bahnhofstrasse 1', 'z. Hd. Buchhaltung'], postcode: '8001', city: 'Zürich', country: 'CH' },
+    ],
     ['1010 Wien', { lines: [], postcode: '1010', city: 'Wien', country: 'AT' }],
     ['Postfach 12', { lines: ['Postfach 12'], postcode: null, city: null, country: 'AT' }],
     ['  Ring 3 ,, 4020   Linz an der Donau  ', { lines: ['Ring 3'], postcode: '4020', city: 'Linz an der Donau', country: 'AT' }],
@@ -42,9 +39,24 @@ describe('parsePostalAddress', () => {
 
 describe('unitCode', () => {
   it.each([
-    ['Stk', 'H87'], ['Stück', 'H87'], ['stk.', 'H87'], ['Std', 'HUR'], ['h', 'HUR'], ['Stunden', 'HUR'],
-    ['Tag', 'DAY'], ['Tage', 'DAY'], ['km', 'KMT'], ['kg', 'KGM'], ['pauschal', 'LS'], ['Pauschale', 'LS'],
-    ['m²', 'MTK'], ['Monat', 'MON'], ['HUR', 'HUR'], ['Kiste', 'C62'], ['', 'C62'], [null, 'C62'],
+    ['Stk', 'H87'],
+    ['Stück', 'H87'],
+    ['stk.', 'H87'],
+    ['Std', 'HUR'],
+    ['h', 'HUR'],
+    ['Stunden', 'HUR'],
+    ['Tag', 'DAY'],
+    ['Tage', 'DAY'],
+    ['km', 'KMT'],
+    ['kg', 'KGM'],
+    ['pauschal', 'LS'],
+    ['Pauschale', 'LS'],
+    ['m²', 'MTK'],
+    ['Monat', 'MON'],
+    ['HUR', 'HUR'],
+    ['Kiste', 'C62'],
+    ['', 'C62'],
+    [null, 'C62'],
   ])('%s → %s', (unit, code) => {
     expect(unitCode(unit)).toBe(code);
   });
@@ -90,7 +102,10 @@ describe('toEInvoiceModel', () => {
     input.invoice.items[0].position = 2;
     input.invoice.items[1].position = 1;
     const m = toEInvoiceModel(input);
-    expect(m.lines.map((l) => [l.position, l.name, l.description])).toEqual([[1, 'A', null], [2, 'B', 'B\nmore']]);
+    expect(m.lines.map((l) => [l.position, l.name, l.description])).toEqual([
+      [1, 'A', null],
+      [2, 'B', 'B\nmore'],
+    ]);
   });
 
   it('rejects malformed amounts and dates with a clear message', () => {

@@ -7,15 +7,7 @@
  */
 import Decimal from 'decimal.js';
 import fc from 'fast-check';
-import type {
-  DocumentInput,
-  InvoiceItemView,
-  InvoiceView,
-  PartyView,
-  PaymentView,
-  SellerView,
-  TaxBreakdownView,
-} from '../../../shared/domain/invoiceView';
+import type { DocumentInput, InvoiceItemView, InvoiceView, PartyView, PaymentView, SellerView, TaxBreakdownView } from '../../../shared/domain/invoiceView';
 import { stripInvalidXmlChars } from '../../../shared/formats/xml';
 import { quantityNumber } from '../../../shared/domain/money';
 import { schemaPath } from '../../helpers/sharedDir';
@@ -139,9 +131,7 @@ export interface InvoiceOverrides extends Partial<InvoiceView> {
   paid?: string;
 }
 
-export const defaultItems: ItemSpec[] = [
-  { description: 'Beratung', quantity: '2', unitPrice: '100.00', taxRate: '20', unit: 'Std' },
-];
+export const defaultItems: ItemSpec[] = [{ description: 'Beratung', quantity: '2', unitPrice: '100.00', taxRate: '20', unit: 'Std' }];
 
 export function makeDocument(seller: SellerView, customer: Customer | null, overrides: InvoiceOverrides = {}): DocumentInput {
   const { itemSpecs, paid, ...rest } = overrides;

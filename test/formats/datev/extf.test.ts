@@ -160,7 +160,13 @@ describe('DATEV booking line', () => {
     );
     expect(cells[0].value).toBe('1234567,50');
     // the amount is formatted from its string (exactly as decimal's toFixed(2) would)
-    for (const [amount, field] of [['1', '1,00'], ['0.5', '0,50'], ['0001.05', '1,05'], ['1234567890.99', '1234567890,99'], ['10', '10,00']]) {
+    for (const [amount, field] of [
+      ['1', '1,00'],
+      ['0.5', '0,50'],
+      ['0001.05', '1,05'],
+      ['1234567890.99', '1234567890,99'],
+      ['10', '10,00'],
+    ]) {
       expect(parseLine(datevBookingLine({ ...booking, amount }))[0].value, amount).toBe(field);
     }
     expect(cells[8]).toEqual({ value: '', quoted: false });

@@ -26,7 +26,7 @@ import {
 const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@_', parseTagValue: false });
 type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 const parse = (xml: string): Any => parser.parse(xml).Invoice;
-const asArray = <T,>(v: T | T[] | undefined): T[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
+const asArray = <T>(v: T | T[] | undefined): T[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
 
 function expectValid(xml: string): void {
   expect(validateXml(xml, EBI_XSD)).toEqual({ valid: true, errors: '' });
@@ -60,19 +60,28 @@ const scenarios: Array<[string, DocumentInput]> = [
   ['AT seller, mixed rates 20/10/13', makeDocument(sellerAT, customerAT, { itemSpecs: mixedItemsAT })],
   ['DE seller, mixed rates 19/7', makeDocument(sellerDE, customerDE, { itemSpecs: mixedItemsDE })],
   ['reverse charge AT → DE', reverseCharge],
-  ['credit note (negative reversal)', negateAmounts(makeDocument(sellerAT, customerAT, { type: 'gutschrift', number: 'GS-2026-00001', relatedInvoiceNumber: 'RE-2026-00001', itemSpecs: mixedItemsAT }))],
+  [
+    'credit note (negative reversal)',
+    negateAmounts(
+      makeDocument(sellerAT, customerAT, { type: 'gutschrift', number: 'GS-2026-00001', relatedInvoiceNumber: 'RE-2026-00001', itemSpecs: mixedItemsAT }),
+    ),
+  ],
   ['credit note (positive)', makeDocument(sellerDE, customerDE, { type: 'gutschrift', number: 'GS-2026-00002', itemSpecs: mixedItemsDE })],
   ['partially paid, private customer', makeDocument(sellerAT, customerPrivate, { itemSpecs: mixedItemsAT, paid: '123.45' })],
   ['fully paid', makeDocument(sellerAT, customerAT, { paid: '240.00', status: 'bezahlt' })],
   [
     'special characters',
-    makeDocument(sellerAT, { ...customerAT, company: 'Müller & Söhne <KG>' }, {
-      itemSpecs: [
-        { description: special, quantity: '0.0001', unitPrice: '12345.67', taxRate: '20', unit: 'Stk' },
-        { description: 'Rabatt "Treue"', quantity: '1', unitPrice: '-5.00', taxRate: '20' },
-      ],
-      notes: 'Danke & <b>Tschüss</b>',
-    }),
+    makeDocument(
+      sellerAT,
+      { ...customerAT, company: 'Müller & Söhne <KG>' },
+      {
+        itemSpecs: [
+          { description: special, quantity: '0.0001', unitPrice: '12345.67', taxRate: '20', unit: 'Stk' },
+          { description: 'Rabatt "Treue"', quantity: '1', unitPrice: '-5.00', taxRate: '20' },
+        ],
+        notes: 'Danke & <b>Tschüss</b>',
+      },
+    ),
   ],
   // A seller without UID may only export when it charges no VAT (e.g. a Kleinunternehmer).
   ['seller without IBAN and VAT id, no VAT charged', makeDocument({ ...sellerAT, iban: null, bic: null, vatId: null }, customerAT, { itemSpecs: zeroRated })],
@@ -96,24 +105,32 @@ describe('buildEbInterfaceXml', () => {
     expect(inv.Delivery.Date).toBe('2026-03-05');
     expect(inv.Biller.VATIdentificationNumber).toBe('ATU12345678');
     expect(inv.Biller.Address).toMatchObject({
-      Name: 'Huber Software GmbH', Street: 'Mariahilfer Straße 12/3', Town: 'Wien', ZIP: '1060',
-      Country: { '#text': 'Österreich', '@_CountryCode': 'AT' }, Email: 'office@huber-software.at',
+      Name: 'Huber Software GmbH',
+      Street: 'Mariahilfer Straße 12/3',
+      Town: 'Wien',
+      ZIP: '1060',
+      Country: { '#text': 'Österreich', '@_CountryCode': 'AT' },
+      Email: 'office@huber-software.at',
     });
     expect(inv.Biller.Contact).toEqual({ Name: 'Maria Huber', Email: 'office@huber-software.at' });
     expect(inv.InvoiceRecipient.VATIdentificationNumber).toBe('ATU87654321');
     expect(inv.InvoiceRecipient.Address).toMatchObject({ Name: 'Berger Bau GmbH', Street: 'Hauptplatz 1', Town: 'Graz', ZIP: '8010' });
     const lines = asArray(inv.Details.ItemList.ListLineItem) as Any[];
-    expect(lines.map((l) => [l.PositionNumber, l.Quantity['@_Unit'], l.TaxItem.TaxPercent['@_TaxCategoryCode'], l.TaxItem.TaxPercent['#text']]))
-      .toEqual([['1', 'HUR', 'S', '20'], ['2', 'H87', 'S', '10'], ['3', 'LS', 'S', '13'], ['4', 'KMT', 'S', '20']]);
+    expect(lines.map((l) => [l.PositionNumber, l.Quantity['@_Unit'], l.TaxItem.TaxPercent['@_TaxCategoryCode'], l.TaxItem.TaxPercent['#text']])).toEqual([
+      ['1', 'HUR', 'S', '20'],
+      ['2', 'H87', 'S', '10'],
+      ['3', 'LS', 'S', '13'],
+      ['4', 'KMT', 'S', '20'],
+    ]);
     expect(lines[0]).toMatchObject({ UnitPrice: '95.00', LineItemAmount: '1187.50', Quantity: { '#text': '12.5' } });
     const taxes = asArray(inv.Tax.TaxItem) as Any[];
-    expect(taxes.map((t) => [t.TaxableAmount, t.TaxPercent['#text'], t.TaxAmount])).toEqual(
-      input.invoice.taxBreakdown.map((g) => [g.net, g.taxRate, g.tax]),
-    );
+    expect(taxes.map((t) => [t.TaxableAmount, t.TaxPercent['#text'], t.TaxAmount])).toEqual(input.invoice.taxBreakdown.map((g) => [g.net, g.taxRate, g.tax]));
     expect(inv.TotalGrossAmount).toBe(input.invoice.totalGross);
     expect(inv.PayableAmount).toBe(input.invoice.amountDue);
     expect(inv.PaymentMethod.UniversalBankTransaction.BeneficiaryAccount).toEqual({
-      BIC: 'BKAUATWW', IBAN: 'AT611904300234573201', BankAccountOwner: 'Huber Software GmbH',
+      BIC: 'BKAUATWW',
+      IBAN: 'AT611904300234573201',
+      BankAccountOwner: 'Huber Software GmbH',
     });
     expect(inv.PaymentConditions.DueDate).toBe('2026-03-24');
   });
@@ -136,7 +153,9 @@ describe('buildEbInterfaceXml', () => {
     });
     expect(inv.Details.ItemList.ListLineItem.TaxItem.TaxPercent['@_TaxCategoryCode']).toBe('AE');
     expect(inv.Comment).toContain('Übergang der Steuerschuld');
-    const de = parse(buildEbInterfaceXml(makeDocument(sellerDE, customerAT, { itemSpecs: [{ description: 'x', quantity: '1', unitPrice: '1.00', taxRate: '0' }] })));
+    const de = parse(
+      buildEbInterfaceXml(makeDocument(sellerDE, customerAT, { itemSpecs: [{ description: 'x', quantity: '1', unitPrice: '1.00', taxRate: '0' }] })),
+    );
     expect(de.Tax.TaxItem.Comment).toBe('Steuerschuldnerschaft des Leistungsempfängers (Reverse Charge).');
   });
 
@@ -205,7 +224,8 @@ describe('buildEbInterfaceXml', () => {
     });
 
     it('EBI-UID-BILLER: a small-amount invoice up to EUR 400 gross needs no seller UID (§ 11 Abs. 6 UStG)', () => {
-      const small = (net: string) => makeDocument({ ...sellerAT, vatId: null }, customerPrivate, { itemSpecs: [{ description: 'Beratung', quantity: '1', unitPrice: net, taxRate: '20' }] });
+      const small = (net: string) =>
+        makeDocument({ ...sellerAT, vatId: null }, customerPrivate, { itemSpecs: [{ description: 'Beratung', quantity: '1', unitPrice: net, taxRate: '20' }] });
       const xml = buildEbInterfaceXml(small('333.33')); // 400.00 gross: still a Kleinbetragsrechnung
       expectValid(xml);
       expect(parse(xml).Biller.VATIdentificationNumber).toBe('00000000');
@@ -228,7 +248,9 @@ describe('buildEbInterfaceXml', () => {
       expect(e.violations.map((v) => v.rule)).toEqual(['EBI-UID-RECIPIENT']);
       expect(e.message).toMatch(/gross total 10000\.01 EUR exceeds EUR 10,000 and the customer is an Austrian business/);
       // A placeholder typed into the customer's VAT id does not count either.
-      expect(rules(() => buildEbInterfaceXml(makeDocument(sellerAT, { ...customerAT, vatId: 'ATU 000 000 00' }, { itemSpecs: overLimit })))).toEqual(['EBI-UID-RECIPIENT']);
+      expect(rules(() => buildEbInterfaceXml(makeDocument(sellerAT, { ...customerAT, vatId: 'ATU 000 000 00' }, { itemSpecs: overLimit })))).toEqual([
+        'EBI-UID-RECIPIENT',
+      ]);
       // Credit notes are invoices in the sense of § 11 too; the stored negative total counts by its amount.
       const credit = negateAmounts(makeDocument(sellerAT, customerATNoUid, { type: 'gutschrift', number: 'GS-2026-00003', itemSpecs: overLimit }));
       expect(rules(() => buildEbInterfaceXml(credit))).toEqual(['EBI-UID-RECIPIENT']);
@@ -245,7 +267,10 @@ describe('buildEbInterfaceXml', () => {
       const allowed: Array<[string, DocumentInput]> = [
         ['exactly EUR 10,000 to a business', makeDocument(sellerAT, customerATNoUid, { itemSpecs: atLimit })],
         ['over EUR 10,000 to a consumer', makeDocument(sellerAT, customerPrivate, { itemSpecs: overLimit })],
-        ['over EUR 10,000 from a seller not established in Austria', makeDocument(sellerDE, customerATNoUid, { itemSpecs: [{ description: 'Projekt', quantity: '1', unitPrice: '9000.00', taxRate: '19' }] })],
+        [
+          'over EUR 10,000 from a seller not established in Austria',
+          makeDocument(sellerDE, customerATNoUid, { itemSpecs: [{ description: 'Projekt', quantity: '1', unitPrice: '9000.00', taxRate: '19' }] }),
+        ],
         ['small invoice to a business', makeDocument(sellerAT, customerATNoUid)],
       ];
       for (const [name, input] of allowed) {

@@ -15,7 +15,6 @@ const createdAt = new Date('2026-04-09T22:30:00Z'); // 2026-04-10 in Berlin
 
 const decode = (buf: Buffer) => iconv.decode(buf, 'iso-8859-15');
 
-
 describe('computeUstvaDe (known answers, computed by hand)', () => {
   it('mixed rates with a credit note, reverse charge and input tax', () => {
     const r = computeUstvaDe({

@@ -8,15 +8,7 @@
  *   makeDocumentInput({ items: manyItems(200) })
  */
 import Decimal from 'decimal.js';
-import type {
-  DocumentInput,
-  InvoiceItemView,
-  InvoiceView,
-  PartyView,
-  PaymentView,
-  SellerView,
-  TaxBreakdownView,
-} from '../../../shared/domain/invoiceView';
+import type { DocumentInput, InvoiceItemView, InvoiceView, PartyView, PaymentView, SellerView, TaxBreakdownView } from '../../../shared/domain/invoiceView';
 import { quantityNumber } from '../../../shared/domain/money';
 
 export interface ItemSpec {
@@ -76,7 +68,13 @@ export function manyItems(n: number): ItemSpec[] {
   }));
 }
 
-export function buildItems(specs: ItemSpec[]): { items: InvoiceItemView[]; taxBreakdown: TaxBreakdownView[]; totalNet: string; totalTax: string; totalGross: string } {
+export function buildItems(specs: ItemSpec[]): {
+  items: InvoiceItemView[];
+  taxBreakdown: TaxBreakdownView[];
+  totalNet: string;
+  totalTax: string;
+  totalGross: string;
+} {
   const items = specs.map((s, i) => {
     const net = new Decimal(s.quantity).times(s.unitPrice).toDecimalPlaces(2, Decimal.ROUND_HALF_UP);
     const tax = net.times(s.taxRate).div(100).toDecimalPlaces(2, Decimal.ROUND_HALF_UP);

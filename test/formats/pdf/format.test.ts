@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import {
-  addDays,
-  addressLines,
-  formatAmount,
-  formatDate,
-  formatMoney,
-  formatPercent,
-  formatQuantity,
-  isZero,
-} from '../../../shared/formats/pdf/format';
+import { addDays, addressLines, formatAmount, formatDate, formatMoney, formatPercent, formatQuantity, isZero } from '../../../shared/formats/pdf/format';
 
 describe('formatMoney', () => {
   it('prints German grouping and decimal comma with the euro sign after the amount', () => {

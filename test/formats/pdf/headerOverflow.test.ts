@@ -36,17 +36,25 @@ function withFile<T>(pdf: Buffer, fn: (file: string) => T): T {
 }
 
 const unescape = (s: string) =>
-  s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+  s
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&');
 
 /** Every word with its box, pages numbered from 1 (pdftotext -bbox). */
 function words(pdf: Buffer): Word[] {
   const html = withFile(pdf, (file) => execFileSync('pdftotext', ['-bbox', '-enc', 'UTF-8', file, '-'], { encoding: 'utf8', maxBuffer: 64 << 20 }));
   const out: Word[] = [];
-  html.split(/<page /).slice(1).forEach((chunk, i) => {
-    for (const m of chunk.matchAll(/<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)<\/word>/g)) {
-      out.push({ page: i + 1, xMin: +m[1], yMin: +m[2], xMax: +m[3], yMax: +m[4], text: unescape(m[5]) });
-    }
-  });
+  html
+    .split(/<page /)
+    .slice(1)
+    .forEach((chunk, i) => {
+      for (const m of chunk.matchAll(/<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)<\/word>/g)) {
+        out.push({ page: i + 1, xMin: +m[1], yMin: +m[2], xMax: +m[3], yMax: +m[4], text: unescape(m[5]) });
+      }
+    });
   return out;
 }
 

@@ -197,9 +197,7 @@ describe('renderInvoicePdf: states and document types', () => {
   });
 
   it('titles quotes as Angebot with validity instead of service and due date', async () => {
-    const text = allText(
-      await renderInvoicePdf(makeDocumentInput({ invoice: { type: 'angebot', number: 'AN-2026-00007', dueDate: '2026-04-30' } })),
-    );
+    const text = allText(await renderInvoicePdf(makeDocumentInput({ invoice: { type: 'angebot', number: 'AN-2026-00007', dueDate: '2026-04-30' } })));
     expect(text).toContain('Angebot AN-2026-00007');
     expect(text).toMatch(/Angebotsdatum 10\.03\.2026/);
     expect(text).toMatch(/Gültig bis 30\.04\.2026/);
@@ -243,9 +241,7 @@ describe('renderInvoicePdf: states and document types', () => {
 });
 
 describe('renderInvoicePdf: reverse charge', () => {
-  const rcItems = [
-    { description: 'IT-Beratung', quantity: '3', unit: 'Std', unitPrice: '100.00', taxRate: '0' },
-  ];
+  const rcItems = [{ description: 'IT-Beratung', quantity: '3', unit: 'Std', unitPrice: '100.00', taxRate: '0' }];
   const NOTE = 'Steuerschuldnerschaft des Leistungsempfängers / Reverse Charge';
 
   it('prints the note for an EU business customer from another country at 0 %', async () => {

@@ -4,10 +4,7 @@ import { renderMarkdown } from '../../../shared/formats/pdf/markdownToPdf';
 import { fonts, pageContents, pageCount, pageTexts, wordBoxes } from './pdfTools';
 
 async function render(markdown: string): Promise<Buffer> {
-  const doc = createDocument(
-    { title: 'Markdown', author: 'Test', subject: 'Test', date: new Date('2026-01-01T00:00:00Z') },
-    false,
-  );
+  const doc = createDocument({ title: 'Markdown', author: 'Test', subject: 'Test', date: new Date('2026-01-01T00:00:00Z') }, false);
   doc.addPage();
   renderMarkdown(doc, markdown);
   return toBuffer(doc);
@@ -104,7 +101,9 @@ describe('renderMarkdown', () => {
     it('prints a data: URI image or link by its size, not its content', async () => {
       const b64 = Buffer.alloc(45_000, 7).toString('base64');
       expect(b64.length).toBe(60_000);
-      const pdf = await render(`Vorher ![](data:image/png;base64,${b64}) und [Anhang](data:text/plain;base64,${b64}), ![Logo](data:image/png;base64,${b64}) nachher`);
+      const pdf = await render(
+        `Vorher ![](data:image/png;base64,${b64}) und [Anhang](data:text/plain;base64,${b64}), ![Logo](data:image/png;base64,${b64}) nachher`,
+      );
       expect(pageCount(pdf)).toBe(1);
       const [page] = pageTexts(pdf);
       expect(page).toContain('Vorher [Bild: eingebettete Daten, 45 kB] und Anhang (eingebettete Daten, 45 kB), [Bild: Logo] nachher');
@@ -120,7 +119,11 @@ describe('renderMarkdown', () => {
     });
 
     it('breaks long runs in inline code, code blocks and table cells, keeping every character', async () => {
-      const pdf = await render(['Code: `' + 'y'.repeat(20_000) + '`', '', '```', 'z'.repeat(20_000), '```', '', '| A | B |', '|---|---|', `| ${'q'.repeat(20_000)} | klein |`].join('\n'));
+      const pdf = await render(
+        ['Code: `' + 'y'.repeat(20_000) + '`', '', '```', 'z'.repeat(20_000), '```', '', '| A | B |', '|---|---|', `| ${'q'.repeat(20_000)} | klein |`].join(
+          '\n',
+        ),
+      );
       expect(pageCount(pdf)).toBeLessThan(40);
       const text = pageTexts(pdf).join('\n');
       for (const ch of ['y', 'z', 'q']) expect(text.match(new RegExp(ch, 'g'))!.length).toBe(20_000);
@@ -152,7 +155,8 @@ describe('renderMarkdown', () => {
     for (const page of boxes) for (const w of page) expect(w.yMax).toBeLessThanOrEqual(CONTENT_BOTTOM);
     // Row frames and column lines stay in the content area too.
     for (const ops of await pageContents(pdf)) {
-      for (const m of ops.matchAll(/^([\d.]+) ([\d.]+) ([\d.]+) ([\d.]+) re$/gm)) expect(Number(m[2]) + Number(m[4])).toBeLessThanOrEqual(CONTENT_BOTTOM + 0.01);
+      for (const m of ops.matchAll(/^([\d.]+) ([\d.]+) ([\d.]+) ([\d.]+) re$/gm))
+        expect(Number(m[2]) + Number(m[4])).toBeLessThanOrEqual(CONTENT_BOTTOM + 0.01);
       for (const m of ops.matchAll(/^([\d.]+) ([\d.]+) [ml]$/gm)) expect(Number(m[2])).toBeLessThanOrEqual(CONTENT_BOTTOM + 0.01);
     }
   });

@@ -20,12 +20,20 @@ describe('breakLongRuns', () => {
 
   it('counts a no-break space as part of a run (pdfkit cannot break there either)', () => {
     const run = 'a\u00a0'.repeat(30);
-    expect(breakLongRuns(run).split(ZWSP).map((p) => p.length)).toEqual([40, 20]);
+    expect(
+      breakLongRuns(run)
+        .split(ZWSP)
+        .map((p) => p.length),
+    ).toEqual([40, 20]);
   });
 
   it('never splits a surrogate pair or puts a break before a combining mark', () => {
     const emoji = '😀'.repeat(50);
-    expect(breakLongRuns(emoji).split(ZWSP).map((p) => Array.from(p).length)).toEqual([40, 10]);
+    expect(
+      breakLongRuns(emoji)
+        .split(ZWSP)
+        .map((p) => Array.from(p).length),
+    ).toEqual([40, 10]);
     const accented = `${'a'.repeat(39)}e\u0301${'c'.repeat(10)}`;
     const [first] = breakLongRuns(accented).split(ZWSP);
     expect(first.endsWith('e\u0301')).toBe(true);

@@ -7,13 +7,29 @@ const line = (current: string, prior = '0.00'): BwaLine => ({ current, prior, ch
 
 /** A BWA year with `accounts` expense accounts, 35.00 each. */
 function report(accounts: number): BwaReport {
-  const expenses = Array.from({ length: accounts }, (_, i) => ({ group: `${7000 + i * 10} Aufwand ${i + 1}`, account: String(7000 + i * 10), name: `Aufwand ${i + 1}`, ...line('35.00') }));
+  const expenses = Array.from({ length: accounts }, (_, i) => ({
+    group: `${7000 + i * 10} Aufwand ${i + 1}`,
+    account: String(7000 + i * 10),
+    name: `Aufwand ${i + 1}`,
+    ...line('35.00'),
+  }));
   const total = (35 * accounts).toFixed(2);
   const block: BwaBlock = {
-    revenue: line('10000.00'), costOfGoods: line('0.00'), grossProfit: line('10000.00'),
-    expenses, totalExpenses: line(total), result: line((10000 - 35 * accounts).toFixed(2)),
+    revenue: line('10000.00'),
+    costOfGoods: line('0.00'),
+    grossProfit: line('10000.00'),
+    expenses,
+    totalExpenses: line(total),
+    result: line((10000 - 35 * accounts).toFixed(2)),
   };
-  return { year: 2026, priorYear: 2025, currency: 'EUR', chart: 'EKR', months: Array.from({ length: 12 }, (_, i) => ({ month: i + 1, ...block, cumulative: block })), total: block };
+  return {
+    year: 2026,
+    priorYear: 2025,
+    currency: 'EUR',
+    chart: 'EKR',
+    months: Array.from({ length: 12 }, (_, i) => ({ month: i + 1, ...block, cumulative: block })),
+    total: block,
+  };
 }
 
 describe('BWA PDF', () => {

@@ -54,10 +54,7 @@ describe('renderZugferdPdf', () => {
     expect(params.get(PDFName.of('Size'))?.toString()).toBe(String(Buffer.byteLength(xml, 'utf8')));
     expect(Buffer.from(decodePDFRawStream(stream).decode()).toString('utf8')).toBe(xml);
 
-    const names = doc.catalog
-      .lookup(PDFName.of('Names'), PDFDict)
-      .lookup(PDFName.of('EmbeddedFiles'), PDFDict)
-      .lookup(PDFName.of('Names'), PDFArray);
+    const names = doc.catalog.lookup(PDFName.of('Names'), PDFDict).lookup(PDFName.of('EmbeddedFiles'), PDFDict).lookup(PDFName.of('Names'), PDFArray);
     expect(text(names.lookup(0))).toBe('factur-x.xml');
     // The name tree and /AF point at the same file specification object.
     expect(names.get(1)).toBe(af.get(0));

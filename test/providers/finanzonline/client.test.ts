@@ -144,7 +144,9 @@ describe('FinanzOnline client against the fake portal', () => {
   });
 
   it('an upload with an unknown session is a transient SESSION_INVALID', async () => {
-    const err = await portalError(client().upload({ sessionId: 'ABCDEFGHIJ1234', tid: creds.tid, benid: creds.benid, art: 'U30', uebermittlung: u30, mode: 'test' }));
+    const err = await portalError(
+      client().upload({ sessionId: 'ABCDEFGHIJ1234', tid: creds.tid, benid: creds.benid, art: 'U30', uebermittlung: u30, mode: 'test' }),
+    );
     expect(err).toMatchObject({ transient: true, code: 'SESSION_INVALID', rc: -1 });
   });
 });

@@ -77,7 +77,9 @@ describe('bank', () => {
     await expectSignatureError(bankAdapter.verifyAndParse({ rawBody, headers: { 'x-bank-signature': 'v1=abc' } }, ctx()), 'malformed_header');
     const [t, v1] = headers['x-bank-signature'].split(',');
     const rolled = `${t},v1=${'0'.repeat(64)},${v1}`;
-    await expect(bankAdapter.verifyAndParse({ rawBody, headers: { 'X-Bank-Signature': rolled } }, ctx())).resolves.toMatchObject({ externalId: 'pay_8c21f0a4' });
+    await expect(bankAdapter.verifyAndParse({ rawBody, headers: { 'X-Bank-Signature': rolled } }, ctx())).resolves.toMatchObject({
+      externalId: 'pay_8c21f0a4',
+    });
   });
 
   it('authentic but unusable payloads are PayloadErrors', async () => {

@@ -64,7 +64,7 @@ describe('currency: minor units', () => {
 });
 
 describe('currency: provider decimal strings', () => {
-  it('formats to the currency\'s places', () => {
+  it("formats to the currency's places", () => {
     expect(decimalToAmount('30.0', 'USD')).toBe('30.00');
     expect(decimalToAmount('2.51', 'USD')).toBe('2.51');
     expect(decimalToAmount('2.510', 'USD')).toBe('2.51');

@@ -67,8 +67,14 @@ describe('mollie: the API answer decides the event', () => {
     const id = seedPayment({ status, paidAt: undefined, [field]: '2018-03-20T08:00:00+01:00' });
     const event = await mollieAdapter.verifyAndParse(webhook(id), ctx());
     expect(event).toMatchObject({
-      eventId: `${id}:${status}`, eventType: 'payment.expired', kind: 'failure', externalId: id,
-      amount: '20.00', currency: 'EUR', date: '2018-03-20', occurredAt: '2018-03-20T07:00:00.000Z',
+      eventId: `${id}:${status}`,
+      eventType: 'payment.expired',
+      kind: 'failure',
+      externalId: id,
+      amount: '20.00',
+      currency: 'EUR',
+      date: '2018-03-20',
+      occurredAt: '2018-03-20T07:00:00.000Z',
     });
   });
 
@@ -158,7 +164,9 @@ describe('mollie: verification failures', () => {
   });
 
   it('an unreachable API → ProviderUnavailableError', async () => {
-    const err = await mollieAdapter.verifyAndParse(webhook('tr_44aKxzEbr8'), ctx({ config: testConfig({ mollieApiBaseUrl: 'http://127.0.0.1:9' }) })).catch((e) => e);
+    const err = await mollieAdapter
+      .verifyAndParse(webhook('tr_44aKxzEbr8'), ctx({ config: testConfig({ mollieApiBaseUrl: 'http://127.0.0.1:9' }) }))
+      .catch((e) => e);
     expect(err).toBeInstanceOf(ProviderUnavailableError);
     expect((err as ProviderUnavailableError).code).toBe('provider_unavailable');
   });
@@ -181,17 +189,22 @@ describe('mollie: optional X-Mollie-Signature', () => {
   const SIGNING = 'mollie_signing_secret_123';
   const sig = (body: string, secret = SIGNING) => createHmac('sha256', secret).update(body).digest('hex');
 
-  it('with a signing secret configured, a valid sha256= header passes (bare hex too, as Mollie\'s SDK allows)', async () => {
+  it("with a signing secret configured, a valid sha256= header passes (bare hex too, as Mollie's SDK allows)", async () => {
     mollie.setPayment(paymentFixture());
     const c = ctx({ secrets: { apiKey: mollie.apiKey, signingSecret: SIGNING } });
-    expect((await mollieAdapter.verifyAndParse(webhook('tr_44aKxzEbr8', { 'x-mollie-signature': `sha256=${sig('id=tr_44aKxzEbr8')}` }), c)).kind).toBe('payment');
+    expect((await mollieAdapter.verifyAndParse(webhook('tr_44aKxzEbr8', { 'x-mollie-signature': `sha256=${sig('id=tr_44aKxzEbr8')}` }), c)).kind).toBe(
+      'payment',
+    );
     expect((await mollieAdapter.verifyAndParse(webhook('tr_44aKxzEbr8', { 'X-Mollie-Signature': sig('id=tr_44aKxzEbr8') }), c)).kind).toBe('payment');
   });
 
   it('missing, wrong or garbled signature is refused before any API call', async () => {
     const c = ctx({ secrets: { apiKey: mollie.apiKey, signingSecret: SIGNING } });
     await expectSignatureError(mollieAdapter.verifyAndParse(webhook('tr_44aKxzEbr8'), c), 'missing_header');
-    await expectSignatureError(mollieAdapter.verifyAndParse(webhook('tr_44aKxzEbr8', { 'x-mollie-signature': `sha256=${sig('id=tr_44aKxzEbr8', 'other')}` }), c), 'mismatch');
+    await expectSignatureError(
+      mollieAdapter.verifyAndParse(webhook('tr_44aKxzEbr8', { 'x-mollie-signature': `sha256=${sig('id=tr_44aKxzEbr8', 'other')}` }), c),
+      'mismatch',
+    );
     await expectSignatureError(mollieAdapter.verifyAndParse(webhook('tr_44aKxzEbr8', { 'x-mollie-signature': `sha256=${sig('id=tr_other')}` }), c), 'mismatch');
     await expectSignatureError(mollieAdapter.verifyAndParse(webhook('tr_44aKxzEbr8', { 'x-mollie-signature': 'sha256=xyz' }), c), 'malformed_header');
     expect(mollie.requests).toEqual([]);

@@ -2,9 +2,7 @@ import { X509Certificate } from 'node:crypto';
 import * as zlib from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ProviderUnavailableError } from '../../../shared/providers/payments/errors';
-import {
-  clearPaypalCertCache, crc32, isAllowedCertUrl, paypalAdapter, paypalSignedString,
-} from '../../../shared/providers/payments/paypal';
+import { clearPaypalCertCache, crc32, isAllowedCertUrl, paypalAdapter, paypalSignedString } from '../../../shared/providers/payments/paypal';
 import { DEFAULT_PAYMENT_PROVIDER_CONFIG, type NormalizedEvent, type VerifyContext } from '../../../shared/providers/payments/types';
 import { createPaypalTestCert, signPaypalDelivery, startCertServer, type CertServer, type PaypalTestCert } from '../../helpers/paypalCerts';
 import { expectSignatureError, fixtureBytes, fixtureJson, testConfig } from './support';
@@ -199,7 +197,7 @@ describe('paypal: signature and certificate', () => {
     expect(isAllowedCertUrl('ftp://api.paypal.com/cert', list)).toBe(false);
   });
 
-  it('the real 2024 delivery headers: PayPal host allowed, certificate fetched, signature checked (fails without PayPal\'s webhook id)', async () => {
+  it("the real 2024 delivery headers: PayPal host allowed, certificate fetched, signature checked (fails without PayPal's webhook id)", async () => {
     const headers = fixtureJson<Record<string, string>>('paypal/simulator-2024/PAYMENT.CAPTURE.COMPLETED.headers.json');
     const fetched: string[] = [];
     const fakeFetch = (async (url: string | URL | Request) => {
@@ -246,9 +244,17 @@ describe('paypal: signature and certificate', () => {
     server.route('/certs/missing', 404, 'nope');
     server.route('/certs/garbage', 200, 'hello');
     server.route('/certs/down', 503, 'later');
-    await expectSignatureError(paypalAdapter.verifyAndParse(delivery(completedRaw, { certUrl: `${server.origin}/certs/missing` }), ctx()), 'invalid_certificate');
-    await expectSignatureError(paypalAdapter.verifyAndParse(delivery(completedRaw, { certUrl: `${server.origin}/certs/garbage` }), ctx()), 'invalid_certificate');
-    await expect(paypalAdapter.verifyAndParse(delivery(completedRaw, { certUrl: `${server.origin}/certs/down` }), ctx())).rejects.toBeInstanceOf(ProviderUnavailableError);
+    await expectSignatureError(
+      paypalAdapter.verifyAndParse(delivery(completedRaw, { certUrl: `${server.origin}/certs/missing` }), ctx()),
+      'invalid_certificate',
+    );
+    await expectSignatureError(
+      paypalAdapter.verifyAndParse(delivery(completedRaw, { certUrl: `${server.origin}/certs/garbage` }), ctx()),
+      'invalid_certificate',
+    );
+    await expect(paypalAdapter.verifyAndParse(delivery(completedRaw, { certUrl: `${server.origin}/certs/down` }), ctx())).rejects.toBeInstanceOf(
+      ProviderUnavailableError,
+    );
     const unreachable = 'http://127.0.0.1:9/cert';
     const cfg = ctx({ config: testConfig({ paypalCertHostAllowList: ['http://127.0.0.1:9'] }) });
     await expect(paypalAdapter.verifyAndParse(delivery(completedRaw, { certUrl: unreachable }), cfg)).rejects.toBeInstanceOf(ProviderUnavailableError);

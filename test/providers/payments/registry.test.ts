@@ -2,7 +2,13 @@ import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { X509Certificate } from 'node:crypto';
 import {
-  getAdapter, isProviderSlug, PROVIDER_SLUGS, SignatureError, type ProviderSecrets, type ProviderSlug, type SyntheticEvent,
+  getAdapter,
+  isProviderSlug,
+  PROVIDER_SLUGS,
+  SignatureError,
+  type ProviderSecrets,
+  type ProviderSlug,
+  type SyntheticEvent,
 } from '../../../shared/providers/payments/index';
 import { startFakeMollie, type FakeMollie } from '../../helpers/fakeMollie';
 import { expectSignatureError, testConfig } from './support';
@@ -77,7 +83,11 @@ describe('synthetic test events', () => {
 
   it('stripe: the official SDK accepts the synthetic signature', async () => {
     const synthetic = await getAdapter('stripe').synthesizeTestEvent(SECRETS.stripe);
-    const evt = new Stripe('sk_test_x').webhooks.constructEvent(synthetic.rawBody, String(synthetic.headers['stripe-signature']), SECRETS.stripe.webhookSecret!);
+    const evt = new Stripe('sk_test_x').webhooks.constructEvent(
+      synthetic.rawBody,
+      String(synthetic.headers['stripe-signature']),
+      SECRETS.stripe.webhookSecret!,
+    );
     expect(evt.type).toBe('invoice.payment_succeeded');
     expect(evt.id).toBe(synthetic.event.eventId);
   });
@@ -130,7 +140,9 @@ describe('synthetic test events', () => {
 
   it('no provider synthesizes without the secret it signs or fetches with', async () => {
     for (const slug of PROVIDER_SLUGS) {
-      const err = await getAdapter(slug).synthesizeTestEvent({}).catch((e: unknown) => e);
+      const err = await getAdapter(slug)
+        .synthesizeTestEvent({})
+        .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(SignatureError);
       expect((err as SignatureError).reason).toBe('not_configured');
     }

@@ -95,8 +95,15 @@ describe('stripe: mapping the fixture events', () => {
   it('invoice_payment.paid (current API) books nothing but carries the PaymentIntent of the invoice', async () => {
     const paid = stripeInvoicePaymentPaidEvent({ invoiceId: 'in_1Pgc6tB7WZ01zgkWu9fdqL6I', paymentIntent: 'pi_3Abc', eventId: 'evt_inpay_1' });
     expect(await stripeAdapter.verifyAndParse(signed(JSON.stringify(paid)), ctx())).toEqual<NormalizedEvent>({
-      provider: 'stripe', eventId: 'evt_inpay_1', eventType: 'invoice_payment.paid', kind: 'ignored',
-      externalId: null, amount: null, currency: null, date: null, counterparty: {},
+      provider: 'stripe',
+      eventId: 'evt_inpay_1',
+      eventType: 'invoice_payment.paid',
+      kind: 'ignored',
+      externalId: null,
+      amount: null,
+      currency: null,
+      date: null,
+      counterparty: {},
       paymentRefs: { externalId: 'in_1Pgc6tB7WZ01zgkWu9fdqL6I', refs: ['pi_3Abc'] },
     });
     // A charge without a PaymentIntent (type charge) names the charge; an open one nothing yet.
@@ -106,16 +113,26 @@ describe('stripe: mapping the fixture events', () => {
     expect((await stripeAdapter.verifyAndParse(signed(JSON.stringify(open)), ctx())).paymentRefs).toBeUndefined();
   });
 
-  it('invoice.payment_succeeded carries the invoice\'s payment intent / charge when the payload has them', async () => {
+  it("invoice.payment_succeeded carries the invoice's payment intent / charge when the payload has them", async () => {
     const current = await stripeAdapter.verifyAndParse(signed(fixtureBytes('stripe/invoice.payment_succeeded.json')), ctx());
     expect(current.paymentRefs).toBeUndefined(); // the current shape has neither (payments is includable only)
     const body = fixtureJson('stripe/invoice.payment_succeeded.json');
     Object.assign(body.data.object, { charge: 'ch_old', payment_intent: 'pi_old' }); // API versions before basil
-    expect((await stripeAdapter.verifyAndParse(signed(JSON.stringify(body)), ctx())).paymentRefs).toEqual({ externalId: 'in_1Pgc6tB7WZ01zgkWu9fdqL6I', refs: ['pi_old', 'ch_old'] });
+    expect((await stripeAdapter.verifyAndParse(signed(JSON.stringify(body)), ctx())).paymentRefs).toEqual({
+      externalId: 'in_1Pgc6tB7WZ01zgkWu9fdqL6I',
+      refs: ['pi_old', 'ch_old'],
+    });
     delete body.data.object.charge;
     delete body.data.object.payment_intent;
-    body.data.object.payments = { object: 'list', data: [stripeInvoicePaymentPaidEvent({ invoiceId: body.data.object.id, paymentIntent: 'pi_incl' }).data.object], has_more: false };
-    expect((await stripeAdapter.verifyAndParse(signed(JSON.stringify(body)), ctx())).paymentRefs).toEqual({ externalId: 'in_1Pgc6tB7WZ01zgkWu9fdqL6I', refs: ['pi_incl'] });
+    body.data.object.payments = {
+      object: 'list',
+      data: [stripeInvoicePaymentPaidEvent({ invoiceId: body.data.object.id, paymentIntent: 'pi_incl' }).data.object],
+      has_more: false,
+    };
+    expect((await stripeAdapter.verifyAndParse(signed(JSON.stringify(body)), ctx())).paymentRefs).toEqual({
+      externalId: 'in_1Pgc6tB7WZ01zgkWu9fdqL6I',
+      refs: ['pi_incl'],
+    });
   });
 
   it('charge.refunded with several refunds takes the newest live one and its own amount', async () => {
@@ -160,13 +177,18 @@ describe('stripe: mapping the fixture events', () => {
     });
     const event = await stripeAdapter.verifyAndParse(signed(JSON.stringify(body)), ctx());
     expect(event.counterparty).toEqual({
-      name: 'Lieferant GmbH', email: 'billing@lieferant.at', merchantId: 'acct_1Connected', country: 'AT', vatId: 'ATU12345678', iban: null,
+      name: 'Lieferant GmbH',
+      email: 'billing@lieferant.at',
+      merchantId: 'acct_1Connected',
+      country: 'AT',
+      vatId: 'ATU12345678',
+      iban: null,
     });
     expect(event.reference).toBe('F-2026-0042');
     expect(event.description).toBe('Hosting März');
   });
 
-  it('zero-decimal currencies are not divided (JPY), Stripe\'s ISK stays two-decimal', async () => {
+  it("zero-decimal currencies are not divided (JPY), Stripe's ISK stays two-decimal", async () => {
     const body = fixtureJson('stripe/invoice.payment_succeeded.json');
     body.data.object.currency = 'jpy';
     body.data.object.amount_paid = 500;
@@ -190,8 +212,15 @@ describe('stripe: mapping the fixture events', () => {
   it('other event types are ignored, with no money fields', async () => {
     const event = await stripeAdapter.verifyAndParse(signed(fixtureBytes('stripe/source-objects/fixtures3.event.json')), ctx());
     expect(event).toEqual({
-      provider: 'stripe', eventId: 'evt_1Pgc76B7WZ01zgkWwyRHS12y', eventType: 'plan.created', kind: 'ignored',
-      externalId: null, amount: null, currency: null, date: null, counterparty: {},
+      provider: 'stripe',
+      eventId: 'evt_1Pgc76B7WZ01zgkWwyRHS12y',
+      eventType: 'plan.created',
+      kind: 'ignored',
+      externalId: null,
+      amount: null,
+      currency: null,
+      date: null,
+      counterparty: {},
     });
   });
 
@@ -276,7 +305,10 @@ describe('stripe: signature', () => {
       stripeAdapter.verifyAndParse({ rawBody: body, headers: { 'stripe-signature': [`t=${t},${v1}`, `t=${t},${v1}`] } }, ctx()),
       'malformed_header',
     );
-    await expectSignatureError(stripeAdapter.verifyAndParse({ rawBody: body, headers: { 'stripe-signature': `t=${t},v1=zz${'0'.repeat(62)}` } }, ctx()), 'mismatch');
+    await expectSignatureError(
+      stripeAdapter.verifyAndParse({ rawBody: body, headers: { 'stripe-signature': `t=${t},v1=zz${'0'.repeat(62)}` } }, ctx()),
+      'mismatch',
+    );
   });
 
   it('refuses to verify without a configured secret', async () => {

@@ -47,11 +47,17 @@ export const unix = (d: Date) => Math.floor(d.getTime() / 1000);
  * exists in stripe/openapi's fixtures3.json): the only current event that says which
  * PaymentIntent paid which invoice. The envelope is the fixtures' (fixtures/stripe/README.md).
  */
-export function stripeInvoicePaymentPaidEvent(over: { invoiceId: string; paymentIntent?: string | null; charge?: string | null; amount?: number; currency?: string; eventId?: string; status?: string }) {
+export function stripeInvoicePaymentPaidEvent(over: {
+  invoiceId: string;
+  paymentIntent?: string | null;
+  charge?: string | null;
+  amount?: number;
+  currency?: string;
+  eventId?: string;
+  status?: string;
+}) {
   const created = 1234567890;
-  const payment = over.paymentIntent
-    ? { type: 'payment_intent', payment_intent: over.paymentIntent }
-    : { type: 'charge', charge: over.charge ?? null };
+  const payment = over.paymentIntent ? { type: 'payment_intent', payment_intent: over.paymentIntent } : { type: 'charge', charge: over.charge ?? null };
   return {
     id: over.eventId ?? `evt_test_inpay_${Math.random().toString(36).slice(2, 12)}`,
     object: 'event',

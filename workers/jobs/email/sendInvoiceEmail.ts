@@ -49,7 +49,9 @@ export async function sendInvoiceEmailJob(job: Job<SendInvoiceEmailData>) {
   if (!delivery) throw new UnrecoverableError(`Delivery ${deliveryId} does not exist`);
   if (delivery.status === 'sent' || delivery.status === 'failed') return { status: delivery.status, skipped: true };
   if (delivery.status === 'sending') {
-    await db()('deliveries').where({ id: deliveryId, tenantId, status: 'sending' }).update({ status: 'failed', error: UNKNOWN_OUTCOME, updatedAt: db().fn.now() });
+    await db()('deliveries')
+      .where({ id: deliveryId, tenantId, status: 'sending' })
+      .update({ status: 'failed', error: UNKNOWN_OUTCOME, updatedAt: db().fn.now() });
     return { status: 'failed', reason: 'unknown-outcome' };
   }
 
@@ -101,7 +103,9 @@ export async function sendInvoiceEmailJob(job: Job<SendInvoiceEmailData>) {
     const message = String((err as { response?: string }).response ?? (err as Error).message).slice(0, 1000);
     if (isTemporarySmtpFailure(err) && !isLastAttempt(job)) {
       // Give the row back so the retry can claim it again.
-      await db()('deliveries').where({ id: deliveryId, tenantId, status: 'sending' }).update({ status: 'queued', error: message, smtpResponse: message, updatedAt: db().fn.now() });
+      await db()('deliveries')
+        .where({ id: deliveryId, tenantId, status: 'sending' })
+        .update({ status: 'queued', error: message, smtpResponse: message, updatedAt: db().fn.now() });
       throw err;
     }
     await markFailed(deliveryId, tenantId, message);
@@ -203,5 +207,8 @@ async function prepareAttachments(tenantId: string, invoiceId: string): Promise<
 
 /** Never overwrites a sent delivery: failing is only for rows that did not go out. */
 async function markFailed(deliveryId: string, tenantId: string, error: string, smtpResponse: string | null = error) {
-  await db()('deliveries').where({ id: deliveryId, tenantId }).whereNot({ status: 'sent' }).update({ status: 'failed', error, smtpResponse, updatedAt: db().fn.now() });
+  await db()('deliveries')
+    .where({ id: deliveryId, tenantId })
+    .whereNot({ status: 'sent' })
+    .update({ status: 'failed', error, smtpResponse, updatedAt: db().fn.now() });
 }

@@ -59,9 +59,16 @@ export async function submitU30Job(job: Job<SubmitU30JobData>) {
   const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
   // Every write names the states it may leave, so that a late or second run of this job never
   // overwrites a final state: accepted, rejected, or an admin's resolution of an unknown outcome.
-  const update = (from: string[], patch: Record<string, unknown>) => table().whereIn('status', from).update({ ...patch, updatedAt: db().fn.now() });
+  const update = (from: string[], patch: Record<string, unknown>) =>
+    table()
+      .whereIn('status', from)
+      .update({ ...patch, updatedAt: db().fn.now() });
   const reject = async (message: string, portalResponse: Record<string, unknown> | null = null) => {
-    await update(['queued', 'submitted'], { status: 'rejected', error: message, ...(portalResponse ? { portalResponse: JSON.stringify(portalResponse) } : {}) });
+    await update(['queued', 'submitted'], {
+      status: 'rejected',
+      error: message,
+      ...(portalResponse ? { portalResponse: JSON.stringify(portalResponse) } : {}),
+    });
     return new UnrecoverableError(message);
   };
   /** A live upload that may have been filed: the row stays submitted, outcome unknown, for an admin to resolve. */
@@ -100,7 +107,11 @@ export async function submitU30Job(job: Job<SubmitU30JobData>) {
         // that may have left is outcome unknown; one that never left (still queued) and any test
         // upload are rejected.
         const now = db().fn.now();
-        if (row.mode === 'live') await table().where({ status: 'submitted' }).update({ error: outcomeUnknownMessage(submissionId), outcomeUnknown: true, updatedAt: now }).catch(() => undefined);
+        if (row.mode === 'live')
+          await table()
+            .where({ status: 'submitted' })
+            .update({ error: outcomeUnknownMessage(submissionId), outcomeUnknown: true, updatedAt: now })
+            .catch(() => undefined);
         await table()
           .whereIn('status', row.mode === 'live' ? ['queued'] : ['queued', 'submitted'])
           .update({ status: 'rejected', error: 'Internal error; gave up', updatedAt: now })
@@ -124,7 +135,9 @@ export async function submitU30Job(job: Job<SubmitU30JobData>) {
     // Back to queued for the retry, unless a concurrent run of this job gave the row up as
     // "outcome unknown" and completed the job (no retry would come): then it stays for the admin,
     // who reads here that the portal did not take the file and resolves it as rejected.
-    const requeued = await table().whereIn('status', ['queued', 'submitted']).where({ outcomeUnknown: false })
+    const requeued = await table()
+      .whereIn('status', ['queued', 'submitted'])
+      .where({ outcomeUnknown: false })
       .update({ status: 'queued', error: `${err.message}; retrying`, updatedAt: db().fn.now() });
     if (!requeued) await update(['submitted'], { error: `${err.message}: the portal did not take the file; ${outcomeUnknownMessage(submissionId)}` });
     throw err;
@@ -146,7 +159,8 @@ export async function submitU30Job(job: Job<SubmitU30JobData>) {
       if (current?.status === 'submitted') return await outcomeUnknown();
       return { status: current?.status ?? 'missing', alreadyDone: true };
     }
-    const upload = (id: string) => client.upload({ sessionId: id, tid: creds.tid, benid: creds.benid, art: 'U30', uebermittlung: row.payload!, mode: row.mode });
+    const upload = (id: string) =>
+      client.upload({ sessionId: id, tid: creds.tid, benid: creds.benid, art: 'U30', uebermittlung: row.payload!, mode: row.mode });
     let result;
     try {
       result = await upload(sessionId);
@@ -156,7 +170,13 @@ export async function submitU30Job(job: Job<SubmitU30JobData>) {
       sessionId = await client.login(creds);
       result = await upload(sessionId);
     }
-    const portalResponse = { rc: result.rc, msg: result.msg, mode: row.mode, uebermittlung: row.mode === 'live' ? 'P' : 'T', receivedAt: new Date().toISOString() };
+    const portalResponse = {
+      rc: result.rc,
+      msg: result.msg,
+      mode: row.mode,
+      uebermittlung: row.mode === 'live' ? 'P' : 'T',
+      receivedAt: new Date().toISOString(),
+    };
     // rc 0 is the truth: it also clears an "outcome unknown" a concurrent run of this job wrote.
     await update(['submitted'], { status: 'accepted', outcomeUnknown: false, error: null, portalResponse: JSON.stringify(portalResponse) });
     log.info({ mode: row.mode }, 'U30 accepted by FinanzOnline');

@@ -1,12 +1,7 @@
 import { Batches } from '../../../shared/batches';
 import { logger } from '../../../shared/logger';
 import { webhookBatchEvents } from '../../../shared/metrics';
-import {
-  processStoredEvent,
-  processStoredEventBatch,
-  type ProcessOutcome,
-  type StoredEventRef,
-} from '../../../shared/webhooks/processStoredEvent';
+import { processStoredEvent, processStoredEventBatch, type ProcessOutcome, type StoredEventRef } from '../../../shared/webhooks/processStoredEvent';
 
 /**
  * The webhook jobs a worker process is running, booked in batches (shared/batches.ts): up to
