@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { chartForCountry, CHARTS, type Chart, type ChartName } from './charts';
+import { chartForCountry, CHARTS, type Chart, type ChartName } from '../domain/charts';
 
 export interface LedgerAccountRow {
   id: string;

@@ -3,7 +3,7 @@ import { runCompiledSql } from '../db';
 import { dec, fmtMoney } from '../domain/money';
 import type { ProviderSlug } from '../providers/payments/types';
 import { tenantChart } from './accounts';
-import { CHARTS } from './charts';
+import { CHARTS } from '../domain/charts';
 
 /**
  * Posting incoming invoices to the general ledger (docs/ledger.md). Double entry is enforced by

@@ -1,7 +1,7 @@
 import { D, dec, normalizeRate } from './amounts';
 import { taxReportError } from './errors';
 // Pure data (no I/O): the ledger's seeded charts, so the default expense account is defined once.
-import { CHARTS } from '../../ledger/charts';
+import { CHARTS } from '../charts';
 
 /**
  * Which accounts and BU-Schlüssel (tax key) a DATEV booking row gets. Pure table lookups; the
@@ -23,7 +23,7 @@ import { CHARTS } from '../../ledger/charts';
  *   carry the DATEV-Austria (SKR07) keys 3 (20 %), 2 (10 %), 4 (13 %).
  * - Expenses: a non-automatic expense account with the input-tax key: SKR03/04 9 (19 %), 8 (7 %);
  *   EKR 9 (20 %), 8 (10 %), 6 (13 %). The default expense account of EKR and SKR03 is the general
- *   ledger's (shared/ledger/charts.ts defaultExpense), so an unposted invoice lands on the account a
+ *   ledger's (shared/domain/charts.ts defaultExpense), so an unposted invoice lands on the account a
  *   posting would use; SKR04 has no ledger chart and keeps 6300.
  */
 export type DatevChart = 'SKR03' | 'SKR04' | 'EKR';

@@ -12,7 +12,9 @@
  *               ProviderUnavailableError → transient, retry (or 503 so the provider retries) }
  */
 
-export type ProviderSlug = 'stripe' | 'paypal' | 'mollie' | 'bank';
+import type { ProviderSlug } from '../../domain/paymentProviders';
+
+export type { ProviderSlug };
 
 /** What POST /api/connectors/<slug>/install stores (encrypted) for a tenant. */
 export interface ProviderSecrets {

@@ -6,7 +6,7 @@ import type { ReportTenant } from './vatReturn';
 import { assertEurDocuments } from './currency';
 import { expenseAccountSql } from './expenseAccount';
 import { inBooksSql } from './books';
-import { CHARTS, type ChartName } from '../../ledger/charts';
+import { CHARTS, type ChartName } from '../../domain/charts';
 
 /**
  * BWA (betriebswirtschaftliche Auswertung), a short management report per month and cumulated,

@@ -1,6 +1,6 @@
 import { DATEV_CHARTS, type DatevChart } from '../../domain/tax/datevMapping';
 import { INVOICE_SOURCE } from '../../ledger/posting';
-import { CHARTS, type ChartName } from '../../ledger/charts';
+import { CHARTS, type ChartName } from '../../domain/charts';
 
 /**
  * The expense account of an incoming invoice in the DATEV export and the BWA: the account the

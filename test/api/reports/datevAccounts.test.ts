@@ -4,7 +4,7 @@ import Decimal from 'decimal.js';
 import { db } from '../../../shared/db';
 import { runInTransaction } from '../../../shared/outbox';
 import { postIncomingInvoice } from '../../../shared/ledger/posting';
-import { CHARTS } from '../../../shared/ledger/charts';
+import { CHARTS } from '../../../shared/domain/charts';
 import { DATEV_CHARTS } from '../../../shared/domain/tax/datevMapping';
 import { startTestServer } from '../../helpers/server';
 import { client } from '../../helpers/http';

@@ -4,7 +4,7 @@ import { createSupplier } from '../../helpers/invoiceFactory';
 import { db } from '../../../shared/db';
 import { createInvoice } from '../../../shared/commands/createInvoice';
 import { seedChartOfAccounts } from '../../../shared/ledger/accounts';
-import { chartForCountry } from '../../../shared/ledger/charts';
+import { chartForCountry } from '../../../shared/domain/charts';
 import { postIncomingInvoice, postRefund, PostingError } from '../../../shared/ledger/posting';
 
 // The posting is one statement that looks the accounts up by number and locks them: a missing

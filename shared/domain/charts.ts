@@ -1,4 +1,4 @@
-import type { ProviderSlug } from '../providers/payments/types';
+import type { ProviderSlug } from './paymentProviders';
 
 /**
  * Charts of accounts seeded per tenant country (docs/ledger.md): Austria (and, as the service's
