@@ -1,5 +1,5 @@
 import { formatAmount } from '../pdf/format';
-import type { BwaBlock, BwaLine, BwaReport } from '../../queries/reports/bwa';
+import type { BwaBlock, BwaLine, BwaReport } from '../../domain/bwa';
 import { cell, createReportDocument, createdLabel, footer, INK, rule, style } from './common';
 import { toBuffer } from '../pdf/layout';
 
@@ -106,7 +106,7 @@ function monthTable(doc: PDFKit.PDFDocument, report: BwaReport, x: number, y: nu
     y += 15;
   };
   row(headers, true, INK.fill);
-  report.months.forEach((m) =>
+  for (const m of report.months)
     row(
       [
         MONTHS[m.month - 1],
@@ -120,8 +120,7 @@ function monthTable(doc: PDFKit.PDFDocument, report: BwaReport, x: number, y: nu
         pct(m.result),
       ],
       false,
-    ),
-  );
+    );
   rule(doc, y - 3, x, x + w);
   const t = report.total;
   row(

@@ -7,6 +7,7 @@ import { assertEurDocuments } from './currency';
 import { expenseAccountSql } from './expenseAccount';
 import { inBooksSql } from './books';
 import { CHARTS, type ChartName } from '../../domain/charts';
+import type { BwaBlock, BwaLine, BwaReport } from '../../domain/bwa';
 
 /**
  * BWA (betriebswirtschaftliche Auswertung), a short management report per month and cumulated,
@@ -24,33 +25,6 @@ import { CHARTS, type ChartName } from '../../domain/charts';
  * Two GROUP BY queries over both years; nothing is loaded per invoice. A non-EUR document in
  * either year is 422 FOREIGN_CURRENCY (currency.ts), never summed as euros.
  */
-
-export interface BwaLine {
-  current: string;
-  prior: string;
-  change: string;
-  /** (current − prior) / |prior| × 100, one decimal place; null when the prior value is 0. */
-  changePercent: string | null;
-}
-
-export interface BwaBlock {
-  revenue: BwaLine;
-  costOfGoods: BwaLine;
-  grossProfit: BwaLine;
-  /** group = "<account> <name>" (name when known); account = the account number. */
-  expenses: Array<{ group: string; account: string; name: string | null } & BwaLine>;
-  totalExpenses: BwaLine;
-  result: BwaLine;
-}
-
-export interface BwaReport {
-  year: number;
-  priorYear: number;
-  currency: 'EUR';
-  chart: string;
-  months: Array<{ month: number } & BwaBlock & { cumulative: BwaBlock }>;
-  total: BwaBlock;
-}
 
 const COST_OF_GOODS: Record<string, [number, number]> = { SKR03: [3000, 3999], SKR04: [5000, 5999], EKR: [5000, 5999] };
 

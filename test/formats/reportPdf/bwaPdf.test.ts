@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderBwaPdf } from '../../../shared/formats/reportPdf/bwaPdf';
-import type { BwaBlock, BwaLine, BwaReport } from '../../../shared/queries/reports/bwa';
+import type { BwaBlock, BwaLine, BwaReport } from '../../../shared/domain/bwa';
 import { pageCount, pageTexts } from '../pdf/pdfTools';
 
 const line = (current: string, prior = '0.00'): BwaLine => ({ current, prior, change: current, changePercent: null });
