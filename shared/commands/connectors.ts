@@ -5,10 +5,10 @@ import { decryptSecret, encryptJson, encryptSecret, randomToken, sha256Hex } fro
 import { invalidInput, notFound, type ErrorDetail } from '../errors';
 import { getAdapter, isProviderSlug, type ProviderSecrets, type ProviderSlug } from '../providers/payments';
 import { seedChartOfAccounts } from '../ledger/accounts';
-import type { ConnectorSettings } from '../webhooks/pipeline';
+import type { ConnectorSettings } from '../domain/connectorSettings';
 import type { CommandContext } from './types';
 import { onCommit } from '../outbox';
-import { invalidateInstallationCache } from '../webhooks/ingest';
+import { invalidateInstallationCache } from '../queries/connectorInstallations';
 
 /**
  * Payment-provider connectors (decisions.md "Connectors and webhooks"). One active installation

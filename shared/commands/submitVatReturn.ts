@@ -4,7 +4,7 @@ import { AppError, invalidInput } from '../errors';
 import { enqueueAfterCommit } from '../outbox';
 import { QUEUES } from '../queues';
 import { overlappingPeriodLabels, parseTaxPeriod, type TaxPeriod } from '../domain/tax/period';
-import { lockKey } from '../webhooks/locks';
+import { lockKey, submissionLockKey } from '../locks';
 import { assertU30Tenant, loadReportTenant, requireTaxNumber, u30Report, u30XmlFor } from '../queries/reports/vatReturn';
 import type { CommandContext } from './types';
 
@@ -104,8 +104,6 @@ export async function submitVatReturn(
   await enqueueAfterCommit(trx, { queue: QUEUES.taxPortal, name: SUBMIT_U30_JOB, jobId: submitJobId(submissionId), data: { ...data } });
   return { submissionId, status: 'queued', period };
 }
-
-export const submissionLockKey = (tenantId: string) => `report-submission:${tenantId}`;
 
 const IN_FLIGHT = ['queued', 'submitted'];
 

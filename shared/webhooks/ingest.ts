@@ -2,83 +2,22 @@ import { recordWebhookOutcome, setWebhookStoreWaitingSource, webhookStoreBatchDe
 import { config } from '../config';
 import { randomUUID } from 'node:crypto';
 import { Batches } from '../batches';
-import type { Knex } from 'knex';
 import { db, runCompiledSql } from '../db';
 import { AppError, notFound, serviceUnavailable } from '../errors';
 import { logger } from '../logger';
 import { OUTBOX_CHANNEL } from '../outbox';
-import { decryptJson, sha256Hex } from '../crypto/secretBox';
+import { decryptJson } from '../crypto/secretBox';
 import { withoutNul } from '../nulCharacter';
 import {
   getAdapter,
-  isProviderSlug,
   PayloadError,
   ProviderUnavailableError,
   SignatureError,
   type NormalizedEvent,
   type PaymentProviderConfig,
   type ProviderSecrets,
-  type ProviderSlug,
 } from '../providers/payments';
-
-export interface InstallationRow {
-  id: string;
-  tenantId: string;
-  provider: ProviderSlug;
-  secretsEnc: string;
-  settings: Record<string, unknown>;
-}
-
-/** The active installation a URL token belongs to (looked up by the token's SHA-256). */
-export async function findInstallationByToken(k: Knex | Knex.Transaction, provider: string, token: string): Promise<InstallationRow | undefined> {
-  if (!isProviderSlug(provider) || !token) return undefined;
-  return k('connectorInstallations')
-    .where({ tokenHash: sha256Hex(token), provider, active: true })
-    .first();
-}
-
-/**
- * Per-process cache of the token lookup (and the decrypted secrets), for TOKEN_CACHE_MS: a
- * delivery otherwise pays one query and one AES-GCM decrypt before it verifies anything. Only
- * found installations are cached, so a new install answers at once everywhere. Install (token
- * rotation) and uninstall call invalidateInstallationCache() after their commit: the old URL is
- * 404 at once on the process that served the change, and on other API processes within the TTL.
- * A lookup that started before an invalidation is not stored (generation check), so a read that
- * raced the rotation's commit cannot put the old token back for a whole TTL.
- */
-export const TOKEN_CACHE_MS = 5_000;
-const TOKEN_CACHE_MAX = 10_000;
-interface CachedInstallation {
-  installation: InstallationRow;
-  /** Decrypted on first use (a decrypt error stays in the verification's error handling). */
-  secrets?: ProviderSecrets;
-  expires: number;
-}
-const tokenCache = new Map<string, CachedInstallation>();
-let tokenCacheGeneration = 0;
-
-export function invalidateInstallationCache(): void {
-  tokenCacheGeneration++;
-  tokenCache.clear();
-}
-
-async function cachedInstallation(provider: string, token: string): Promise<CachedInstallation | undefined> {
-  if (!isProviderSlug(provider) || !token) return undefined;
-  const key = `${provider}:${sha256Hex(token)}`;
-  const hit = tokenCache.get(key);
-  const now = Date.now();
-  if (hit && hit.expires > now) return hit;
-  if (hit) tokenCache.delete(key);
-  const generation = tokenCacheGeneration;
-  const installation = await findInstallationByToken(db(), provider, token);
-  if (!installation) return undefined;
-  const entry: CachedInstallation = { installation, expires: now + TOKEN_CACHE_MS };
-  if (generation === tokenCacheGeneration) {
-    if (tokenCache.size >= TOKEN_CACHE_MAX) tokenCache.clear();
-    tokenCache.set(key, entry);
-  }
-  return entry;
-}
+import { cachedInstallation, type CachedInstallation, type InstallationRow } from '../queries/connectorInstallations';
 
 export interface IngestResult {
   eventRowId: string;

@@ -1,8 +1,9 @@
 import type { Knex } from 'knex';
 import type { NormalizedEvent } from '../providers/payments/types';
+import type { ConnectorSettings } from '../domain/connectorSettings';
 import { createIncomingInvoiceFromEvent, draftFromEvent, DuplicateInvoiceError } from '../commands/webhooks/createIncomingInvoiceFromEvent';
 import { postIncomingInvoice, postRefund, PostingError, type PostedEntry } from '../ledger/posting';
-import { eventLockKey, lockKey, moneyLockKey } from './locks';
+import { eventLockKey, lockKey, moneyLockKey } from '../locks';
 import { createSupplierFor, findSupplier, type SupplierResolution } from './resolveSupplier';
 
 /**
@@ -22,13 +23,6 @@ export interface StepResult {
   step: StepName;
   result: string;
   detail: string;
-}
-
-export interface ConnectorSettings {
-  autoPost?: boolean;
-  defaultSupplierId?: string | null;
-  expenseAccount?: string | null;
-  clearingAccount?: string | null;
 }
 
 export interface MovementOutcome {

@@ -3,8 +3,9 @@ import type { Knex } from 'knex';
 import { db, runCompiled } from '../db';
 import { runInTransaction } from '../outbox';
 import type { NormalizedEvent } from '../providers/payments/types';
-import { moneyLockKeySql } from './locks';
-import { runPipeline, type ConnectorSettings, type PipelineResult } from './pipeline';
+import { moneyLockKeySql } from '../locks';
+import type { ConnectorSettings } from '../domain/connectorSettings';
+import { runPipeline, type PipelineResult } from './pipeline';
 
 export interface ProcessOutcome {
   status: 'processed' | 'duplicate' | 'skipped';

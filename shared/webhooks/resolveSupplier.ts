@@ -5,7 +5,7 @@ import { systemActor } from '../actor';
 import { isValidIban, normalizeIban } from '../domain/iban';
 import { isValidVatId, normalizeVatId } from '../domain/vatId';
 import type { Counterparty, ProviderSlug } from '../providers/payments/types';
-import { lockKey, supplierLockKey } from './locks';
+import { lockKey, supplierLockKey } from '../locks';
 
 export interface SupplierResolution {
   supplierId: string;

@@ -13,8 +13,9 @@ import {
 } from '../providers/payments';
 import { slugOrNotFound } from '../commands/connectors';
 import type { Actor } from '../actor';
-import { findInstallationByToken } from './ingest';
-import { runPipeline, type ConnectorSettings, type StepResult } from './pipeline';
+import { findInstallationByToken } from '../queries/connectorInstallations';
+import type { ConnectorSettings } from '../domain/connectorSettings';
+import { runPipeline, type StepResult } from './pipeline';
 
 export interface TestWebhookResult {
   ok: boolean;

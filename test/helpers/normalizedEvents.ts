@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { runInTransaction } from '../../shared/outbox';
-import { runPipeline, type ConnectorSettings, type PipelineResult } from '../../shared/webhooks/pipeline';
+import type { ConnectorSettings } from '../../shared/domain/connectorSettings';
+import { runPipeline, type PipelineResult } from '../../shared/webhooks/pipeline';
 import type { NormalizedEvent } from '../../shared/providers/payments/types';
 
 /**

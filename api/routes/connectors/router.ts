@@ -4,7 +4,7 @@ import { runInTransaction } from '../../../shared/outbox';
 import { getConnector, installConnector, listWebhookLogs, uninstallConnector, updateConnectorSettings } from '../../../shared/commands/connectors';
 import { runTestWebhook } from '../../../shared/webhooks/testWebhook';
 import type { ProviderSecrets } from '../../../shared/providers/payments';
-import type { ConnectorSettings } from '../../../shared/webhooks/pipeline';
+import type { ConnectorSettings } from '../../../shared/domain/connectorSettings';
 import { connectorView, errorResponses, installBody, installResponse, logEntry, logsQuery, settingsBody, testWebhookResponse } from './schemas';
 
 /**

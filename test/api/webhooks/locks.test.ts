@@ -3,7 +3,7 @@ import { client } from '../../helpers/http';
 import { createTeam } from '../../helpers/factories';
 import { deliver, install, stripeDelivery, stripePaymentEvent, waitForLogRows, withWebhookServer } from '../../helpers/webhookFactory';
 import { db } from '../../../shared/db';
-import { moneyLockKey, moneyLockKeySql } from '../../../shared/webhooks/locks';
+import { moneyLockKey, moneyLockKeySql } from '../../../shared/locks';
 
 const env = withWebhookServer();
 

@@ -1,11 +1,14 @@
 import type { Knex } from 'knex';
-import { runCompiledSql } from '../db';
+import { runCompiledSql } from './db';
 
 /**
  * Transaction-scoped advisory lock on a string key (released at commit or rollback, also when the
- * process dies and Postgres drops its connection). The pipeline serializes work on one money
- * movement, and the auto-creation of one counterparty's supplier, with it; unique indexes remain
- * the final guard.
+ * process dies and Postgres drops its connection). The webhook pipeline serializes work on one
+ * money movement, and the auto-creation of one counterparty's supplier, with it; unique indexes
+ * remain the final guard. The U30 submission serializes a tenant's live submissions with it.
+ *
+ * Every advisory lock key of the service is built in this module, so two keys cannot collide by
+ * accident; it sits below the commands and the webhook pipeline, which both take these locks.
  */
 export async function lockKey(trx: Knex.Transaction, key: string): Promise<void> {
   await runCompiledSql(trx, 'select pg_advisory_xact_lock(hashtextextended(?, 0))', [key]);
@@ -20,3 +23,5 @@ export const moneyLockKey = (tenantId: string, provider: string, externalId: str
 export const moneyLockKeySql = "concat('webhook:money:', we.tenant_id, ':', we.provider, ':', we.money_external_id)";
 export const eventLockKey = (tenantId: string, provider: string, eventId: string) => `webhook:event:${tenantId}:${provider}:${eventId}`;
 export const supplierLockKey = (tenantId: string, identity: string) => `webhook:supplier:${tenantId}:${identity}`;
+/** A tenant's live U30 submissions (shared/commands/submitVatReturn.ts): the overlap check and the insert. */
+export const submissionLockKey = (tenantId: string) => `report-submission:${tenantId}`;
