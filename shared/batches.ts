@@ -1,3 +1,5 @@
+import { currentLogContext, type LogContext, runWithLogContext, runWithoutLogContext } from './logContext';
+
 /**
  * Work that callers hand over one item at a time, done in batches of up to `maxSize` items, each
  * caller's promise settling with its own item's result. The webhook store (one statement for many
@@ -17,6 +19,9 @@
  * batch-mates nor the next batch. Without runOne every item of a failed batch fails with its
  * error: for work whose failure is not one item's (Redis not answering), where trying each alone
  * would only make the callers wait again.
+ *
+ * Log context (shared/logContext.ts): a batch is work for several requests or jobs, so its lines
+ * carry none of their ids; an item that runs alone runs in its caller's context.
  */
 export interface BatchesOptions<T, R> {
   maxSize: number;
@@ -32,6 +37,8 @@ export interface BatchesOptions<T, R> {
 
 interface Waiting<T, R> {
   item: T;
+  /** The caller's log context: the item's own lines, run alone, carry its request or job id. */
+  logContext: LogContext | undefined;
   resolve: (result: R) => void;
   reject: (err: unknown) => void;
 }
@@ -52,8 +59,10 @@ export class Batches<T, R> {
     // Batches off (maxSize 1): each item alone, side by side.
     if (this.opts.maxSize <= 1) return this.one(item);
     return new Promise((resolve, reject) => {
-      this.waiting.push({ item, resolve, reject });
-      if (this.draining < (this.opts.maxInFlight ?? 1)) void this.drain();
+      this.waiting.push({ item, logContext: currentLogContext(), resolve, reject });
+      // The loop serves whoever hands items over next, not only this caller: without this its
+      // batches' lines would carry this caller's request or job id.
+      if (this.draining < (this.opts.maxInFlight ?? 1)) void runWithoutLogContext(() => this.drain());
     });
   }
 
@@ -88,7 +97,8 @@ export class Batches<T, R> {
   }
 
   private alone(w: Waiting<T, R>): Promise<void> {
-    return this.one(w.item).then(w.resolve, w.reject);
+    const run = () => this.one(w.item).then(w.resolve, w.reject);
+    return w.logContext ? runWithLogContext(w.logContext, run) : run();
   }
 
   private async one(item: T): Promise<R> {

@@ -1,5 +1,6 @@
 import pino from 'pino';
 import { config } from './config';
+import { currentLogContext } from './logContext';
 
 /**
  * JSON logs. Secrets never reach a log line: the redact paths cover auth headers, cookies,
@@ -47,6 +48,9 @@ export const logger = pino({
   base: { service: 'accounting', pid: process.pid },
   redact: { paths: redactPaths, censor: '[redacted]' },
   timestamp: pino.stdTimeFunctions.isoTime,
+  // The request or job the line is written for (shared/logContext.ts). A copy: pino merges the
+  // line's own fields into the object the mixin returns, which would change the stored context.
+  mixin: () => ({ ...currentLogContext() }),
 });
 
 export type Logger = typeof logger;

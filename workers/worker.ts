@@ -4,6 +4,7 @@ import { config, type Config } from '../shared/config';
 import { createRedis } from '../shared/redis';
 import { QUEUES, getQueue, type QueueName } from '../shared/queues';
 import { logger } from '../shared/logger';
+import { jobLogContext, runWithLogContext } from '../shared/logContext';
 import { registry } from './registry';
 import type { JobHandlers } from './types';
 import { jobDuration } from '../shared/metrics';
@@ -26,22 +27,25 @@ export function concurrencyFor(cfg: Config, queue: QueueName): number {
 }
 
 function dispatcher(queue: QueueName, handlers: JobHandlers) {
-  return async (job: Job) => {
-    const handler = handlers[job.name];
-    // A job nobody can run will never succeed: fail it for good instead of retrying.
-    if (!handler) throw new UnrecoverableError(`No handler for job "${job.name}" on queue "${queue}"`);
-    const log = logger.child({ queue, jobId: job.id, job: job.name, attempt: job.attemptsMade + 1 });
-    const started = Date.now();
-    try {
-      const result = await handler(job);
-      // The outbox relay runs every 10 s per worker: keep it out of the info log.
-      log[job.name === 'relay-outbox' ? 'debug' : 'info']({ ms: Date.now() - started }, 'job completed');
-      return result;
-    } catch (err) {
-      log.warn({ ms: Date.now() - started, err: (err as Error).message }, 'job attempt failed');
-      throw err;
-    }
-  };
+  // Every job, the recurring maintenance ones (relay-outbox too) included, runs in its log
+  // context: whatever it logs, in shared/ as well, carries its id.
+  return (job: Job) => runWithLogContext(jobLogContext(job), () => dispatch(queue, handlers, job));
+}
+
+async function dispatch(queue: QueueName, handlers: JobHandlers, job: Job) {
+  const handler = handlers[job.name];
+  // A job nobody can run will never succeed: fail it for good instead of retrying.
+  if (!handler) throw new UnrecoverableError(`No handler for job "${job.name}" on queue "${queue}"`);
+  const started = Date.now();
+  try {
+    const result = await handler(job);
+    // The outbox relay runs every 10 s per worker: keep it out of the info log.
+    logger[job.name === 'relay-outbox' ? 'debug' : 'info']({ ms: Date.now() - started }, 'job completed');
+    return result;
+  } catch (err) {
+    logger.warn({ ms: Date.now() - started, err: (err as Error).message }, 'job attempt failed');
+    throw err;
+  }
 }
 
 /**

@@ -1,7 +1,10 @@
 import type { Context, Middleware } from 'koa';
 import { logger, loggablePath } from '../../shared/logger';
 
-/** One structured line per request: never bodies, never auth headers. */
+/**
+ * One structured line per request: never bodies, never auth headers. The request id comes from the
+ * log context (api/middleware/requestId.ts runs this middleware inside it).
+ */
 export const accessLog: Middleware = async (ctx, next) => {
   const start = process.hrtime.bigint();
   try {
@@ -14,8 +17,5 @@ export const accessLog: Middleware = async (ctx, next) => {
 
 function logRequest(ctx: Context, start: bigint): void {
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
-  logger.info(
-    { requestId: ctx.state.requestId, method: ctx.method, path: loggablePath(ctx.path), status: ctx.status, ms: Math.round(ms * 10) / 10 },
-    'request',
-  );
+  logger.info({ method: ctx.method, path: loggablePath(ctx.path), status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request');
 }

@@ -5,7 +5,7 @@ import { logger, loggablePath } from '../../shared/logger';
 /**
  * Every failure leaves the API in the spec's envelope { error: { message, code, status, details } }.
  * Known errors map to their code; library errors (body parser, database) are translated; anything
- * else is a 500 INTERNAL_ERROR with a generic message, logged with the request id.
+ * else is a 500 INTERNAL_ERROR with a generic message, logged (the log context adds the request id).
  */
 /** Connection-level database failures (server down, restarting, pool exhausted): 503, not 500. */
 function isDatabaseUnavailable(err: unknown): boolean {
@@ -53,7 +53,7 @@ export function errorHandler(bodyLimitBytes: number): Middleware {
     } catch (err) {
       const appErr = toAppError(err, bodyLimitBytes);
       if (appErr.status >= 500 && appErr.code === 'INTERNAL_ERROR') {
-        logger.error({ err, requestId: ctx.state.requestId, path: loggablePath(ctx.path), method: ctx.method }, 'unhandled error');
+        logger.error({ err, path: loggablePath(ctx.path), method: ctx.method }, 'unhandled error');
       }
       ctx.status = appErr.status;
       for (const [k, v] of Object.entries(appErr.headers ?? {})) ctx.set(k, v);

@@ -98,7 +98,8 @@ export async function sweepStuckWebhookEvents(opts: SweepOptions = {}): Promise<
       }
     } catch (err) {
       // Another sweep or a worker moved the job meanwhile; the next run looks again.
-      logger.warn({ jobId, err: (err as Error).message }, 'webhook sweep: could not re-run a stale job');
+      // Not `jobId`: that field is the sweep's own job (the log context); this is the stale one.
+      logger.warn({ staleJobId: jobId, err: (err as Error).message }, 'webhook sweep: could not re-run a stale job');
     }
   }
   if (result.requeued || result.retried || result.failed) logger.info(result, 'webhook sweep: stuck events handled');

@@ -1,4 +1,5 @@
 import type { SandboxedJob } from 'bullmq';
+import { jobLogContext, runWithLogContext } from '../../shared/logContext';
 import { documentJobs } from '../jobs/documents';
 
 /**
@@ -9,5 +10,6 @@ import { documentJobs } from '../jobs/documents';
 export default async function processDocumentJob(job: SandboxedJob) {
   const handler = documentJobs[job.name];
   if (!handler) throw new Error(`No handler for job "${job.name}" on queue "documents"`);
-  return handler(job as never);
+  // In the child process too, whatever the job logs carries its id (workers/worker.ts does the same).
+  return runWithLogContext(jobLogContext(job), () => handler(job as never));
 }

@@ -1,4 +1,5 @@
 import type { SandboxedJob } from 'bullmq';
+import { jobLogContext, runWithLogContext } from '../../shared/logContext';
 import { emailJobs } from '../jobs/email';
 
 /**
@@ -9,5 +10,6 @@ import { emailJobs } from '../jobs/email';
 export default async function processEmailJob(job: SandboxedJob) {
   const handler = emailJobs[job.name];
   if (!handler) throw new Error(`No handler for job "${job.name}" on queue "email"`);
-  return handler(job as never);
+  // In the child process too, whatever the job logs carries its id (workers/worker.ts does the same).
+  return runWithLogContext(jobLogContext(job), () => handler(job as never));
 }

@@ -50,7 +50,8 @@ const provesNotTaken = (err: PortalError) => err.rc !== undefined || err.code ==
 
 export async function submitU30Job(job: Job<SubmitU30JobData>) {
   const { tenantId, submissionId } = job.data;
-  const log = logger.child({ jobId: job.id, submissionId });
+  // The job id comes from the log context (workers/worker.ts); binding it again would repeat the key.
+  const log = logger.child({ submissionId });
   const table = () => db()('reportSubmissions').where({ tenantId, id: submissionId });
   const row: Row | undefined = await table().first('id', 'tenantId', 'mode', 'status', 'payload');
   if (!row) return { missing: true };
