@@ -93,7 +93,7 @@ export class Batches<T, R> {
       return;
     }
     this.opts.observe?.('committed', batch.length);
-    batch.forEach((w, i) => w.resolve(results[i]));
+    for (const [i, w] of batch.entries()) w.resolve(results[i]);
   }
 
   private alone(w: Waiting<T, R>): Promise<void> {

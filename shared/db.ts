@@ -136,6 +136,7 @@ export async function runCompiled<T = Record<string, unknown>>(
     // PostgreSQL text cannot hold NUL, so a NUL in a binding is (part of) a placeholder.
     const slots = native.bindings.map((b): CompiledStatement['slots'][number] => {
       if (typeof b !== 'string' || !b.includes('\u0000')) return { value: b };
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL marks the placeholder; no real argument contains it
       const m = /^\u0000arg:(\d+)\u0000$/.exec(b);
       if (!m) throw new Error(`compiled statement ${key}: an argument was changed before binding (${JSON.stringify(b)})`);
       return { arg: Number(m[1]) };

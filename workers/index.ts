@@ -1,4 +1,4 @@
-import http from 'node:http';
+import type http from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { config } from '../shared/config';
 import { startWorkers } from './worker';

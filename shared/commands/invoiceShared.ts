@@ -118,7 +118,7 @@ export interface PreparedItems {
 
 /** Check items against the tenant's tax rates and quantity rules, then compute the totals. */
 export function prepareItems(items: InvoiceItemInput[] | undefined, country: string): PreparedItems {
-  if (!items || !items.length) throw invalidInput('Invoice failed validation', [{ field: 'items', message: 'must contain at least one item' }]);
+  if (!items?.length) throw invalidInput('Invoice failed validation', [{ field: 'items', message: 'must contain at least one item' }]);
   const details: ErrorDetail[] = [];
   const normalized = items.map((it, i) => {
     const rate = typeof it.taxRate === 'string' ? normalizeAllowedRate(it.taxRate, country) : null;

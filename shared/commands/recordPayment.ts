@@ -1,7 +1,7 @@
 import { audit } from '../audit';
 import { invalidInput } from '../errors';
 import { assertTransition } from '../domain/invoiceStates';
-import { dec, fmtMoney } from '../domain/money';
+import { type Dec, dec, fmtMoney } from '../domain/money';
 import { applyPayment } from '../domain/invoiceTotals';
 import { isValidDate, todayVienna } from '../domain/dates';
 import type { CommandContext } from './types';
@@ -25,7 +25,7 @@ export interface PaymentInput {
  */
 export async function recordPayment({ trx, actor }: CommandContext, invoiceId: string, input: PaymentInput): Promise<{ paymentId: string }> {
   const tenantId = actor.tenantId;
-  let amount;
+  let amount: Dec;
   try {
     amount = dec(input.amount);
   } catch {

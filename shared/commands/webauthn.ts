@@ -101,7 +101,7 @@ export async function registrationOptions(actor: Actor): Promise<PublicKeyCreden
 export async function verifyRegistration(actor: Actor, response: RegistrationResponseJSON): Promise<PasskeyView> {
   const challenge = await takeChallenge(actor.userId!, actor.tenantId, 'registration');
   if (!challenge) throw invalidInput('No pending passkey registration; request new options');
-  let verification;
+  let verification: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
   try {
     verification = await verifyRegistrationResponse({
       response,
@@ -194,7 +194,7 @@ export async function verifyAuthentication(challengeToken: string, response: Aut
   if (!expectedChallenge) throw fail('no pending challenge');
   const cred = await db()('webauthnCredentials').where({ tenantId: c.tenantId, userId: user.id, credentialId: response.id }).first();
   if (!cred) throw fail('unknown credential');
-  let verification;
+  let verification: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
   try {
     verification = await verifyAuthenticationResponse({
       response,

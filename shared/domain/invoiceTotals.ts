@@ -49,7 +49,7 @@ export function computeTotals(lines: ReadonlyArray<LineInput>): InvoiceTotals {
 
   // Groups in order of first appearance, then sorted by rate for a stable breakdown.
   const groups = new Map<string, number[]>();
-  rates.forEach((r, i) => groups.set(r, [...(groups.get(r) ?? []), i]));
+  for (const [i, r] of rates.entries()) groups.set(r, [...(groups.get(r) ?? []), i]);
 
   const breakdown: { rate: string; net: Dec; tax: Dec }[] = [];
   for (const [rate, idx] of groups) {

@@ -78,6 +78,7 @@ function shapeOf(pattern: string): { head: string; tail: string; symbols: string
   return {
     head: at < 0 ? s : s.slice(0, at),
     tail: at < 0 ? '' : s.slice(at + 1),
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: \u0000/\u0001 are the placeholders put in above
     symbols: s.replace(/[\u0000\u0001\d]/g, ''),
   };
 }

@@ -38,7 +38,7 @@ const FORMATS: Record<string, RegExp> = {
 const PREFIX_TO_COUNTRY: Record<string, string> = { EL: 'GR', XI: 'GB' };
 
 /** Upper case without spaces, dots or dashes: "atu 123.456-78" → "ATU12345678". */
-export const normalizeVatId = (v: string) => v.replace(/[\s.\-]/g, '').toUpperCase();
+export const normalizeVatId = (v: string) => v.replace(/[\s.-]/g, '').toUpperCase();
 
 export function isValidVatId(value: string): boolean {
   const v = normalizeVatId(value);

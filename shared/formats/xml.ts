@@ -27,7 +27,7 @@ export type XmlAttrs = Record<string, string | number | null | undefined>;
 const NAME_RE = /^[A-Za-z_][A-Za-z0-9._-]*(?::[A-Za-z_][A-Za-z0-9._-]*)?$/;
 
 // Everything XML 1.0 (5th ed.) does not allow as a Char. Lone surrogates are handled separately.
-// eslint-disable-next-line no-control-regex
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these control characters are exactly what must go
 const INVALID_CHARS_RE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
 const LONE_SURROGATE_RE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
@@ -105,7 +105,7 @@ function renderAttrs(attrs: XmlElement['attrs']): string {
 }
 
 function render(node: XmlElement, depth: number, indent: string, out: string[]): void {
-  const pad = indent ? '\n' + indent.repeat(depth) : '';
+  const pad = indent ? `\n${indent.repeat(depth)}` : '';
   const open = `<${node.name}${renderAttrs(node.attrs)}`;
   if (node.children.length === 0) {
     out.push(`${pad}${open}/>`);
@@ -134,5 +134,5 @@ export function renderXml(root: XmlElement, options: { indent?: string } = {}): 
   const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>'];
   render(root, 0, indent, out);
   if (!indent) out.splice(1, 0, '\n');
-  return out.join('') + '\n';
+  return `${out.join('')}\n`;
 }

@@ -67,7 +67,8 @@ export async function ingestDelivery(args: {
 
   let event: NormalizedEvent;
   try {
-    const secrets = (found.secrets ??= decryptJson<ProviderSecrets>(installation.secretsEnc));
+    found.secrets ??= decryptJson<ProviderSecrets>(installation.secretsEnc);
+    const secrets = found.secrets;
     // Verified first, then cleaned: a U+0000 in a payer's name must not make the store fail and
     // the provider redeliver the same bytes for days (the database cannot hold the character).
     event = withoutNul(await getAdapter(provider).verifyAndParse({ rawBody: args.rawBody, headers: args.headers }, { secrets, config: args.config }));
@@ -150,7 +151,8 @@ function storeBatches(): Batches<VerifiedDelivery, IngestResult> {
     },
   });
   setWebhookStoreWaitingSource(() => created.waitingCount);
-  return (batches = created);
+  batches = created;
+  return created;
 }
 
 /**

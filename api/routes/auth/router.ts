@@ -100,7 +100,7 @@ add({
     401: err('Missing, expired, revoked or reused refresh token: log in again'),
   },
   handler: async (ctx) => {
-    let rotated;
+    let rotated: Awaited<ReturnType<typeof rotateRefreshToken>>;
     try {
       rotated = await rotateRefreshToken(readRefreshCookie(ctx));
     } catch (e) {

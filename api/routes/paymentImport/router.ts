@@ -37,7 +37,7 @@ add<unknown, unknown, { provider: string; token: string }>({
     {
       params: { provider: 'stripe' },
       summary: 'Stripe webhook (invoice.payment_succeeded, invoice.payment_failed, charge.refunded, invoice_payment.paid)',
-      description: 'Verified with `Stripe-Signature: t=<unix>,v1=<hex>`: HMAC-SHA256 of `${t}.${rawBody}` with the endpoint secret (whsec_…), 300 s tolerance.',
+      description: 'Verified with `Stripe-Signature: t=<unix>,v1=<hex>`: HMAC-SHA256 of `<t>.<rawBody>` with the endpoint secret (whsec_…), 300 s tolerance.',
       headers: [{ name: 'Stripe-Signature', description: 't=<unix>,v1=<hex HMAC-SHA256>', required: true }],
       requestBody: { contentType: 'application/json', schema: { type: 'object', description: 'Stripe event object' } },
     },
@@ -67,7 +67,7 @@ add<unknown, unknown, { provider: string; token: string }>({
     {
       params: { provider: 'bank' },
       summary: 'Banking provider webhook (payment_completed, payment_failed)',
-      description: 'Verified with `X-Bank-Signature: t=<unix>,v1=<hex>`: HMAC-SHA256 of `${t}.${rawBody}`, 300 s tolerance.',
+      description: 'Verified with `X-Bank-Signature: t=<unix>,v1=<hex>`: HMAC-SHA256 of `<t>.<rawBody>`, 300 s tolerance.',
       headers: [{ name: 'X-Bank-Signature', description: 't=<unix>,v1=<hex HMAC-SHA256>', required: true }],
       requestBody: {
         contentType: 'application/json',

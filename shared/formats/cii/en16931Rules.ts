@@ -307,9 +307,9 @@ export function checkEn16931(xml: string | Buffer): En16931Violation[] {
     const priceText = textAt(line, 'SpecifiedLineTradeAgreement/NetPriceProductTradePrice/ChargeAmount');
     const price = num(priceText);
     if (priceText === undefined) fail('BR-26', `Each Invoice line (BG-25) shall contain the Item net price (BT-146) (${where}).`);
-    else if (price && price.isNegative() && !price.isZero()) fail('BR-27', `The Item net price (BT-146) shall NOT be negative (${where}).`);
+    else if (price?.isNegative() && !price.isZero()) fail('BR-27', `The Item net price (BT-146) shall NOT be negative (${where}).`);
     const gross = num(textAt(line, 'SpecifiedLineTradeAgreement/GrossPriceProductTradePrice/ChargeAmount'));
-    if (gross && gross.isNegative() && !gross.isZero()) fail('BR-28', `The Item gross price (BT-148) shall NOT be negative (${where}).`);
+    if (gross?.isNegative() && !gross.isZero()) fail('BR-28', `The Item gross price (BT-148) shall NOT be negative (${where}).`);
 
     const tax = kids(one(line, 'SpecifiedLineTradeSettlement'), 'ApplicableTradeTax').find((t) => textAt(t, 'TypeCode')?.trim().toUpperCase() === 'VAT');
     const category = textAt(tax, 'CategoryCode')?.trim();
@@ -341,14 +341,14 @@ export function checkEn16931(xml: string | Buffer): En16931Violation[] {
       fail('X-UNSUPPORTED', `VAT category ${category} is not verified by this checker (${where}).`);
       return;
     }
-    const zeroRate = rate !== null && rate.isZero();
+    const zeroRate = rate?.isZero();
     if (category === 'S') {
       if (!sellerHasVaOrFc && !taxRepHasVa)
         fail(
           'BR-S-02',
           `A line with VAT category "Standard rated" requires the Seller VAT identifier (BT-31), tax registration identifier (BT-32) or tax representative VAT identifier (BT-63) (${where}).`,
         );
-      if (!(rate && rate.greaterThan(0)))
+      if (!rate?.greaterThan(0))
         fail('BR-S-05', `In an Invoice line with VAT category "Standard rated" the VAT rate (BT-152) shall be greater than zero (${where}).`);
     } else if (category === 'Z') {
       if (!sellerHasVaOrFc && !taxRepHasVa)
@@ -562,7 +562,7 @@ export function checkEn16931(xml: string | Buffer): En16931Violation[] {
     const taxTotal = num(taxTotalText);
     if (taxInCurrency[0]) {
       const calcSum = round2(sum(breakdown.map((b) => num(textAt(b, 'CalculatedAmount')) ?? new Decimal(0))));
-      if (!taxTotal || !taxTotal.equals(calcSum))
+      if (!taxTotal?.equals(calcSum))
         fail('BR-CO-14', `Invoice total VAT amount (BT-110) ${taxTotalText} ≠ Σ VAT category tax amount (BT-117) = ${calcSum.toFixed(2)}.`);
       if (decimals(taxTotalText) > 2) fail('BR-DEC-13', 'The Invoice total VAT amount (BT-110) has more than 2 decimals.');
     }
@@ -575,7 +575,7 @@ export function checkEn16931(xml: string | Buffer): En16931Violation[] {
         `Amount due for payment (BT-115) ${dueText} ≠ total with VAT ${grandText} - paid amount ${prepaid.toFixed(2)} + rounding ${rounding.toFixed(2)}.`,
       );
     }
-    if (due && due.greaterThan(0)) {
+    if (due?.greaterThan(0)) {
       const terms = one(settlement, 'SpecifiedTradePaymentTerms');
       if (!one(terms, 'DueDateDateTime') && blank(textAt(terms, 'Description'))) {
         fail(

@@ -145,6 +145,7 @@ const quote = (text: string) => `"${text.replace(/"/g, '""')}"`;
 /** Text for a quoted field: no line breaks, tabs or other controls, at most `max` characters. */
 const cleanText = (text: string, max: number) =>
   text
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: a control character would break DATEV's CSV record
     .replace(/[\u0000-\u001F\u007F]+/g, ' ')
     .trim()
     .slice(0, max);

@@ -27,7 +27,7 @@ export function formatAmount(value: string): string {
     // Money reaches us rounded to cents; printing more would disagree with the totals.
     throw new Error(`Money value with more than two decimal places: ${value}`);
   }
-  const cents = (frac + '00').slice(0, 2);
+  const cents = `${frac}00`.slice(0, 2);
   return `${negative ? '-' : ''}${groupThousands(int)},${cents}`;
 }
 

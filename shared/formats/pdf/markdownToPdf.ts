@@ -123,7 +123,7 @@ function inlineRuns(tokens: Token[] | undefined, style: Omit<Run, 'text'>, out: 
         const link = t as Tokens.Link;
         inlineRuns(link.tokens, style, out);
         const label = link.text.trim();
-        if (link.href && link.href !== label && !link.href.startsWith('mailto:' + label)) {
+        if (link.href && link.href !== label && !link.href.startsWith(`mailto:${label}`)) {
           out.push({ ...style, text: ` (${describeTarget(link.href)})` });
         }
         break;
@@ -137,8 +137,6 @@ function inlineRuns(tokens: Token[] | undefined, style: Omit<Run, 'text'>, out: 
         else out.push({ ...style, text: decodeEntities(text.text) });
         break;
       }
-      case 'escape':
-      case 'html':
       default:
         out.push({ ...style, text: decodeEntities('text' in t && typeof t.text === 'string' ? t.text : t.raw) });
     }
@@ -489,8 +487,6 @@ function renderBlocks(ctx: Ctx, tokens: Token[], opts: { tight?: boolean } = {})
       case 'code':
         renderCode(ctx, t as Tokens.Code);
         break;
-      case 'html':
-      case 'def':
       default: {
         const raw = 'text' in t && typeof t.text === 'string' ? t.text : t.raw;
         if (raw.trim()) {

@@ -7,6 +7,7 @@
  * The Factur-X writer reuses this with its extension schema added.
  */
 import { PDFDocument, PDFName, PDFRef } from '@cantoo/pdf-lib';
+import { escapeAttr } from '../xml';
 
 export interface XmpInfo {
   title?: string;
@@ -19,19 +20,6 @@ export interface XmpInfo {
   modifyDate?: Date;
 }
 
-export function escapeXml(value: string): string {
-  return (
-    value
-      .replace(/&/g, '&amp;')
-      .replace(/</g, '&lt;')
-      .replace(/>/g, '&gt;')
-      .replace(/"/g, '&quot;')
-      .replace(/'/g, '&apos;')
-      // Control characters are not allowed in XML 1.0.
-      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '')
-  );
-}
-
 function xmpDate(d: Date): string {
   return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
@@ -41,7 +29,7 @@ function xmpDate(d: Date): string {
  * Factur-X extension schema) inserted verbatim: the caller is responsible for their escaping.
  */
 export function buildXmp(info: XmpInfo, pdfa: { part: number; conformance: string }, extraDescriptions: string[] = []): string {
-  const e = escapeXml;
+  const e = escapeAttr;
   const dc: string[] = [];
   if (info.title) dc.push(`<dc:title><rdf:Alt><rdf:li xml:lang="x-default">${e(info.title)}</rdf:li></rdf:Alt></dc:title>`);
   if (info.author) dc.push(`<dc:creator><rdf:Seq><rdf:li>${e(info.author)}</rdf:li></rdf:Seq></dc:creator>`);

@@ -21,6 +21,7 @@ export const MAX_RUN = 40;
 // counts as part of a run.
 const RUN = /[^ \t\n\r\f\v\u200b]+/g;
 // A break is never placed before a combining mark or a joiner (it would tear a character apart).
+// biome-ignore lint/suspicious/noMisleadingCharacterClass: each joiner is listed as a code point of its own on purpose
 const JOINS_PREVIOUS = /^[\p{M}\u200c\u200d\ufe0f]/u;
 
 /**

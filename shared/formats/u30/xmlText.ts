@@ -1,21 +1,8 @@
 import iconv from 'iconv-lite';
 
 /**
- * XML text helpers shared by the U30 and ELSTER writers (both legacy 8-bit encodings).
+ * 8-bit encoding for the U30 and ELSTER writers (both legacy charsets); escaping is shared/formats/xml.ts's.
  */
-
-/** Escape text for element content and attribute values. */
-export function escapeXml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : c === '>' ? '&gt;' : c === '"' ? '&quot;' : '&apos;'));
-}
-
-/** Characters XML 1.0 forbids even as references (C0 controls except tab, LF, CR; lone surrogates; FFFE/FFFF). */
-const XML_INVALID = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-
-/** Drop characters that cannot appear in an XML document at all. */
-export function stripXmlInvalid(text: string): string {
-  return text.replace(XML_INVALID, '');
-}
 
 export type XmlCharset = 'ISO-8859-1' | 'ISO-8859-15';
 

@@ -3,7 +3,7 @@
  * so PDF/A requires them to be declared in a pdfaExtension schema description in the same
  * packet; validators (veraPDF, Mustang, FNFE) look for both.
  */
-import { escapeXml } from '../pdf/pdfA';
+import { escapeAttr } from '../xml';
 
 export const FACTURX_NAMESPACE = 'urn:factur-x:pdfa:CrossIndustryDocument:invoice:1p0#';
 export const FACTURX_FILENAME = 'factur-x.xml';
@@ -24,7 +24,7 @@ export function facturXDescriptions(profile: FacturXProfile): string[] {
               <pdfaProperty:name>${name}</pdfaProperty:name>
               <pdfaProperty:valueType>Text</pdfaProperty:valueType>
               <pdfaProperty:category>external</pdfaProperty:category>
-              <pdfaProperty:description>${escapeXml(description)}</pdfaProperty:description>
+              <pdfaProperty:description>${escapeAttr(description)}</pdfaProperty:description>
             </rdf:li>`,
   ).join('\n');
 
@@ -53,7 +53,7 @@ ${props}
     <fx:DocumentType>INVOICE</fx:DocumentType>
     <fx:DocumentFileName>${FACTURX_FILENAME}</fx:DocumentFileName>
     <fx:Version>1.0</fx:Version>
-    <fx:ConformanceLevel>${escapeXml(profile)}</fx:ConformanceLevel>
+    <fx:ConformanceLevel>${escapeAttr(profile)}</fx:ConformanceLevel>
   </rdf:Description>
 `;
   return [extension, values];

@@ -398,7 +398,7 @@ describe('DELETE /api/invoices/:id', () => {
     const draft = await createDraftInvoice(tenant, member);
     expect((await http.delete(`/api/invoices/${draft.id}`, { token: manager.token })).status).toBe(204);
     const open = await createSentInvoice(tenant, member);
-    let res = await http.delete(`/api/invoices/${open.id}`, { token: manager.token });
+    const res = await http.delete(`/api/invoices/${open.id}`, { token: manager.token });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('IMMUTABLE');
     await recordPayment(tenant, member, open.id, { amount: '10.00' });

@@ -34,7 +34,9 @@ export async function cpuSplit<T>(k: Knex, named: Record<string, () => number | 
   // Sampled meanwhile too: the load generator's child process has ended by the time the phase
   // returns, and its last reading is all that is left of it.
   const after: Ticks = new Map();
-  const sample = () => readAll().forEach((v, pid) => after.set(pid, v));
+  const sample = () => {
+    for (const [pid, v] of readAll()) after.set(pid, v);
+  };
   const timer = setInterval(sample, 200);
   let result: T;
   try {

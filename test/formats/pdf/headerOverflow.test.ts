@@ -35,7 +35,7 @@ function withFile<T>(pdf: Buffer, fn: (file: string) => T): T {
   }
 }
 
-const unescape = (s: string) =>
+const unescapeXml = (s: string) =>
   s
     .replace(/&lt;/g, '<')
     .replace(/&gt;/g, '>')
@@ -52,7 +52,7 @@ function words(pdf: Buffer): Word[] {
     .slice(1)
     .forEach((chunk, i) => {
       for (const m of chunk.matchAll(/<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)<\/word>/g)) {
-        out.push({ page: i + 1, xMin: +m[1], yMin: +m[2], xMax: +m[3], yMax: +m[4], text: unescape(m[5]) });
+        out.push({ page: i + 1, xMin: +m[1], yMin: +m[2], xMax: +m[3], yMax: +m[4], text: unescapeXml(m[5]) });
       }
     });
   return out;

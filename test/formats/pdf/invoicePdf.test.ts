@@ -127,7 +127,7 @@ describe('renderInvoicePdf: states and document types', () => {
     const pdf = await renderInvoicePdf(makeDocumentInput({ invoice: { status: 'entwurf', number: null }, items: manyItems(80) }));
     const pages = pageTexts(pdf);
     expect(pages.length).toBeGreaterThan(1);
-    pages.forEach((page, i) => expect(page).toContain(`ENTWURF · Seite ${i + 1} von ${pages.length}`));
+    for (const [i, page] of pages.entries()) expect(page).toContain(`ENTWURF · Seite ${i + 1} von ${pages.length}`);
     // The watermark is drawn on every page as a filled path in the watermark grey (#e4e4e4).
     const contents = await pageContents(pdf);
     expect(contents).toHaveLength(pages.length);
@@ -320,7 +320,7 @@ describe('renderInvoicePdf: 200 items', () => {
   it('spreads over several pages with "Seite X von Y" on each', () => {
     expect(pageCount(pdf)).toBe(pages.length);
     expect(pages.length).toBeGreaterThanOrEqual(4);
-    pages.forEach((page, i) => expect(page).toContain(`Seite ${i + 1} von ${pages.length}`));
+    for (const [i, page] of pages.entries()) expect(page).toContain(`Seite ${i + 1} von ${pages.length}`);
   });
 
   it('repeats the table header on every page that has items', () => {

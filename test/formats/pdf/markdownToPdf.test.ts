@@ -120,9 +120,7 @@ describe('renderMarkdown', () => {
 
     it('breaks long runs in inline code, code blocks and table cells, keeping every character', async () => {
       const pdf = await render(
-        ['Code: `' + 'y'.repeat(20_000) + '`', '', '```', 'z'.repeat(20_000), '```', '', '| A | B |', '|---|---|', `| ${'q'.repeat(20_000)} | klein |`].join(
-          '\n',
-        ),
+        [`Code: \`${'y'.repeat(20_000)}\``, '', '```', 'z'.repeat(20_000), '```', '', '| A | B |', '|---|---|', `| ${'q'.repeat(20_000)} | klein |`].join('\n'),
       );
       expect(pageCount(pdf)).toBeLessThan(40);
       const text = pageTexts(pdf).join('\n');

@@ -162,7 +162,7 @@ export async function submitU30Job(job: Job<SubmitU30JobData>) {
     }
     const upload = (id: string) =>
       client.upload({ sessionId: id, tid: creds.tid, benid: creds.benid, art: 'U30', uebermittlung: row.payload!, mode: row.mode });
-    let result;
+    let result: Awaited<ReturnType<typeof upload>>;
     try {
       result = await upload(sessionId);
     } catch (err) {
