@@ -1,6 +1,6 @@
 /**
  * One error type for the whole service. Everything a client sees is an AppError rendered into
- * the spec's envelope { error: { message, code, status, details } } by api/middleware/errors.ts;
+ * the spec's envelope { error: { message, code, status, details } } by api/middleware/errorHandler.ts;
  * anything else becomes 500 INTERNAL_ERROR with a generic message.
  */
 export type ErrorCode =

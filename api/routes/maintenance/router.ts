@@ -18,7 +18,8 @@ add({
   responses: { 202: { description: 'Queued', schema: jobState }, 503: { description: 'Queue unavailable' } },
   handler: async (ctx) => {
     const tenantId = ctx.state.actor.tenantId;
-    // One purge per tenant at a time: the job id is the business key.
+    // Every request is a run of its own (hence the time in the id): the purge is idempotent, so two
+    // overlapping runs delete each customer once and the later one finds nothing left.
     const job = await enqueue(QUEUES.maintenance, 'purge-deleted-customers', { tenantId }, { jobId: `purge-customers-${tenantId}-${Date.now()}` });
     ctx.status = 202;
     ctx.body = { jobId: job.id, name: job.name, status: 'queued' };
