@@ -2,7 +2,8 @@ import { D, type Dec, dec, taxOn } from '../../domain/tax/amounts';
 import { taxReportError } from '../../domain/tax/errors';
 import { type TaxPeriod, elsterZeitraum } from '../../domain/tax/period';
 import type { UstvaKennzahl } from '../../domain/tax/ustvaDe';
-import { encodeXmlDocument, escapeXml, stripXmlInvalid } from '../u30/xmlText';
+import { encodeXmlDocument } from '../u30/xmlText';
+import { escapeAttr, stripInvalidXmlChars } from '../xml';
 
 /**
  * ELSTER UStVA data file: the `Anmeldungssteuern` element, which is exactly what Mein ELSTER's
@@ -11,7 +12,7 @@ import { encodeXmlDocument, escapeXml, stripXmlInvalid } from '../u30/xmlText';
  * not produced here). Namespace and version follow the current scheme
  * `http://finkonsens.de/elster/elsteranmeldung/ustva/v<Jahr>`, version="<Jahr>"; encoding
  * ISO-8859-15. Element names and value formats are those of the last public schema
- * (usta_201301.xsd, see ../shared/schemas/elster-ustva-legacy-2013); docs/tax-reports.md
+ * (ELSTER's usta_201301.xsd, an official file: docs/official-files.md); docs/tax-reports.md
  * lists what the tests validate against it and what is newer.
  */
 export interface ElsterUstvaInput {
@@ -59,7 +60,8 @@ const berlinDate = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Berlin',
 
 /** Text for the Datenlieferant fields: no control characters, no leading blank, at most `max`. */
 function field(value: string | undefined, name: string, max: number, required: boolean): string | undefined {
-  const v = stripXmlInvalid(value ?? '')
+  const v = stripInvalidXmlChars(value ?? '')
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: ELSTER's text fields take no control characters (C0 and C1)
     .replace(/[\u0000-\u001F\u007F-\u009F]/g, ' ')
     .trim()
     .slice(0, max)
@@ -161,12 +163,12 @@ export function buildElsterUstvaXml(input: ElsterUstvaInput): Buffer {
     `<Anmeldungssteuern xmlns="${ELSTER_USTVA_NAMESPACE(version)}" version="${version}">\n` +
     `\t<Erstellungsdatum>${created}</Erstellungsdatum>\n` +
     '\t<DatenLieferant>\n' +
-    `\t\t<Name>${escapeXml(name)}</Name>\n` +
-    `\t\t<Strasse>${escapeXml(street)}</Strasse>\n` +
-    `\t\t<PLZ>${escapeXml(plz)}</PLZ>\n` +
-    `\t\t<Ort>${escapeXml(city)}</Ort>\n` +
-    (phone ? `\t\t<Telefon>${escapeXml(phone)}</Telefon>\n` : '') +
-    (email ? `\t\t<Email>${escapeXml(email)}</Email>\n` : '') +
+    `\t\t<Name>${escapeAttr(name)}</Name>\n` +
+    `\t\t<Strasse>${escapeAttr(street)}</Strasse>\n` +
+    `\t\t<PLZ>${escapeAttr(plz)}</PLZ>\n` +
+    `\t\t<Ort>${escapeAttr(city)}</Ort>\n` +
+    (phone ? `\t\t<Telefon>${escapeAttr(phone)}</Telefon>\n` : '') +
+    (email ? `\t\t<Email>${escapeAttr(email)}</Email>\n` : '') +
     '\t</DatenLieferant>\n' +
     '\t<Steuerfall>\n' +
     '\t\t<Umsatzsteuervoranmeldung>\n' +

@@ -2,11 +2,13 @@ import { D, type Dec, dec } from '../../domain/tax/amounts';
 import { taxReportError } from '../../domain/tax/errors';
 import { type TaxPeriod, monthPeriod, quarterPeriod, periodYearMonths, viennaDateTime } from '../../domain/tax/period';
 import type { U30Kennzahl } from '../../domain/tax/u30';
-import { encodeXmlDocument, escapeXml, stripXmlInvalid } from './xmlText';
+import { encodeXmlDocument } from './xmlText';
+import { escapeAttr, stripInvalidXmlChars } from '../xml';
 
 /**
  * FinanzOnline U30 upload file (BMF "ERKLAERUNGS_UEBERMITTLUNG" with one ERKLAERUNG art="U30").
- * Schema: ../shared/schemas/u30-finanzonline (01_2022 up to period 2026-06, 07_2026 from 2026-07).
+ * Schema: BMF's BMF_ERKLAERUNGS_UEBERMITTLUNG_U30_01_2022.xsd up to period 2026-06 and
+ * BMF_ERKLAERUNGS_UEBERMITTLUNG_U30_07_2026.xsd from 2026-07 (official files: docs/official-files.md).
  *
  * Only the bases are transmitted (KZ 000, 021, 011, 017, 022, 029, 006) plus the input tax (060):
  * FinanzOnline computes the tax per rate and the payable KZ 095 itself. Kennzahlen of type "kz"
@@ -122,7 +124,7 @@ export function buildU30Xml(input: U30XmlInput): Buffer {
 
   const { date, time } = viennaDateTime(input.createdAt ?? new Date());
   const { from, to } = periodYearMonths(period);
-  const info = input.customerInfo !== undefined ? stripXmlInvalid(input.customerInfo).slice(0, 50) : undefined;
+  const info = input.customerInfo !== undefined ? stripInvalidXmlChars(input.customerInfo).slice(0, 50) : undefined;
 
   const xml =
     '<?xml version="1.0" encoding="iso-8859-1"?>\n' +
@@ -142,7 +144,7 @@ export function buildU30Xml(input: U30XmlInput): Buffer {
     `\t\t\t<ZRVON type="jahrmonat">${from}</ZRVON>\n` +
     `\t\t\t<ZRBIS type="jahrmonat">${to}</ZRBIS>\n` +
     `\t\t\t<FASTNR>${fastnr}</FASTNR>\n` +
-    (info !== undefined ? `\t\t\t<KUNDENINFO>${escapeXml(info)}</KUNDENINFO>\n` : '') +
+    (info !== undefined ? `\t\t\t<KUNDENINFO>${escapeAttr(info)}</KUNDENINFO>\n` : '') +
     '\t\t</ALLGEMEINE_DATEN>\n' +
     '\t\t<LIEFERUNGEN_LEISTUNGEN_EIGENVERBRAUCH>\n' +
     kzLine('000', '\t\t\t') +
