@@ -77,12 +77,10 @@ export const PLACEHOLDER = /\{\{\s*([A-Za-z][A-Za-z0-9_]*)\s*\}\}/g;
 export const knownVariablesIn = (text: string): string[] => [...text.matchAll(PLACEHOLDER)].map((m) => m[1]).filter((n) => KNOWN_VARIABLES.has(n));
 
 /**
- * Replace {{name}} (whitespace inside the braces allowed) with vars[name] for the known variables
- * (TEMPLATE_VARIABLES) only. Anything else stays as written: an unknown name, so a typo is
- * visible in the preview instead of silently vanishing, and a known one without a value (the
- * number of a draft), so it can be filled in later. One pass: an inserted value is plain text
- * and never read as a template, so a customer named "{{dueDate}}" stays so. HTML escaping is the
- * mail renderer's job.
+ * Replace {{name}} with vars[name] for the known variables (TEMPLATE_VARIABLES) only. Anything
+ * else stays as written: an unknown name (a typo shows in the preview) or a known one without a
+ * value (a draft's number, filled in later). One pass, so an inserted value such as a customer
+ * named "{{dueDate}}" is never read as a template. HTML escaping is the mail renderer's job.
  */
 export function renderTemplate(tpl: string, vars: TemplateVars): string {
   return tpl.replace(PLACEHOLDER, (whole, name: string) => {

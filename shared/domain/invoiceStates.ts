@@ -2,19 +2,10 @@ import { immutable, unprocessable, type AppError } from '../errors';
 import type { InvoiceStatus, InvoiceType } from './invoiceView';
 
 /**
- * The invoice state machine (decisions.md "Transitions"). One table, one function; commands call
- * assertTransition() after locking the row, so a refused transition never half-happens.
- *
- *   entwurf ──send──▶ offen ──pay──▶ teilbezahlt ──pay──▶ bezahlt
- *      │               │  ╰──────────pay (full)───────────▶ bezahlt
- *      │               ╰──cancel──▶ storniert ◀──cancel── teilbezahlt
- *   delete/update                     delete   ◀──cancel── bezahlt (incoming invoices only)
- *
- * - update: full replace, drafts only. updateMeta: notes, footerText, customFields — any state
- *   except storniert (GoBD / BAO: a finalized document's content never changes).
- * - send on offen/teilbezahlt/bezahlt re-sends a copy without a state change.
- * - Wrong state for an edit, delete, send, cancel or convert → 400 IMMUTABLE; payment rules
- *   (wrong state or type for a payment) → 422 UNPROCESSABLE.
+ * The invoice state machine: one table, one function (transitions and refusal codes:
+ * docs/invoices.md, "States and transitions"). Commands call assertTransition() after locking the
+ * row, so a refused transition never half-happens. A finalized document's content never changes
+ * (GoBD, BAO § 131): after entwurf only updateMeta (notes, footerText, customFields) is allowed.
  */
 export const INVOICE_STATUSES: InvoiceStatus[] = ['entwurf', 'offen', 'teilbezahlt', 'bezahlt', 'storniert'];
 export const INVOICE_TYPES: InvoiceType[] = ['rechnung', 'angebot', 'gutschrift', 'eingangsrechnung'];

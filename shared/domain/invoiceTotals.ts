@@ -2,16 +2,10 @@ import { invalidInput, unprocessable } from '../errors';
 import { D, type Dec, ZERO, dec, fmtMoney, fmtQuantity, fmtRate, roundMoney } from './money';
 
 /**
- * Invoice totals, EN 16931 style (BR-CO-10…17):
- * 1. each line net = round_half_up(quantity × unitPrice, 2);
- * 2. per tax rate: group net = Σ line nets, group tax = round_half_up(group net × rate / 100, 2);
- * 3. totalNet = Σ group nets, totalTax = Σ group taxes, totalGross = totalNet + totalTax.
- *
- * Line taxAmount is informative (EN 16931 has no line tax); it is allocated so the lines of a
- * group add up exactly to the group tax, by cumulative rounding: with the exact shares
- * s_i = net_i × rate / 100 and C_k = s_1 + … + s_k, line k gets round(C_k) − round(C_{k−1}).
- * The sum telescopes to round(C_n) = the group tax, and each line is within one cent of its own
- * rounded share. Deterministic: same lines in the same order give the same allocation.
+ * Invoice totals, EN 16931 style (BR-CO-10…17): line nets rounded half-up, tax once per rate on
+ * the group's summed net. Line taxAmount is informative (EN 16931 has none) and allocated by
+ * cumulative rounding so a group's lines add up exactly to its tax (docs/money.md, "Rounding" and
+ * "Line tax allocation").
  */
 export interface LineInput {
   quantity: string | number;
@@ -100,8 +94,8 @@ export interface PaymentOutcome {
 }
 
 /**
- * The payment rule (decisions.md: amount > 0 and ≤ amountDue, else 422), as a pure function so
- * the command and the property tests check the same code: the result keeps
+ * The payment rule (docs/invoices.md, "Payments"): amount > 0 with at most 2 places, else 400;
+ * above amountDue, 422. Pure, so the command and the property tests check the same code: it keeps
  * amountPaid + amountDue = totalGross and amountDue ≥ 0 (an overpayment is never booked, the
  * customer's surplus is not our receivable). Whether the state allows a payment at all is
  * invoiceStates' job; call this after assertTransition.

@@ -65,12 +65,9 @@ export function fmtQuantity(v: string | number | Dec): string {
 }
 
 /**
- * A quantity as the JSON number the API returns (the spec types Item.quantity as number).
- * Exact: a quantity has at most 10 integer and 4 decimal digits (14 significant digits), and
- * every decimal with at most 15 significant digits converts to the double whose shortest
- * representation is that same decimal, so JSON.stringify and String() print it unchanged.
- * Arithmetic never uses the number: totals are computed from the stored decimal, and writers
- * that read a view turn it back into a decimal with fmtQuantity() / dec().
+ * A quantity as the JSON number the API returns (the spec types Item.quantity as number). Exact:
+ * at most 14 significant digits, and every decimal of ≤ 15 converts to a double that prints back
+ * unchanged. Arithmetic never uses the number; writers turn it back with fmtQuantity() / dec().
  */
 export function quantityNumber(v: string | number | Dec): number {
   return Number(fmtQuantity(v));

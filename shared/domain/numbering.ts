@@ -45,18 +45,10 @@ export function formatInvoiceNumber(type: InvoiceType, year: number, counter: nu
 
 /**
  * Whether two types' patterns might give the same number (false = provably never). Each type has
- * its own counter and the unique index is (tenant, type, number), so the database would not stop
- * an invoice and its credit note from sharing a number; § 11 Abs 1 Z 3 UStG AT / § 14 Abs 4 Nr 4
- * UStG DE require it to be unique. Two patterns never give the same number when
- *  1. their text without digits differs: placeholders render digits only, so a number with its
- *     digits removed is the pattern's letters and symbols (. _ / -), in order, whatever the year,
- *     month or counter; or
- *  2. at some position before both counters, counted from the start, or after both counters,
- *     counted from the end, one has a character the other cannot have there (a different literal,
- *     or a letter/symbol where the other has a digit). Only there: a counter is at least as long
- *     as its N's but grows past them (RE{NNN} gives RE1000), shifting everything between.
- * Anything else counts as a collision, even when the numbers only could meet in a far year
- * (`2{YYYY}-…` against `{YYYY}2-…`): refusing a pattern is cheap, a duplicate number is not.
+ * its own counter, so the unique index (tenant, type, number) would not stop it, yet § 11 Abs 1
+ * Z 3 UStG AT / § 14 Abs 4 Nr 4 UStG DE require numbers unique across types. Apart = different
+ * text once digits are removed, or a character that cannot match outside the counters (a counter
+ * grows past its N's); anything else collides (docs/invoices.md, "Numbering").
  */
 export function numberFormatsCanCollide(a: string, b: string): boolean {
   const A = shapeOf(a);

@@ -1,7 +1,7 @@
 import { fmtRate } from './money';
 
 /**
- * VAT rates an invoice line may carry, by the tenant's country (decisions.md): Austria's rates
+ * VAT rates an invoice line may carry, by the tenant's country (docs/money.md): Austria's rates
  * (0, 10, 13, 20) are also the default for other countries; Germany has 0, 7, 19.
  */
 const RATES: Record<string, readonly string[]> = {

@@ -1,28 +1,19 @@
 import Decimal from 'decimal.js';
 
 /**
- * Which VAT identities a sales invoice or credit note must show. One rule for everything that
- * issues or writes one: finalization (shared/commands/sendInvoice.ts refuses before the number is
- * assigned, because the PDF it e-mails is the legal invoice) and the ebInterface writer
- * (shared/formats/ebinterface/ebInterfaceInvoice.ts, rule ids EBI-UID-*, EBI-AE).
- *
- * - Seller: VAT charged on any line of an invoice over EUR 400 gross → the seller's identity
- *   (§ 11 Abs. 1 Z 3 lit. i UStG AT: the UID; § 14 Abs. 4 Nr. 2 UStG DE: the USt-IdNr. or the
- *   Steuernummer). Up to EUR 400 a Kleinbetragsrechnung needs none (§ 11 Abs. 6 UStG; DE § 33
- *   UStDV: EUR 250, smallInvoiceLimitEur), and a seller charging no VAT (Kleinunternehmer) has nothing to show. A
- *   non-EUR total cannot be compared without an exchange rate: it counts as over (fail closed).
- * - Recipient: gross total over EUR 10,000 from a seller established in Austria to an Austrian
- *   business → the recipient's UID (§ 11 Abs. 1 Z 3 lit. j UStG). Non-EUR totals count as over.
- * - Reverse charge (an intra-EU 0 % line) → both UIDs (§ 11 Abs. 1a UStG, § 14a Abs. 1 UStG DE,
- *   Art. 226 Z 3 and 4 Directive 2006/112/EC).
+ * Which VAT identities a sales invoice or credit note must show; one rule for finalization
+ * (sendInvoice.ts, before a number is taken: its PDF is the legal invoice) and the ebInterface
+ * writer (EBI-UID-*, EBI-AE). Seller identity above the small-amount limit (§ 11 Abs. 1 Z 3 lit. i
+ * and Abs. 6 UStG AT, § 14 Abs. 4 Nr. 2 UStG DE), recipient UID over EUR 10,000 (lit. j), both UIDs
+ * for reverse charge (§ 11 Abs. 1a UStG); non-EUR totals count as over (docs/invoices.md, "Send").
  */
 
 /** § 11 Abs. 1 Z 3 lit. j UStG: above this gross total (EUR) the recipient's UID is required. */
 export const RECIPIENT_UID_THRESHOLD_EUR = new Decimal('10000');
 /**
  * Up to this gross amount a small-amount invoice (Kleinbetragsrechnung) needs no seller identity:
- * EUR 400 in Austria (§ 11 Abs. 6 UStG), EUR 250 in Germany (§ 33 UStDV). Other sellers are held
- * to the Austrian limit, as before the German one was told apart.
+ * EUR 400 in Austria (§ 11 Abs. 6 UStG), EUR 250 in Germany (§ 33 UStDV); other sellers get the
+ * Austrian limit.
  */
 export const smallInvoiceLimitEur = (sellerCountry: string): Decimal => new Decimal(sellerCountry === 'DE' ? '250' : '400');
 

@@ -5,26 +5,9 @@ import { CHARTS } from '../charts';
 
 /**
  * Which accounts and BU-Schlüssel (tax key) a DATEV booking row gets. Pure table lookups; the
- * choices and their sources are in docs/tax-reports.md ("DATEV account mapping").
- *
- * Conventions (DATEV Buchungsstapel):
- * - "Konto" carries the personal or collective account (Debitor, Kreditor) for invoices and the
- *   bank account for payments (the ledger's clearing account for a payment provider's money); "Gegenkonto" carries the revenue / expense / personal account.
- *   The Soll/Haben-Kennzeichen refers to "Konto". The BU-Schlüssel applies to the Gegenkonto.
- * - Amounts are gross and positive; a negative source (credit note, refund) flips S/H.
- * - Without a personal account number the collective accounts "ohne Kontokorrent" are used
- *   (SKR03 1410/1610, SKR04 1210/3310), because the plain collective accounts (1400/1600,
- *   1200/3300) are Sammelkonten DATEV fills from personal accounts and should not be booked
- *   directly. For EKR (Austria) 2000/3300 are used.
- * - Revenue: SKR03/SKR04 use DATEV's automatic revenue accounts (AM: 8400/4400 19 %, 8300/4300
- *   7 %, 8336/4336 reverse charge EU, 8125/4125 intra-Community supply, 8120/4120 export,
- *   8338/4338 third-country services), so no BU-Schlüssel is written (a key on an AM account makes
- *   DATEV complain or double-count). EKR has no automatic accounts in our setup: the revenue rows
- *   carry the DATEV-Austria (SKR07) keys 3 (20 %), 2 (10 %), 4 (13 %).
- * - Expenses: a non-automatic expense account with the input-tax key: SKR03/04 9 (19 %), 8 (7 %);
- *   EKR 9 (20 %), 8 (10 %), 6 (13 %). The default expense account of EKR and SKR03 is the general
- *   ledger's (shared/domain/charts.ts defaultExpense), so an unposted invoice lands on the account a
- *   posting would use; SKR04 has no ledger chart and keeps 6300.
+ * conventions (Konto/Gegenkonto, S/H, collective accounts "ohne Kontokorrent", no key on DATEV's
+ * automatic revenue accounts) and their sources: docs/tax-reports.md, "Account mapping
+ * (`datevPosting`)". EKR and SKR03 take the default expense account from the ledger's charts.
  */
 export type DatevChart = 'SKR03' | 'SKR04' | 'EKR';
 

@@ -2,16 +2,10 @@ import { D, type Dec, dec, money, sumByRate, taxOn } from './amounts';
 import { taxReportError } from './errors';
 
 /**
- * Aggregates the report queries deliver for one period (decimal strings, 2 places):
- * - salesByRate: net turnover per tax rate, finalized invoices minus credit notes (so a net may be
- *   negative); several rows with the same rate are added up.
- * - reverseChargeEuNet: the part of the 0 % turnover that is B2B services to EU businesses where
- *   the customer owes the tax (reverse charge; AT KZ 021, DE Kz 21).
- * - inputTax: deductible input tax from incoming invoices.
- * - optional further parts of the 0 % turnover: intra-Community supplies (AT KZ 017, DE Kz 41)
- *   and exports (AT KZ 011, DE Kz 43). 0 % turnover not covered by one of these parts is reported
- *   as unclassifiedZeroRatedNet: the JSON report shows it, the XML writers refuse it, because the
- *   authority's plausibility check would reject a return whose bases do not add up.
+ * Aggregates the report queries deliver for one period (decimal strings, 2 places; fields in
+ * docs/tax-reports.md, "Input: period aggregates"). 0 % turnover not covered by the reverse-charge,
+ * intra-Community or export parts is unclassifiedZeroRatedNet: the JSON report shows it, the XML
+ * writers refuse it, as the authority's plausibility check would reject the return.
  */
 export interface VatAggregates {
   salesByRate: ReadonlyArray<{ taxRate: string; net: string }>;
@@ -43,12 +37,10 @@ const AT_RATE_KZ: Record<string, U30Kennzahl | null> = { '20': '022', '13': '006
 const AT_RATES_DESC = ['20', '13', '10', '0'];
 
 /**
- * U30 Kennzahlen from period aggregates. Pure; amounts in, amounts out.
- * KZ 000 is the total of all bases incl. 0 % (KZ 021/011/017 are parts of it, so FinanzOnline's
- * "000 − 021 − steuerfrei = Σ versteuert" check holds); 022/029/006 are the bases at 20/10/13 %;
- * 060 the input tax; 095 output tax − input tax. Tax per rate is computed once on the summed net
- * of that rate, rounded half-up (decisions.md, General), which is also how FinanzOnline computes
- * the tax from the bases we transmit.
+ * U30 Kennzahlen from period aggregates. Pure. KZ 000 includes the 0 % bases (021/011/017), so
+ * FinanzOnline's "000 − 021 − steuerfrei = Σ versteuert" check holds. Tax per rate is computed
+ * once on the rate's summed net, half-up, as FinanzOnline computes it from the bases we send
+ * (docs/tax-reports.md, "Rounding" and "Austrian U30 Kennzahlen").
  */
 export function computeU30(agg: VatAggregates): U30Result {
   const byRate = sumByRate(agg.salesByRate);

@@ -3,18 +3,10 @@ import { taxReportError } from './errors';
 import type { VatAggregates } from './u30';
 
 /**
- * German Umsatzsteuer-Voranmeldung (UStVA) Kennzahlen from period aggregates.
- *
- * Form rules (USt 1 A and ELSTER):
- * - Bemessungsgrundlagen (Kz 81, 86, 21, 41, 43) are whole euros; the cents are dropped
- *   (truncated toward zero), as the form's "volle EUR" column demands.
- * - The tax on Kz 81 / 86 is computed from that whole-euro base at 19 % / 7 %, with cents,
- *   half-up. ELSTER recomputes it the same way, and Kz 83 must agree with the Kennzahlen, so
- *   the exact invoice tax (exactOutputTax) is only informational.
- * - Kz 66 (abziehbare Vorsteuer) and Kz 83 (verbleibende Vorauszahlung; negative = Überschuss)
- *   carry cents.
- * Kz 48 (steuerfreie Umsätze ohne Vorsteuerabzug) and the reverse-charge recipient Kennzahlen
- * (46/47, 84/85, 67) are not produced: the service has no aggregates for them.
+ * German Umsatzsteuer-Voranmeldung (UStVA) Kennzahlen from period aggregates. Bases are whole
+ * euros, cents truncated (USt 1 A "volle EUR"); the Kz 81/86 tax is computed from them, half-up,
+ * as ELSTER recomputes it, so exactOutputTax is informational. Kz 66/83 carry cents. Kz 48 and
+ * the § 13b recipient Kennzahlen are not produced (docs/tax-reports.md, "German UStVA").
  */
 export const USTVA_KENNZAHLEN = ['21', '41', '43', '66', '81', '83', '86'] as const;
 export type UstvaKennzahl = (typeof USTVA_KENNZAHLEN)[number];
