@@ -1,14 +1,8 @@
 /**
- * Tiny XML writer shared by the e-invoice and tax-report writers in shared/formats.
- *
- * Documents are built as a tree (`el(...)`) and serialised by `renderXml`. Text and attribute
- * values are ALWAYS escaped by the renderer, so callers never concatenate user data into markup.
- * Element and attribute names are checked against the XML Name production, so a typo or a
- * computed name cannot break the document either.
- *
- * Characters that XML 1.0 forbids (C0 controls other than TAB/LF/CR, lone surrogates, U+FFFE/F)
- * are dropped: they cannot be represented at all, and a customer pasting a form feed into an
- * item description must not make the e-invoice unparseable.
+ * Tiny XML writer shared by the e-invoice and tax-report writers: a tree (`el(...)`) serialised
+ * by `renderXml`, which always escapes text and attribute values and checks names against the
+ * XML Name production. Characters XML 1.0 forbids (C0 controls but TAB/LF/CR, lone surrogates,
+ * U+FFFE/F) are dropped: a pasted form feed must not make an e-invoice unparseable.
  */
 
 export interface XmlElement {

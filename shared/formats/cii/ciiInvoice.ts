@@ -1,11 +1,8 @@
 /**
- * UN/CEFACT Cross Industry Invoice (CII D16B) writer, Factur-X / ZUGFeRD profile EN 16931
- * ("COMFORT"). The XML is what gets embedded as factur-x.xml into the PDF/A-3.
- *
- * Element order follows Factur-X_EN16931.xsd (the profile-restricted schema) exactly; every
- * sequence below is commented with the XSD type it implements. Every document is checked with
- * `checkEn16931` before it is returned: a bug on our side throws instead of producing an
- * invalid e-invoice.
+ * UN/CEFACT CII D16B writer, Factur-X / ZUGFeRD profile EN 16931, embedded as factur-x.xml.
+ * Element order follows Factur-X_EN16931.xsd; each sequence names the XSD type it implements.
+ * Every document passes `checkEn16931` before it is returned, so a bug throws instead of
+ * producing an invalid e-invoice.
  */
 import type { DocumentInput } from '../../domain/invoiceView';
 import { el, optionalEl, renderXml, type XmlElement } from '../xml';

@@ -1,13 +1,9 @@
 /**
- * The bridge between our invoice view and the e-invoice syntaxes (CII and ebInterface).
- *
- * `toEInvoiceModel` decides everything both writers must agree on: what may be exported at all,
- * the sign convention of credit notes, the VAT category of every rate, the parsed postal
- * addresses and the unit codes. The writers then only serialise. Decisions are documented in
- * docs/e-invoicing.md.
- *
- * Amounts are taken from the invoice as stored (they are what the customer saw on the PDF) and
- * are never recomputed here; the EN 16931 checker verifies that they reconcile.
+ * The bridge between our invoice view and the e-invoice syntaxes (CII and ebInterface):
+ * `toEInvoiceModel` decides what both writers must agree on (exportability, credit-note signs,
+ * VAT categories, addresses, unit codes; docs/e-invoicing.md), the writers only serialise.
+ * Amounts are taken as stored (what the customer saw on the PDF), never recomputed; the EN 16931
+ * checker verifies that they reconcile.
  */
 import Decimal from 'decimal.js';
 import type { DocumentInput, InvoiceView, PartyView, SellerView } from '../../domain/invoiceView';
@@ -206,17 +202,10 @@ export interface PostalAddress {
 const POSTCODE_LINE_RE = /^(?:([A-Za-z]{1,2})\s*[-–]\s*)?(\d{4,5})\s+(\S.*)$/;
 
 /**
- * Parses the free-form address we store ("lines separated by \n or , ").
- *
- * - Lines are split on newlines and commas, trimmed, blanks dropped.
- * - A last line that is a known country name or a bare ISO code sets the country and is removed.
- * - The LAST line shaped like "[A-|D-|CH-]PLZ Ort" (4 or 5 digits) gives postcode and city; an
- *   old-style prefix (A-1010, D-80331) also sets the country.
- * - The line right before it is the street (line one); earlier lines (c/o, department) follow
- *   as additional lines; a first line repeating the party's name is dropped.
- * - Without a postcode line every line is kept as an address line and postcode/city stay empty.
- * Country precedence: explicit party country, country found in the address, VAT id prefix,
- * then the fallback (the seller's country: domestic customers are the common case).
+ * Parses the free-form address we store (lines separated by "\n" or ", "): a trailing country
+ * line, the last "[A-|D-|CH-]PLZ Ort" line as postcode and city, the line before it as street.
+ * Country precedence: party country, address, VAT id prefix, then the fallback (the seller's:
+ * domestic customers are the common case). Rules: docs/e-invoicing.md, "Parties and addresses".
  */
 export function parsePostalAddress(
   raw: string | null | undefined,
@@ -565,12 +554,9 @@ export function assertExportable(invoice: InvoiceView): asserts invoice is Invoi
 }
 
 /**
- * Normalises a DocumentInput for the e-invoice writers.
- *
- * Credit notes: EN 16931 and ebInterface (DocumentType CreditMemo) both expect a credit note to
- * carry positive amounts. If our credit note stores the reversal with negative amounts, every
- * amount is negated here. In every document a negative unit price becomes a positive price with
- * a negative quantity (BR-27: the item net price is never negative).
+ * Normalises a DocumentInput for the e-invoice writers. EN 16931 and ebInterface (CreditMemo)
+ * expect positive credit-note amounts, so a stored negative reversal is negated; a negative unit
+ * price becomes a positive price with a negative quantity (BR-27: no negative item net price).
  */
 export function toEInvoiceModel(input: DocumentInput): EInvoiceModel {
   const { invoice, seller } = input;

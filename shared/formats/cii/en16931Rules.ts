@@ -1,20 +1,8 @@
 /**
- * Executable EN 16931 business rules for the CII syntax.
- *
- * The official rules are a Schematron/XSLT 2.0 artefact (ConnectingEurope/eInvoicing-EN16931,
- * cii/schematron/CII/EN16931-CII-model.sch) that needs Saxon, which we do not run offline. This
- * module re-implements, with the same XPath semantics (round() is half-up towards +infinity, the
- * same tolerances), the rules that apply to what we produce:
- *   BR-01..BR-16, BR-21..BR-27, BR-45..BR-49, BR-55, BR-61..BR-63,
- *   BR-CO-04, -09, -10, -11, -12, -13, -14, -15, -16, -17, -18, -25, -26,
- *   BR-S-01/02/05/08/09/10, BR-Z-01/02/05/08/09/10, BR-E-01/02/05/08/09/10,
- *   BR-AE-01/02/05/08/09/10, BR-DEC-09..20 and -23, and code-list checks BR-CL-01/04/14/16/18/22/23
- *   (code lists limited to the codes listed below).
- * It also fails closed: anything it cannot verify (allowances/charges, VAT categories K, G, O, L,
- * M, B) is reported as X-UNSUPPORTED rather than passed silently. Three project rules (X-*) add
- * checks the Schematron lacks but our invoices must satisfy: every line's VAT category/rate has a
- * breakdown, the breakdown bases add up to the tax basis total, and each line net equals
- * quantity x price rounded half-up to cents.
+ * Executable EN 16931 business rules for the CII syntax: the rules that apply to what we produce,
+ * re-implemented with the official Schematron's XPath semantics and tolerances (it needs Saxon,
+ * which we do not run). Fails closed: what it cannot verify is X-UNSUPPORTED; project rules X-*
+ * add checks the Schematron lacks. Rule list: docs/e-invoicing.md, "The EN 16931 checker".
  */
 import Decimal from 'decimal.js';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';

@@ -4,13 +4,10 @@ import { taxReportError } from '../../domain/tax/errors';
 import { wallClockIn } from '../../domain/dates';
 
 /**
- * DATEV-Format "Buchungsstapel" (EXTF, header version 700, format category 21, format version 13)
- * as described on developer.datev.de (DATEV-Format, Formatbeschreibung Buchungsstapel).
- * File rules: Windows-1252 (DATEV's default; no BOM), ";" between fields, CRLF after every line,
- * text fields in double quotes with inner quotes doubled, amounts with decimal comma and no
- * thousands separator, always positive with the side in "Soll/Haben-Kennzeichen".
- * Line 1 is the 31-field header, line 2 the 125 column headings, then one line per booking with
- * all 125 fields (unused ones empty).
+ * DATEV-Format "Buchungsstapel" (EXTF, header version 700, category 21, format version 13) per
+ * developer.datev.de: Windows-1252 without BOM, ";" separators, CRLF after every line, quoted
+ * text, decimal-comma amounts always positive (the side is the S/H flag). Line 1 is the header,
+ * line 2 the 125 column headings, then one line per booking (docs/tax-reports.md, "DATEV EXTF").
  */
 
 /** Column headings of Formatversion 13, in the official order (125 columns). */

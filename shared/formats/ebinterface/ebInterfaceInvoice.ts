@@ -133,19 +133,10 @@ function checkAddresses(m: EInvoiceModel, fail: Fail): void {
 }
 
 /**
- * Which UIDs the invoice must show (ebInterface itself only says "00000000" means "none"); the
- * rule is requiredVatIdentities() in shared/domain/vatIdentities.ts, which finalization applies too:
- * - EBI-UID-BILLER: VAT charged on any line of an invoice over EUR 400 gross → the seller's UID
- *   (§ 11 Abs. 1 Z 3 lit. i UStG). Up to EUR 400 a Kleinbetragsrechnung needs no UID (§ 11 Abs. 6
- *   UStG; DE § 33 UStDV: EUR 250, a German seller charging VAT has a UID or Steuernummer anyway),
- *   so refusing it would refuse a lawful invoice. A non-EUR total fails closed, as below.
- * - EBI-UID-RECIPIENT: gross total over EUR 10,000 from a seller established in Austria to an
- *   Austrian business → the recipient's UID (§ 11 Abs. 1 Z 3 lit. j UStG). A total in another
- *   currency cannot be compared without an exchange rate, so it needs the UID too (fail closed).
- * - EBI-AE: reverse charge → both UIDs (§ 11 Abs. 1a UStG, § 14a Abs. 1 UStG DE, Art. 226 Z 3
- *   and 4 Directive 2006/112/EC).
- * Everything else (consumers, non-VAT sellers such as Kleinunternehmer, small B2B invoices) may
- * carry the "00000000" placeholder.
+ * Which UIDs the invoice must show: requiredVatIdentities() (shared/domain/vatIdentities.ts), the
+ * rule finalization applies too. EBI-UID-BILLER: seller's UID above the small-amount limit;
+ * EBI-UID-RECIPIENT: recipient's UID over EUR 10,000 (AT to AT business); EBI-AE: both for reverse
+ * charge. Anyone else may carry "00000000" (docs/e-invoicing.md, "ebInterface: VAT ids").
  */
 function checkVatIds(m: EInvoiceModel, ctx: EbInterfaceCheckContext, fail: Fail): void {
   const sellerVat = realVatId(m.seller.vatId);

@@ -6,14 +6,10 @@ import { encodeXmlDocument } from '../u30/xmlText';
 import { escapeAttr, stripInvalidXmlChars } from '../xml';
 
 /**
- * ELSTER UStVA data file: the `Anmeldungssteuern` element, which is exactly what Mein ELSTER's
- * "XML-Daten hochladen" for the UStVA form accepts (the ERiC transfer envelope
- * Elster/TransferHeader/DatenTeil is added by ERiC, which needs a registered Hersteller-ID, and is
- * not produced here). Namespace and version follow the current scheme
- * `http://finkonsens.de/elster/elsteranmeldung/ustva/v<Jahr>`, version="<Jahr>"; encoding
- * ISO-8859-15. Element names and value formats are those of the last public schema
- * (ELSTER's usta_201301.xsd, an official file: docs/official-files.md); docs/tax-reports.md
- * lists what the tests validate against it and what is newer.
+ * ELSTER UStVA data file: the `Anmeldungssteuern` element Mein ELSTER's "XML-Daten hochladen"
+ * accepts (the ERiC transfer envelope needs a registered Hersteller-ID and is not produced).
+ * Namespace and version per year, ISO-8859-15; names and formats as in the last public schema,
+ * usta_201301.xsd (docs/tax-reports.md, "What the XML is" and "What is validated against what").
  */
 export interface ElsterUstvaInput {
   year: number;

@@ -1,10 +1,7 @@
 /**
- * Invoice, quote and credit-note PDF (A4) with the contents § 11 UStG (AT) and § 14 UStG (DE)
- * require: both parties with address and VAT ID, consecutive number, issue and supply date,
- * quantity and description per line, net amounts, tax rate and tax amount per rate, totals.
- *
- * Output is deterministic for identical input: dates in the PDF come from invoice.updatedAt and
- * the file ID is derived from them, so a cached or golden copy compares byte for byte.
+ * Invoice, quote and credit-note PDF (A4) with the contents § 11 UStG (AT) / § 14 UStG (DE)
+ * require. Deterministic: its dates and file ID come from invoice.updatedAt, so a cached or golden
+ * copy compares byte for byte.
  */
 import type { DocumentInput } from '../../domain/invoiceView';
 import { formatDate } from './format';

@@ -1,10 +1,7 @@
 /**
- * Page geometry and small drawing helpers shared by the invoice layout and the Markdown renderer.
- * All coordinates are PDF points (1/72 inch), origin top left as pdfkit presents it.
- *
- * Page breaks are decided here, never by pdfkit's automatic overflow: a table row or a totals
- * block is measured first and moved to the next page as a whole, so nothing is split mid-row.
- * Free text (notes, Markdown paragraphs) may still flow across pages through pdfkit itself.
+ * Page geometry and drawing helpers for the invoice layout and the Markdown renderer; PDF points,
+ * origin top left. Page breaks are decided here, not by pdfkit's overflow: a row or totals block
+ * is measured and moved whole, so nothing is split mid-row (free text may still flow).
  */
 import PDFDocument from 'pdfkit';
 import { DEFAULT_FONT_PATH, FONT, registerFonts, type FontStyle } from './fonts';

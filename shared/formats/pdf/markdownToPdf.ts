@@ -1,14 +1,8 @@
 /**
- * Renders Markdown into an open pdfkit document, from `marked`'s lexer tokens (no hand-written
- * Markdown parsing). Supported: headings, paragraphs with bold/italic/strikethrough/inline code/
- * links, bullet and numbered lists (nested), tables (header row repeated after a page break),
- * code blocks, block quotes and horizontal rules. Raw HTML is printed as text, never
- * interpreted; images are printed as their alt text (the PDF must not fetch anything).
- *
- * Inline runs use pdfkit's `continued` text so a paragraph can mix fonts and still wrap.
- * All user text passes through `breakLongRuns` before pdfkit sees it (see textBreaks.ts), and
- * list and quote indentation stops after MAX_NESTING levels, so no input can make the text
- * column vanish or the wrapping go quadratic.
+ * Renders Markdown into an open pdfkit document from `marked`'s lexer tokens. Raw HTML is printed
+ * as text and images as their alt text (the PDF must not fetch anything). User text passes
+ * `breakLongRuns` first and nesting stops at MAX_NESTING, so no input can make the text column
+ * vanish or the wrapping go quadratic.
  */
 import { marked, type Token, type Tokens } from 'marked';
 import { FONT, type FontStyle } from './fonts';

@@ -1,10 +1,7 @@
 /**
- * PDF/A metadata. PDF/A requires an XMP packet that identifies the conformance level and agrees
- * with the document information dictionary (Title ↔ dc:title, Author ↔ dc:creator, Creator ↔
- * xmp:CreatorTool, Producer ↔ pdf:Producer, dates ↔ xmp:CreateDate/ModifyDate). pdfkit writes
- * its packet with unescaped values (a seller called "Müller & Söhne" would produce invalid XML),
- * so the packet is rebuilt here from the info dictionary, escaped, and swapped in with pdf-lib.
- * The Factur-X writer reuses this with its extension schema added.
+ * PDF/A metadata: the XMP packet must agree with the info dictionary, and pdfkit writes it
+ * unescaped ("Müller & Söhne" gives invalid XML), so it is rebuilt here from the info
+ * dictionary, escaped, and swapped in with pdf-lib. The Factur-X writer adds its extension schema.
  */
 import { PDFDocument, PDFName, PDFRef } from '@cantoo/pdf-lib';
 import { escapeAttr } from '../xml';

@@ -1,11 +1,8 @@
 /**
- * Where user text may break: between lines (long unbroken runs) and between pages (table rows
- * taller than a page).
- *
- * pdfkit 0.20 wraps a word wider than the line by re-measuring the whole remaining word for every
- * line and caching every tail, so one long run costs quadratic time and memory (a 200,000-character
- * run exhausted a 4 GB heap; a pasted base64 screenshot is enough). Giving it a break opportunity
- * every few dozen characters keeps every word shorter than a line.
+ * Where user text may break: inside long unbroken runs and between pages (rows taller than a
+ * page). pdfkit 0.20 wraps a word wider than the line in quadratic time and memory, so a break
+ * opportunity every few dozen characters keeps every word shorter than a line
+ * (docs/pdf-and-zugferd.md, "Layout rules").
  */
 
 /** Zero-width space: a line-break opportunity (UAX #14 class ZW). DejaVu Sans (all four faces)

@@ -6,14 +6,10 @@ import { encodeXmlDocument } from './xmlText';
 import { escapeAttr, stripInvalidXmlChars } from '../xml';
 
 /**
- * FinanzOnline U30 upload file (BMF "ERKLAERUNGS_UEBERMITTLUNG" with one ERKLAERUNG art="U30").
- * Schema: BMF's BMF_ERKLAERUNGS_UEBERMITTLUNG_U30_01_2022.xsd up to period 2026-06 and
- * BMF_ERKLAERUNGS_UEBERMITTLUNG_U30_07_2026.xsd from 2026-07 (official files: docs/official-files.md).
- *
- * Only the bases are transmitted (KZ 000, 021, 011, 017, 022, 029, 006) plus the input tax (060):
- * FinanzOnline computes the tax per rate and the payable KZ 095 itself. Kennzahlen of type "kz"
- * must be >= 0.01, so zero Kennzahlen are omitted (KZ 000 alone may be 0.00), and a negative base
- * cannot be transmitted at all: such a period needs a manual return (corrections via KZ 090).
+ * FinanzOnline U30 upload file (BMF "ERKLAERUNGS_UEBERMITTLUNG", one ERKLAERUNG art="U30"),
+ * schema 01_2022 up to period 2026-06, 07_2026 from 2026-07. Only the bases and KZ 060 are sent:
+ * FinanzOnline computes the tax and KZ 095. Type "kz" must be >= 0.01, so zeros are omitted and a
+ * negative base cannot be sent at all (docs/tax-reports.md, "U30 XML").
  */
 export interface U30XmlInput {
   period: TaxPeriod | { year: number; month: number } | { year: number; quarter: number };

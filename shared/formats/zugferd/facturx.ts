@@ -1,15 +1,8 @@
 /**
- * ZUGFeRD 2.x / Factur-X hybrid invoice: a PDF/A-3b for people with the EN 16931 CII XML
- * embedded for machines.
- *
- * The XML is attached as "factur-x.xml" (MIME text/xml, /AFRelationship /Alternative: the XML
- * is an equivalent representation of the visible invoice), listed both in the EmbeddedFiles
- * name tree and in the catalog's /AF array as PDF/A-3 requires, and announced in the XMP
- * packet (pdfaid part 3 / B plus the fx extension schema).
- *
- * pdf-lib post-processes pdfkit's output rather than pdfkit attaching the file itself: the
- * contract takes an existing PDF buffer, and the XMP must be rewritten anyway (see pdfA.ts).
- * The file objects are written by embeddedFile.ts (see there why not pdf-lib's attach()).
+ * ZUGFeRD 2.x / Factur-X: a PDF/A-3b with the EN 16931 CII XML attached as "factur-x.xml"
+ * (/AFRelationship /Alternative, in EmbeddedFiles and the catalog's /AF, announced in the XMP).
+ * pdf-lib post-processes pdfkit's output because the contract takes an existing PDF buffer and
+ * the XMP is rewritten anyway (docs/pdf-and-zugferd.md, "ZUGFeRD / Factur-X").
  */
 import { PDFName, PDFRawStream, decodePDFRawStream } from '@cantoo/pdf-lib';
 import type { DocumentInput } from '../../domain/invoiceView';
@@ -82,7 +75,7 @@ export async function embedFacturX(pdfA3: Buffer, ciiXml: string, meta: FacturXM
 export async function renderZugferdPdf(input: DocumentInput, ciiXml: string): Promise<Buffer> {
   const number = documentNumber(input);
   if (input.invoice.status === 'entwurf' || !number) {
-    // decisions.md: ZUGFeRD needs a finalized invoice; the API answers 400 before calling us.
+    // An e-invoice needs the final number; assertRenderable answers 400 before a render is queued.
     throw new Error('renderZugferdPdf: a draft has no invoice number and cannot be an e-invoice');
   }
   const pdf = await renderInvoicePdf(input, { pdfA: true });
