@@ -26,13 +26,10 @@ export async function findInstallationByToken(k: Knex | Knex.Transaction, provid
 }
 
 /**
- * Per-process cache of the token lookup (and the decrypted secrets), for TOKEN_CACHE_MS: a
- * delivery otherwise pays one query and one AES-GCM decrypt before it verifies anything. Only
- * found installations are cached, so a new install answers at once everywhere. Install (token
- * rotation) and uninstall call invalidateInstallationCache() after their commit: the old URL is
- * 404 at once on the process that served the change, and on other API processes within the TTL.
- * A lookup that started before an invalidation is not stored (generation check), so a read that
- * raced the rotation's commit cannot put the old token back for a whole TTL.
+ * Per-process cache of the token lookup and decrypted secrets, so a delivery does not pay a query
+ * and an AES-GCM decrypt before verifying anything. Only found installations are cached; install
+ * and uninstall call invalidateInstallationCache() after commit (other processes: within the TTL),
+ * and a lookup that started before an invalidation is not stored (docs/webhooks.md, "Token cache").
  */
 export const TOKEN_CACHE_MS = 5_000;
 const TOKEN_CACHE_MAX = 10_000;

@@ -18,11 +18,9 @@ import type {
 
 /**
  * Read side of invoices. loadInvoiceView() is THE way to get an invoice as the API returns it and
- * as the document renderers (PDF, ZUGFeRD, ebInterface, e-mail) consume it; workers call it with
- * their own knex. Every query is scoped by tenantId; deleted invoices are not found.
- *
- * Customer and seller: a finalized invoice shows the snapshots taken when it was finalized (the
- * document must not change when the customer's or tenant's data does); a draft shows live data.
+ * the document renderers consume it (workers pass their own knex). Scoped by tenantId; deleted
+ * invoices are not found. A finalized invoice shows its customer and seller snapshots, a draft
+ * live data: a document must not change when the customer's or tenant's data does.
  */
 const iso = (v: unknown): string | null => (v == null ? null : v instanceof Date ? v.toISOString() : String(v));
 
@@ -281,15 +279,11 @@ export async function invoiceViewVersion(db: Knex, tenantId: string, id: string)
 }
 
 /**
- * The version of one invoice `i` (joined with its tenant `t`) as the view sees it: the row
- * versions (`xmin`, the id of the transaction that wrote each) of the invoice, its tenant
- * (country), its customer when the view shows the customer live (a draft) and the invoice it
- * relates to (number). Items, payments and deliveries give the invoice itself a new row version
- * when they change (triggers, migration 20261126090000), so they need no term; creditNoteId is a
- * column of the invoice (migration 20261126100000).
- * Customer and related invoice are looked up by primary key alone and their tenant compared
- * after (fenced with `offset 0`, docs/production.md on generic plans): a plan cannot reach them
- * through a tenant index, and no other tenant's row enters the version.
+ * The version of invoice `i` (joined with tenant `t`) as its view sees it: the row versions (`xmin`)
+ * of the invoice, its tenant, its customer while a draft shows it live, and the related invoice.
+ * Items, payments and deliveries bump the invoice's own row by trigger. Customer and related invoice
+ * are read by primary key, tenant compared after (fenced with `offset 0`), so no other tenant's row
+ * enters (docs/invoice-read-cache.md, "How it stays right").
  */
 const VIEW_VERSION = `i.xmin::text || '.' || t.xmin::text
   || '.' || coalesce((select c.xmin::text from (select xmin, tenant_id from customers where id = i.customer_id and i.customer_snapshot is null offset 0) c
@@ -356,9 +350,9 @@ const TIMESTAMP_COLUMNS: ReadonlySet<string> = new Set(['sentAt', 'createdAt', '
 /**
  * The single read's invoice `i` as ONE JSON column with VIEW_COLUMNS' keys and the values the
  * row path gives assembleViews(): numerics as text (never JSON numbers: no floats), timestamps
- * as ISO text (iso() takes both), dates as YYYY-MM-DD. One column instead of 31 because the
- * driver sets up and parses every column of every result on its own (7 % of a read's CPU with
- * 35 columns; docs/benchmarks.md).
+ * as ISO text (iso() takes both), dates as YYYY-MM-DD. One column, not 31: the driver sets up
+ * and parses every column of every result on its own (docs/benchmarks.md, "the read as one JSON
+ * column").
  */
 const SINGLE_READ_INVOICE = `json_build_object(${VIEW_COLUMNS.map((c) => {
   const col = `i.${columnName(c)}`;

@@ -10,20 +10,10 @@ import { CHARTS, type ChartName } from '../../domain/charts';
 import type { BwaBlock, BwaLine, BwaReport } from '../../domain/bwa';
 
 /**
- * BWA (betriebswirtschaftliche Auswertung), a short management report per month and cumulated,
- * with the prior year side by side. Net amounts (VAT is not revenue or expense):
- * - revenue: net sales, the same selection as the VAT return (finalized rechnung − gutschrift by
- *   issueDate);
- * - expenses: incoming invoices (not entwurf/storniert) by invoiceDate, grouped by the expense
- *   account the general ledger uses (expenseAccount.ts: the posted journal line, else connector
- *   setting, supplier default, chart default — the same as the DATEV export), labelled
- *   "<number> <name>" with the name from the tenant's ledger accounts or the seeded chart;
- * - cost of goods: the expense groups whose account is a material / goods account of the tenant's
- *   chart (SKR03 3000–3999, SKR04 and EKR 5000–5999); gross profit = revenue − cost of goods;
- * - result = revenue − all expenses.
- * What is in the books (a deleted but finalized document is): books.ts.
- * Two GROUP BY queries over both years; nothing is loaded per invoice. A non-EUR document in
- * either year is 422 FOREIGN_CURRENCY (currency.ts), never summed as euros.
+ * BWA (betriebswirtschaftliche Auswertung): per month and cumulated, prior year side by side, net
+ * amounts (VAT is neither revenue nor expense). Expenses are grouped by the ledger's expense
+ * account (expenseAccount.ts); cost of goods are the chart's material/goods accounts. Two GROUP BY
+ * queries over both years; a non-EUR document is 422 FOREIGN_CURRENCY (docs/reports.md, "BWA").
  */
 
 const COST_OF_GOODS: Record<string, [number, number]> = { SKR03: [3000, 3999], SKR04: [5000, 5999], EKR: [5000, 5999] };

@@ -4,19 +4,10 @@ import { FINALIZED_STATUSES, INPUT_TAX_EXCLUDED_STATUSES } from './vatAggregates
 import { inBooksSql, paymentsInBooksSql } from './books';
 
 /**
- * The tax and management reports are in EUR (the U30, the UStVA and a DATEV batch have one
- * currency, and decisions.md's amounts are euros). Documents in another currency exist: a sales
- * invoice may be issued in the customer's currency, and webhook incoming invoices keep the
- * provider's currency (the pipeline does not auto-post them for the same reason). The schema
- * holds no EUR amount or exchange rate for them, so converting would mean inventing a rate.
- *
- * Decision (docs/reports.md "Currency"): never sum them as if they were euros. A report whose
- * selection contains a non-EUR document is refused with 422 FOREIGN_CURRENCY naming the documents
- * (number or supplier invoice number, type, date, currency), so the user can enter them in EUR
- * (cancel and re-issue, or record the incoming invoice with its EUR amount) and retry.
- *
- * One cheap query per report: each branch uses the same index range as the report's own
- * aggregation and keeps only the rows whose currency is not EUR; at most LISTED rows come back.
+ * Reports are in EUR, and the schema holds no EUR amount or rate for a document in another
+ * currency (a sales invoice in the customer's, a webhook incoming invoice in the provider's), so
+ * such a document is never summed as euros: 422 FOREIGN_CURRENCY names it for the user to enter
+ * in EUR (docs/reports.md, "Currency"). One query per report over the report's own index ranges.
  */
 export interface DateRange {
   from: string;

@@ -12,17 +12,10 @@ import { clearingAccountSql, expenseAccountSql } from './expenseAccount';
 import { inBooksSql, paymentsInBooksSql } from './books';
 
 /**
- * DATEV Buchungsstapel rows for one tenant and period, read through server-side cursors
- * (DECLARE … CURSOR / FETCH n) inside one read-only, repeatable-read transaction: the three row
- * sets (sales, incoming, payments) come from one snapshot, and memory holds one batch at a time
- * whatever the number of invoices. The transaction ends when the iteration ends, fails, or the
- * consumer stops early (the HTTP client went away: the stream is destroyed and the generator's
- * finally block runs).
- *
- * Rows: one per invoice and tax rate from the invoice's tax breakdown (sales: rechnung and
- * gutschrift as for the VAT return, by issueDate; incoming: eingangsrechnung not entwurf or
- * storniert, by invoiceDate) and one per money movement (by its date: payment records, and the
- * refund documents of payment providers). What is in the books: books.ts.
+ * DATEV Buchungsstapel rows for one tenant and period, through server-side cursors in one
+ * read-only repeatable-read transaction: sales, incoming and payments share one snapshot and
+ * memory holds one batch. The transaction ends when iteration ends, fails or stops early (a client
+ * that went away runs the generator's finally). Which rows: docs/reports.md, "DATEV Buchungsstapel".
  */
 export const DEFAULT_DATEV_CONSULTANT = 1001;
 export const DEFAULT_DATEV_CLIENT = 1;
@@ -226,8 +219,8 @@ export async function* datevBookings(tenant: ReportTenant, period: TaxPeriod, kn
   try {
     await trx.raw('set transaction isolation level repeatable read, read only');
     // The row estimates of the tax breakdown's jsonb_array_elements (100 per invoice) make a year's
-    // cursor look big enough for JIT compilation, which then cost more than running it (0.8 of
-    // 1.0 s for 270,000 sales rows, docs/benchmarks.md).
+    // cursor look big enough for JIT compilation, which then costs more than running it
+    // (docs/benchmarks.md).
     await trx.raw('set local jit = off');
     const emit = (
       source: DatevBookingSource,

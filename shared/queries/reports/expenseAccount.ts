@@ -3,24 +3,11 @@ import { INVOICE_SOURCE } from '../../ledger/posting';
 import { CHARTS, type ChartName } from '../../domain/charts';
 
 /**
- * The expense account of an incoming invoice in the DATEV export and the BWA: the account the
- * general ledger uses (docs/ledger.md), so the advisor's import, the BWA and the ledger agree.
- *
- * 1. The invoice was posted (journal entry with source 'invoice' and this invoice's id): the
- *    entry's expense line — whatever rule chose it at posting time (connector setting, supplier,
- *    the supplier's history, chart default) and for refunds the reversed original's account.
- *    Only when the ledger keeps the same chart as the export (ledger_accounts.chart): an SKR03
- *    ledger account means nothing in an SKR04 export.
- * 2. Not posted: the ledger's rule for a new posting, as far as it is a rule: the connector's
- *    expenseAccount (invoices that came from that connector), then the supplier's default
- *    expense account, then the chart's default (DATEV_CHARTS[chart].expense, which for EKR and
- *    SKR03 is the ledger's own CHARTS[...].defaultExpense — one source of truth).
- *    The ledger's "most used on the supplier's earlier postings" guess is not replayed for
- *    unposted invoices: it depends on the order postings happen in; once the invoice is posted,
- *    step 1 reads what the guess chose.
- *
- * The SQL expects the incoming invoice as alias `i`. Chart name and default account are our own
- * constants, never user input; they are checked before being inlined.
+ * The expense account of an incoming invoice in the DATEV export and the BWA: the one the general
+ * ledger uses, so advisor import, BWA and ledger agree. Posted: the entry's expense line (when the
+ * ledger keeps the export's chart). Not posted: connector setting, supplier default, chart
+ * default; the ledger's "most used" guess is not replayed, it depends on posting order
+ * (docs/reports.md, "DATEV Buchungsstapel"). Expects the invoice as `i`; inlined constants are checked.
  */
 export interface ExpenseAccountSql {
   /** LEFT JOINs to append after `from invoices i`. */
@@ -66,20 +53,11 @@ export function expenseAccountSql(chart: DatevChart): ExpenseAccountSql {
 }
 
 /**
- * The account the money of a provider's incoming invoice (one with `source`: a webhook payment or
- * refund) sits on, as the general ledger books it (docs/ledger.md): the provider's clearing
- * account, or the bank for a bank connector. Same order as expenseAccountSql:
- *
- * 1. The invoice was posted: the entry's other line (the clearing line: credit for a payment,
- *    debit for a refund), if the ledger keeps the export's chart.
- * 2. Not posted: the ledger's rule for a new posting (shared/ledger/posting.ts decidedAccounts):
- *    the connector's clearingAccount setting, else the ledger chart's account for the provider
- *    (CHARTS[chart].clearing, the ledger's own table). SKR04 has no ledger chart: null, and the
- *    export keeps the bank.
- *
- * null for documents without a source (entered by hand): their payments go through the bank.
- * The SQL expects the invoice as alias `i`; the joins use their own aliases (clr_ci, clr_posted),
- * so they can sit beside expenseAccountSql's.
+ * The account a provider's incoming invoice (one with `source`) moves money on, as the general
+ * ledger books it: the posted entry's clearing line if the ledger keeps the export's chart, else
+ * the connector's clearingAccount, else the ledger chart's account (SKR04 has none: null, the
+ * bank). null for documents entered by hand. Expects the invoice as `i`; its join aliases
+ * (clr_ci, clr_posted) can sit beside expenseAccountSql's (docs/reports.md, "DATEV Buchungsstapel").
  */
 export interface ClearingAccountSql {
   joins: string;

@@ -6,21 +6,11 @@ import { EU_COUNTRIES } from '../../domain/vatId';
 import { inBooksSql } from './books';
 
 /**
- * The SQL side of the VAT returns (U30, UStVA) and of the BWA: GROUP BY in PostgreSQL over one
- * tenant and one date range, so a report never loads invoices into memory. Rules (decisions.md,
- * docs/reports.md):
- * - Sales: rechnung minus gutschrift that are finalized (offen, teilbezahlt, bezahlt, storniert —
- *   a cancelled invoice still counts, its credit note reverses it), by issueDate, per item tax rate.
- * - Reverse charge (AT KZ 021, DE Kz 21): the 0 % part sold to a customer whose VAT ID (from the
- *   customer snapshot taken at finalization) belongs to another EU member state.
- * - Exports (AT KZ 011, DE Kz 43): the 0 % part, not reverse charge, sold to a customer whose
- *   snapshot country is outside the EU. The service has no goods/services flag: a 0 % service to
- *   a third-country customer lands here too (docs/reports.md explains the limit). Without a
- *   country the 0 % turnover stays unclassified, and the XML writers refuse it.
- * - Input tax: incoming invoices (eingangsrechnung) that are not entwurf or storniert, by
- *   invoiceDate; the invoice's own total tax (tax per rate on the summed net, as the supplier billed).
- * - What is in the books at all (a deleted but finalized document is): books.ts.
- * Dates are calendar dates ('YYYY-MM-DD', Europe/Vienna), inclusive.
+ * The SQL side of the VAT returns (U30, UStVA) and the BWA: GROUP BY in PostgreSQL over one
+ * tenant and date range, never invoices in memory. Sales are finalized rechnung − gutschrift by
+ * issueDate (a cancelled invoice still counts; its credit note reverses it), input tax the
+ * incoming invoices not entwurf/storniert by invoiceDate; reverse charge and exports are read
+ * from the customer snapshot (docs/reports.md, "What counts, and by which date"; books: books.ts).
  */
 export const FINALIZED_STATUSES = ['offen', 'teilbezahlt', 'bezahlt', 'storniert'] as const;
 export const INPUT_TAX_EXCLUDED_STATUSES = ['entwurf', 'storniert'] as const;
