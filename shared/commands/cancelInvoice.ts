@@ -10,27 +10,10 @@ import { loadTenant, lockInvoice, nextInvoiceNumber } from './invoiceShared';
 
 /**
  * POST /api/invoices/:id/cancel: offen|teilbezahlt → storniert; incoming invoices also from bezahlt.
- *
- * A finalized sales invoice cannot be changed or deleted (§ 11 UStG AT, § 14 UStG DE, GoBD);
- * it is reversed by a credit note (Stornorechnung / Gutschrift) that is created here, finalized
- * at once with its own GS number and today's date, with the same items and amounts, the same
- * service date or period (the invoice's issue date when it had none: the date it stated as
- * Leistungsdatum) and relatedInvoiceId pointing at the cancelled invoice. The cancelled invoice stores the link as
- * credit_note_id (its creditNoteId): a manual credit note may point at the same invoice, so
- * relatedInvoiceId alone does not say which one is the Storno (migration 20261126100000).
- * The credit note settles the cancelled invoice's open amount by offset: its amountPaid is that
- * open amount, so
- *  - an unpaid invoice (offen) gives a credit note that is bezahlt (nothing left to pay out);
- *  - a partly paid invoice gives a credit note that is teilbezahlt with amountDue = what the
- *    customer already paid, i.e. the refund still owed; recording the refund as a payment on the
- *    credit note settles it.
- * Quotes and incoming invoices are not our tax documents: cancelling them only marks them
- * storniert (a withdrawn quote, an incoming invoice entered by mistake), without a credit note.
- * A cancelled incoming invoice is void: out of input tax, DATEV, BWA and the currency check, its
- * payments included (docs/reports.md); the user enters the right document and its payment. Paid
- * ones may be cancelled too (a webhook creates them bezahlt, possibly in a foreign currency that
- * blocks the reports). If it was posted to the general ledger, its entry is reversed here, in the
- * same transaction, so the ledger stays balanced and nets the void document to zero.
+ * A finalized sales invoice cannot be changed (§ 11 UStG AT, § 14 UStG DE, GoBD), so it is
+ * reversed by a credit note finalized here, which settles its open amount by offset and is linked
+ * as credit_note_id. Quotes and incoming invoices get no credit note; a cancelled incoming invoice
+ * is void, and its ledger entry is reversed in this transaction (docs/invoices.md, "Cancellation").
  */
 export async function cancelInvoice({ trx, actor }: CommandContext, id: string): Promise<{ invoiceId: string; creditNoteId: string | null }> {
   const tenantId = actor.tenantId;

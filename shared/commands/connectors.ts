@@ -11,7 +11,7 @@ import { onCommit } from '../outbox';
 import { invalidateInstallationCache } from '../queries/connectorInstallations';
 
 /**
- * Payment-provider connectors (decisions.md "Connectors and webhooks"). One active installation
+ * Payment-provider connectors (docs/webhooks.md, "Endpoints"). One active installation
  * per tenant and provider (partial unique index). The URL token is 32 random bytes; it is stored
  * as SHA-256 for lookup and AES-GCM encrypted for display, never in clear. Secrets are stored
  * encrypted and never returned.

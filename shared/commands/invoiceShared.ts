@@ -170,17 +170,11 @@ export function itemRows(tenantId: string, invoiceId: string, prepared: Prepared
 }
 
 /**
- * Insert an invoice, its items, its audit row and (optionally) one payment in one statement
- * (data-modifying CTEs; the other rows take the new id from the invoice insert). Returns the
- * invoice row and the items as written. Decimals travel as strings into numeric columns: exact.
- *
- * `customerId`: the statement re-checks the customer (this tenant's, not deleted) and locks it
- * FOR SHARE until it commits, so it is atomic on its own, without a transaction: the invoice's
- * tenant_id is taken from that check, and a customer deleted since the caller read it leaves it
- * NULL, which the NOT NULL constraint refuses (then nothing of the statement is written).
- *
- * `skipExistingExternalId`: an invoice whose (source, externalId) exists already is not inserted,
- * without an error (the caller's transaction stays usable), and nothing else is either: null.
+ * Insert an invoice, its items, its audit row and optionally one payment in one statement
+ * (data-modifying CTEs). With `customerId` the statement re-checks and locks the customer FOR
+ * SHARE, so it is atomic without a transaction: a customer deleted meanwhile leaves tenant_id NULL
+ * and the NOT NULL constraint refuses all of it. `skipExistingExternalId`: an existing (source,
+ * externalId) inserts nothing and returns null, without an error that would spoil the transaction.
  */
 export async function insertInvoiceWithItems(
   db: Db,
@@ -369,15 +363,10 @@ const TYPE_NAMES: Record<string, string> = {
 };
 
 /**
- * A credit note's related invoice is the invoice it corrects: the documents print it as such (PDF
- * "Gutschrift (Rechnungskorrektur) zur Rechnung Nr. …", CII BT-25 "preceding invoice", ebInterface
- * RelatedDocument of type Invoice), and § 11 UStG AT / § 14 UStG DE ask a correction to identify
- * the invoice it corrects. So it must be a finalized (not entwurf) sales invoice (rechnung) of
- * this tenant, not deleted, to the same customer and in the same currency as the credit note;
- * a cancelled (storniert) invoice still counts, it was issued. Otherwise 400 INVALID_INPUT with
- * one detail per reason on relatedInvoiceId. The service's own links are not checked here (convert:
- * rechnung → quote; webhook refunds: → the payment's incoming invoice; cancel: the Storno → the
- * cancelled invoice), they are written by those commands directly.
+ * A credit note's related invoice is the invoice it corrects, and the documents print it so
+ * (§ 11 UStG AT / § 14 UStG DE): a finalized rechnung of this tenant, not deleted (storniert
+ * counts), same customer and currency; else 400 INVALID_INPUT on relatedInvoiceId. Links the
+ * service writes itself (convert, webhook refunds, cancel) are not checked here.
  */
 export async function assertRelatedInvoice(
   trx: Db,

@@ -48,12 +48,11 @@ export async function secondFactorsOf(user: { id: string; tenantId: string; totp
 }
 
 /**
- * Password step of a login. The attempt is counted before the password is looked at
- * (claimAttempt: 429 while locked, and parallel guesses cannot all be checked). Unknown e-mails
- * are verified against a dummy hash so both paths take the same time, and they are locked out on
- * the same schedule as real accounts. With a second factor set up the answer is a challenge and
- * the right password gives its count back; the failure counters are reset only when the whole
- * login succeeds, so second-factor guesses cannot be reset by re-entering the password.
+ * Password step of a login. The attempt is counted before the password is checked (claimAttempt:
+ * 429 while locked; parallel guesses cannot all be checked). Unknown e-mails are checked against a
+ * dummy hash and locked out alike, so both paths look the same. With a second factor the answer
+ * is a challenge and the right password gives its attempt back; counters reset only when the
+ * whole login succeeds, so re-entering the password cannot reset second-factor guesses.
  */
 export async function passwordLogin(input: { email: string; password: string }, requestId?: string): Promise<Session | TwoFactorChallenge> {
   const user = await findUserByEmail(input.email);

@@ -23,16 +23,11 @@ export interface SendInput {
 }
 
 /**
- * POST /api/invoices/:id/send. A draft is finalized (entwurf → offen) in this transaction: it
- * gets the next gapless number of its series (year of the new issue date), issueDate = today
- * (Vienna), dueDate = issueDate + paymentTermDays (invoice, else customer, else 14:
- * termsOnFinalization, which the e-mail preview of a draft asks too), and frozen snapshots of
- * customer and seller. An already finalized invoice (offen, teilbezahlt, bezahlt) is re-sent
- * without a state change. Either way the template variables in the given subject and message
- * (else the tenant's template) are resolved against the invoice as finalized, so the preview of
- * a draft, which keeps {{invoiceNumber}}, sent back unchanged mails the real number. A delivery
- * row is written and the e-mail job goes through the outbox, so it is queued only if the
- * transaction commits.
+ * POST /api/invoices/:id/send. A draft is finalized here (entwurf → offen: gapless number, issue
+ * and due date, frozen customer and seller snapshots); a finalized invoice is re-sent unchanged.
+ * Template variables are resolved against the finalized invoice, so a draft's preview sent back
+ * mails the real number. The e-mail job goes through the outbox: queued only if this commits
+ * (docs/invoices.md, "Send").
  */
 export async function sendInvoice(
   { trx, actor }: CommandContext,
@@ -116,12 +111,10 @@ export async function sendInvoice(
 const FIX_SELLER = 'set it in the settings (PUT /api/settings)';
 
 /**
- * The VAT identities a sales invoice or credit note must show (§ 11 UStG AT, § 14/14a UStG DE),
- * by the rule the ebInterface writer applies (requiredVatIdentities), with the parties as the
- * documents will show them: the snapshots taken now, their countries read as the e-invoice model
- * reads them. The PDF e-mailed by this send is the legal invoice, so a missing identity is refused
- * here (400 INVALID_INPUT naming the setting or the customer field), not only at e-invoice export.
- * Quotes are offers, not tax invoices, and are not checked.
+ * The VAT identities a sales invoice or credit note must show (requiredVatIdentities, the rule
+ * the ebInterface writer applies), for the parties as the documents will show them. The PDF this
+ * send e-mails is the legal invoice, so a missing identity is refused here (400 INVALID_INPUT
+ * naming the setting or customer field), before a number is taken. Quotes are not checked.
  */
 async function assertVatIdentities(trx: Knex.Transaction, row: InvoiceRow, seller: SellerView, buyer: PartyView): Promise<void> {
   const rates = (await trx('invoiceItems').where({ tenantId: row.tenantId, invoiceId: row.id }).select('taxRate')).map(

@@ -109,12 +109,9 @@ function checkFormats(input: SettingsUpdate, stored: TenantSettingsJson): void {
 
 /**
  * Invoice numbers must be unique across types (§ 11 Abs 1 Z 3 UStG AT, § 14 Abs 4 Nr 4 UStG DE),
- * but each type counts on its own and the unique index is per type: two types whose formats can
- * give the same string would, sooner or later, hand out the same number twice (an invoice and its
- * Storno credit note both 2026-0001). Each format sent is compared with the other types' formats
- * as they will be after this update (a type without one uses its default, RE-/AN-/GS-…); the rule
- * is numberFormatsCanCollide(). Pairs of stored formats the request does not touch are not
- * judged here (docs/invoices.md, Numbering).
+ * but each type counts on its own. Each format sent is compared (numberFormatsCanCollide()) with
+ * the other types' formats as they will be after this update, defaults included; stored pairs the
+ * request does not touch are not judged (docs/invoices.md, "Numbering").
  */
 function numberFormatCollisions(sent: SettingsUpdate['numberFormats'], stored: TenantSettingsJson['numberFormats']): ErrorDetail[] {
   if (!sent) return [];
@@ -137,12 +134,10 @@ function numberFormatCollisions(sent: SettingsUpdate['numberFormats'], stored: T
 }
 
 /**
- * Drafts (and incoming invoices) show the seller live: when the seller data they show changes,
- * they get a new version, so that their cached documents are rendered again
- * (shared/documents/liveVersions.ts). The tenant row is locked FOR NO KEY UPDATE: that serializes
- * settings updates as before but, unlike FOR UPDATE, lets a transaction that holds one of those
- * invoices (a send) insert rows referencing the tenant (deliveries, audit) and finish, instead of
- * deadlocking with this one's wait for that invoice.
+ * Drafts and incoming invoices show the seller live, so a change of what they show gives them a
+ * new version and their documents render anew (shared/documents/liveVersions.ts). The tenant is
+ * locked FOR NO KEY UPDATE, not FOR UPDATE: a send holding one of those invoices can still insert
+ * rows referencing the tenant and finish instead of deadlocking with us.
  */
 export async function updateSettings(tokenActor: Actor, input: SettingsUpdate): Promise<SettingsView> {
   return db().transaction(async (trx) => {

@@ -10,12 +10,10 @@ import { renderU30Pdf } from '../../formats/reportPdf/u30Pdf';
 import { renderBwaPdf } from '../../formats/reportPdf/bwaPdf';
 
 /**
- * Report PDFs are rendered by the `reports` worker (CPU work stays out of the API process); the
- * API queues the job and waits a bounded time (RENDER_WAIT_MS), like invoice documents.
- * The job id is the business key plus a fingerprint of the figures, so identical concurrent
- * requests share one job and a changed book renders anew. The PDF travels back as the job's
- * return value (kept by BullMQ for removeOnComplete's 24 h, which doubles as the cache).
- * Job data carries ids and the period only; the worker reads the figures itself.
+ * Report PDFs are rendered by the `reports` worker (CPU stays out of the API); the API queues the
+ * job and waits up to RENDER_WAIT_MS. The job id is the business key plus a fingerprint of the
+ * figures, so identical requests share a job and a changed book renders anew; the PDF comes back
+ * as the job's return value, which BullMQ keeps 24 h (the cache). Job data holds ids only.
  */
 export type ReportPdfJobData =
   | { tenantId: string; report: 'u30'; year: number; month?: number; quarter?: number; fingerprint: string }

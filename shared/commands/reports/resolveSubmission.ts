@@ -3,13 +3,10 @@ import { AppError, notFound } from '../../errors';
 import type { CommandContext } from '../types';
 
 /**
- * POST /api/reports/ust/submissions/:id/resolve: an admin records what FinanzOnline did with a
- * live upload whose outcome we could not learn (outcomeUnknown; docs/reports.md "Outcome unknown").
- * The admin checks the DataBox (Übermittlungsprotokoll) and answers:
- * - accepted: the return arrived; the period counts as filed (resubmission: true to correct it);
- * - rejected: it did not arrive; the period can be filed again, without the resubmission flag.
- * Nothing is sent to the portal. Only rows the job has given up on can be resolved, so a human
- * never overrides an answer the portal gave (or may still give).
+ * POST /api/reports/ust/submissions/:id/resolve: an admin records, from the DataBox, whether a
+ * live upload whose outcome we could not learn arrived (accepted: the period is filed) or not
+ * (rejected: it can be filed again). Nothing is sent to the portal, and only rows the job gave up
+ * on can be resolved, so a human never overrides the portal (docs/reports.md, "Outcome unknown").
  */
 export interface ResolveSubmissionInput {
   outcome: 'accepted' | 'rejected';
