@@ -1,14 +1,9 @@
 import type { Knex } from 'knex';
 
 /**
- * Indexes for the tax and management reports (docs/reports.md):
- * - Sales are selected by (tenant, type, issue_date): covered by invoices_tenant_id_type_issue_date_index
- *   from the core schema. Incoming invoices are selected by invoice_date, which had no index.
- * - Items are joined by invoice_id; the covering index lets the U30 aggregation read rate and net
- *   without touching the item heap.
- * - At most one live U30 per tenant and period that is queued, in flight or accepted, unless it is
- *   flagged as a resubmission (a correction). Enforced here, so two concurrent requests cannot both
- *   pass a check-then-insert.
+ * Indexes for the reports (docs/reports.md): incoming invoices by invoice_date, a covering index
+ * on items for the U30 aggregation, and at most one live U30 per tenant and period unless flagged
+ * as a resubmission, enforced here so two concurrent requests cannot both pass a check-then-insert.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw("create index invoices_incoming_date_idx on invoices (tenant_id, invoice_date) where type = 'eingangsrechnung' and deleted_at is null");

@@ -2,8 +2,8 @@ import type { Knex } from 'knex';
 
 /**
  * Indexes found missing by the benchmarks (docs/benchmarks.md):
- * - every invoice read looks up the credit notes that reverse it (related_invoice_id), which
- *   scanned all of a tenant's credit notes;
+ * - every invoice read looked up the credit notes that reverse it (related_invoice_id; a column
+ *   since 20261126100000), which scanned all of a tenant's credit notes;
  * - the invoice list filters non-deleted invoices by status and issue date and pages by
  *   (issue_date desc, created_at desc, id desc).
  */

@@ -1,15 +1,10 @@
 import type { Knex } from 'knex';
 
 /**
- * provider_payment_refs: the other ids a provider gives a booked payment (Stripe: the invoice's
- * PaymentIntent pi_… and Charge ch_…), so that a refund which names only those finds the payment's
- * incoming invoice (invoices.external_id = in_…). Stripe's charge.refunded lost charge.invoice in
- * API 2025-03-31.basil; the mapping now comes from invoice_payment.paid. A table rather than a
- * column on invoices: the mapping may arrive before the invoice exists, and one payment has
- * several ids. One ref may name several payments (a PaymentIntent paying two invoices); the
- * pipeline then links nothing.
- *
- * webhook_events_pending_idx serves the maintenance sweep of rows left pending by a lost job.
+ * provider_payment_refs: the other ids a provider gives a booked payment (Stripe's PaymentIntent
+ * and Charge), so a refund naming only those finds the payment's incoming invoice (docs/webhooks.md,
+ * "Ordering"). A table, not a column: the mapping may arrive before the invoice, and a payment has
+ * several ids. webhook_events_pending_idx serves the maintenance sweep.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('provider_payment_refs', (t) => {

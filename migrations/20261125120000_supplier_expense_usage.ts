@@ -1,26 +1,11 @@
 import type { Knex } from 'knex';
 
 /**
- * The supplier's expense history as running counts (docs/ledger.md, step 3 of the expense
- * account): per supplier and expense account, how many debit lines the supplier's posted incoming
- * invoices have on it (reversals excluded) and when it was last used. Posting used to aggregate
- * all of the supplier's earlier entries for every new one, so each posting cost in proportion to
- * that supplier's history (2.7 ms and 850 buffers at 96 invoices in the webhook benchmark,
- * docs/benchmarks.md); the counts answer the same question ("most used, ties to the most
- * recent") with one index lookup.
- *
- * Kept by a trigger on journal_lines, so every way a line is written counts, in the same
- * transaction as the line. The ledger is append-only (GoBD: corrections are reversing entries),
- * so lines are only inserted; the rows go with their tenant or supplier (cascade). The trigger's
- * 'invoice' is INVOICE_SOURCE of shared/ledger/posting.ts.
- *
- * The trigger looks each row up by its primary key, one statement each: as one join its plan,
- * cached per connection and made while the tables had no statistics, read 3,200 buffers a line.
- * The tenant is compared after the key lookup, not as a second condition of it: with both, such a
- * plan went through a tenant index (95 buffers a line at 6,000 invoices) instead of the key.
- *
- * The trigger is created before the backfill, in the migration's transaction: creating it locks
- * journal_lines against writes until commit, so no line is counted twice or missed.
+ * The supplier's expense history as running counts per supplier and account (docs/ledger.md), so
+ * posting answers "most used, ties to the most recent" with one index lookup. Kept by a trigger on
+ * journal_lines (append-only: GoBD), created before the backfill so no line is counted twice or
+ * missed. The trigger reads by primary key and compares the tenant after: other plans read far more
+ * (docs/benchmarks.md). Its 'invoice' is INVOICE_SOURCE of shared/ledger/posting.ts.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('supplier_expense_usage', (t) => {

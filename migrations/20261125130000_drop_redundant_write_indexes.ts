@@ -1,20 +1,10 @@
 import type { Knex } from 'knex';
 
 /**
- * Three indexes that every write maintained and no query needs, each covered by another index
- * with the same leading columns (docs/benchmarks.md, "PostgreSQL's share"):
- *
- * - invoice_items (tenant_id, invoice_id): every read of items is by invoice (with its tenant),
- *   served by the unique (invoice_id, position), which also gives their order. Ten index
- *   insertions fewer per ten-item invoice.
- * - journal_lines (tenant_id, entry_id): lines are read by entry, served by
- *   journal_lines_entry_idx (entry_id); tenant_id lookups keep (tenant_id, account_id).
- * - webhook_events (tenant_id, provider, received_at): the delivery log's
- *   (tenant_id, provider, received_at desc, id desc) has the same leading columns.
- *
- * There is no tenant deletion. Should one come: the cascade from tenants straight to invoice_items
- * would scan that table once per deleted tenant; delete the tenant's invoices first (their items
- * go by invoice_id) or bring the first index back.
+ * Drops three indexes every write maintained and no query needs, each covered by another with the
+ * same leading columns (docs/benchmarks.md, "PostgreSQL's share"). There is no tenant deletion;
+ * should one come, the cascade to invoice_items would scan it per tenant: delete the tenant's
+ * invoices first, or bring (tenant_id, invoice_id) back.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw('drop index if exists invoice_items_tenant_id_invoice_id_index');

@@ -1,15 +1,10 @@
 import type { Knex } from 'knex';
 
 /**
- * suppliers.merchant_ids ({ stripe: "cus_…", … }) as rows one can look up by key: the webhook
- * pipeline finds a payment's supplier by the provider's merchant id (docs/webhooks.md, step 3),
- * and `merchant_ids ->> provider = id` can use no index, so every event read all of the tenant's
- * suppliers (76 buffers at 5,000 suppliers, growing with them). The GIN index on the column
- * answered no query we run and is dropped.
- *
- * Kept by a trigger on suppliers (insert, and update of merchant_ids), in the same transaction
- * as the supplier; backfilled here after the trigger exists, which locks suppliers against
- * writes until this migration commits. Rows go with their supplier or tenant (cascade).
+ * suppliers.merchant_ids as keyed rows: the webhook pipeline finds a payment's supplier by the
+ * provider's merchant id (docs/webhooks.md), which `merchant_ids ->> provider = id` could look up
+ * with no index (docs/benchmarks.md); the unused GIN index goes. Kept by a trigger on suppliers in
+ * the supplier's transaction; backfilled after the trigger exists, which locks suppliers until commit.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('supplier_merchant_ids', (t) => {

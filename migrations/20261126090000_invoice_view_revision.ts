@@ -2,29 +2,17 @@ import type { Knex } from 'knex';
 
 /**
  * Every write that changes what GET /api/invoices/:id shows must give the invoice's row a new
- * version, so that the API can tell from one small statement whether the JSON it serialized
- * earlier still holds (docs/invoice-read-cache.md). The invoice's own columns do that by being
- * updated; the rows the view reads through the invoice do not, so triggers touch the invoice
- * (`view_revision + 1`) when they change:
- *
- * - items, payments, e-mail deliveries: once per statement (transition tables), however many
- *   rows it wrote: creating an invoice with ten items is one touch, not ten;
- * - a credit note's link (`creditNoteId` of the invoice it cancels): when a row pointing at an
- *   invoice with related_invoice_id is inserted, deleted, or changes that link, its type or its
- *   deletion. The WHEN conditions run without calling the function for every other write.
- *
- * An invoice this transaction already wrote has a new version anyway and is not touched again
- * (`xmin` is the current transaction's id). The customer, the tenant (country) and the related
- * invoice (number) are versioned by their own rows, which the check reads (shared/queries/invoices.ts).
+ * version (docs/invoice-read-cache.md). Rows read through the invoice (items, payments, e-mail
+ * deliveries) touch it by trigger (`view_revision + 1`), once per statement however many rows it
+ * wrote, as do credit notes pointing at it (later dropped: 20261126100000); an invoice this
+ * transaction already wrote is not touched again.
  */
 
 /**
  * Touches the invoices in `ids` that this transaction has not written yet. Planned once per
- * connection, and planned for the index: PL/pgSQL keeps a statement's plan for the life of a
- * connection, and left to itself it re-planned this one on every call (a custom plan for the
- * array, about 50 µs) and, in a fresh database, planned it as a scan of the whole table, which
- * then grew with every invoice (a 30 % lower api-write rate; docs/benchmarks.md, 2026-11-26).
- * As it is, a trigger costs 15–50 µs per statement.
+ * connection and for the index: PL/pgSQL keeps a statement's plan for the connection's life, and
+ * left alone it re-planned on every call or kept a whole-table scan made while the table was
+ * small (docs/benchmarks.md, 2026-11-26).
  */
 const TOUCH = 'update invoices set view_revision = view_revision + 1 where id = any(ids) and xmin <> pg_current_xact_id()::xid';
 

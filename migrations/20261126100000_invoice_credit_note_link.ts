@@ -1,26 +1,10 @@
 import type { Knex } from 'knex';
 
 /**
- * `creditNoteId` of a cancelled invoice is the credit note its cancellation created (docs/invoices.md,
- * Cancellation). It used to be looked up as "some gutschrift whose related_invoice_id points here",
- * which also found a manual (partial) credit note pointing at an open invoice, and the list and the
- * single read could pick different ones. The link is now a column of the cancelled invoice, set by
- * cancelInvoice in the update that makes it storniert:
- *
- * - the check keeps it on cancelled sales invoices only (the only ones that get a credit note);
- * - the unique index: a credit note reverses one invoice;
- * - as a column of the invoice it is covered by the invoice's own row version, so the view cache
- *   (docs/invoice-read-cache.md) needs no trigger for it: the triggers that touched an invoice when a
- *   credit note pointing at it was inserted, relinked or deleted served only the old lookup and are
- *   dropped (each cost a row version of the related invoice per credit note written).
- *
- * Backfill of cancelled invoices, from what the cancelling transaction left behind, first match wins:
- *  1. its `invoice.cancelled` audit row names the credit note (`data.creditNoteId`);
- *  2. the credit note's `invoice.credit_note_created` audit row names the invoice (`data.reverses`);
- *  3. without audit rows: the one credit note pointing at it that was finalized in the same
- *     transaction (`finalized_at` = the invoice's `cancelled_at`: both are that transaction's now()).
- * In every case the credit note must be a gutschrift of the same tenant whose relatedInvoiceId is the
- * invoice. A cancelled invoice matching none keeps creditNoteId null (reported below, not guessed).
+ * invoices.credit_note_id: the credit note a cancellation created, which relatedInvoiceId alone
+ * cannot tell from a manual one (docs/invoices.md, "Cancellation (Storno)"). The invoice's own row
+ * version covers it, so the credit-note view triggers go. Backfill, first match wins: the cancel's
+ * audit row, the credit note's, the credit note finalized in the same transaction; else null.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw('alter table invoices add column credit_note_id uuid references invoices(id)');

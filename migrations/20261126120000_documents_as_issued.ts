@@ -1,20 +1,11 @@
 import type { Knex } from 'knex';
 
 /**
- * Data written before two rendering fixes of 2026-11-26 (shared/documents/renderDocument.ts
- * asIssued, shared/commands/cancelInvoice.ts) is brought in line with them:
- *
- * 1. A Storno credit note states the cancelled invoice's service date, else its issue date (the
- *    date the invoice stated as Leistungsdatum). Earlier cancellations copied a null service date,
- *    and the credit note's documents fell back to the cancellation day.
- * 2. Documents show the invoice as issued. Cached documents of paid, partly paid and cancelled
- *    documents may show the payment state ("vollständig beglichen") or, for a cancelled invoice,
- *    were never renderable as e-invoices. These invoices get a new version, so that their
- *    documents are rendered again under a new key (and ETag); the old versions' artifacts are
- *    deleted: the documents table is a cache of what the renderers produce, served for the current
- *    version only (shared/documents/artifactStore.ts).
- *
- * No down: the corrected service dates are what the documents should always have said.
+ * Brings data written before two rendering fixes in line with them: Storno credit notes get the
+ * cancelled invoice's service date, else its issue date (they had copied a null); and invoices
+ * whose cached documents may show a payment state get a new version, their old artifacts deleted,
+ * so documents show the invoice as issued (docs/pdf-and-zugferd.md, "Documents show the invoice
+ * as issued"). No down: the corrected dates are what the documents should always have said.
  */
 export async function up(knex: Knex): Promise<void> {
   await reissueDocuments(knex);
