@@ -2,19 +2,11 @@ import { hash } from 'node:crypto';
 import type { Middleware } from 'koa';
 
 /**
- * Weak ETags for single resources (GET /api/<resource>/:id: invoices, customers, suppliers,
- * users): the tag is a hash of the JSON the handler produced, and a matching If-None-Match gets
- * 304 without a body. It saves bandwidth for front ends that poll an invoice; the database work
- * of an unchanged invoice is saved by its view cache (docs/invoice-read-cache.md), which hands
- * over the JSON already serialized, with its tag.
- *
- * Weak (W/) because the same JSON may travel gzip-encoded or not: the tag names the
- * representation's content, not its bytes on the wire. It is mounted inside koa-compress, so
- * it hashes the uncompressed JSON before compression runs.
- *
- * Only resources whose route ends in /:id qualify; lists change with every page and filter, and
- * documents (PDF, XML) carry their own caching. `Cache-Control: private, no-cache` keeps shared
- * caches from storing tenant data and makes browsers revalidate every time.
+ * Weak ETags for single resources (routes ending in /:id): a hash of the JSON the handler produced;
+ * a matching If-None-Match gets 304 without a body. Weak because the same JSON may travel
+ * compressed or not; mounted inside koa-compress, so it hashes the uncompressed JSON. Lists change
+ * with every page and filter, documents cache on their own. `private, no-cache` keeps shared
+ * caches from storing tenant data and makes browsers revalidate.
  */
 export const etag: Middleware = async (ctx, next) => {
   await next();

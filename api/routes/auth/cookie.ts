@@ -1,9 +1,9 @@
 import type { Context } from 'koa';
 
 /**
- * The refresh cookie (decisions.md): HttpOnly, Secure, SameSite=Strict, scoped to /api/auth so
- * it travels only to refresh and logout. Written by hand because Koa's cookie jar refuses Secure
- * cookies on a plain-HTTP hop (TLS usually ends at the proxy).
+ * The refresh cookie (docs/auth.md, "Tokens and cookie"): HttpOnly, Secure, SameSite=Strict,
+ * scoped to /api/auth so it travels only to refresh and logout. Written by hand because Koa's
+ * cookie jar refuses Secure cookies on a plain-HTTP hop (TLS usually ends at the proxy).
  */
 export const REFRESH_COOKIE = 'refreshToken';
 const ATTRS = 'HttpOnly; Secure; SameSite=Strict; Path=/api/auth';

@@ -9,7 +9,7 @@ import { connectorView, errorResponses, installBody, installResponse, logEntry, 
 
 /**
  * Payment-provider connectors: stripe, paypal, mollie, bank (docs/webhooks.md). Roles
- * (decisions.md): install and uninstall admin; settings, test-webhook and webhook-logs manager
+ * (docs/roles.md): install and uninstall admin; settings, test-webhook and webhook-logs manager
  * and above. An unknown slug is 404.
  */
 export const { router: connectorsRouter, add } = createRouter('/api/connectors', 'Connectors');

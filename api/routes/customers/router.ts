@@ -6,7 +6,7 @@ import { getCustomer, listCustomers } from '../../../shared/queries/customers';
 import { createCustomerBody, customerView, errorResponses, updateCustomerBody } from './schemas';
 
 /**
- * Customers. GET /api/customers keeps the spec's bare array (decisions.md exception).
+ * Customers. GET /api/customers keeps the spec's bare array (docs/invoices.md, "Customers").
  * Roles: viewer reads, member creates, manager updates and deletes.
  */
 export const { router: customersRouter, add } = createRouter('/api/customers', 'Customers');

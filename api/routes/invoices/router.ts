@@ -28,7 +28,7 @@ import {
 } from './schemas';
 
 /**
- * Invoices (decisions.md "Invoices"). Handlers validate nothing by hand and hold no business
+ * Invoices (docs/invoices.md). Handlers validate nothing by hand and hold no business
  * rule: each calls one command inside a transaction and answers with the invoice as
  * loadInvoiceView() reads it in that same transaction.
  * Roles: viewer reads; member creates, sends, records payments, converts quotes; manager also

@@ -24,11 +24,9 @@ setInvoiceViewCacheBytesSource(() => invoiceViews.size.bytes);
 
 /**
  * GET /api/invoices/:id serves the JSON it serialized earlier while the database says nothing it
- * shows has changed (docs/invoice-read-cache.md). Building the view was most of a read's cost
- * in the database (the related rows as JSON) and in Node (parse, assemble, serialize, hash);
- * checking it is one indexed read of row versions. Every request asks the database, so a change
- * made by any process (another API process, a worker, a migration, psql) is seen at once, and
- * a deleted invoice or another tenant's id is 404 as before.
+ * shows has changed: checking is one indexed read of row versions, building the view most of a
+ * read's cost. Every request asks the database, so a change by any process is seen at once and a
+ * deleted or foreign invoice is 404 (docs/invoice-read-cache.md).
  */
 export async function invoiceViewJson(db: Knex, tenantId: string, id: string): Promise<SerializedView> {
   const key = `${tenantId}/${id}`;
