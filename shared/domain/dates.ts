@@ -89,7 +89,7 @@ export const DEFAULT_PAYMENT_TERM_DAYS = 14;
  * Payment term and due date that finalizing a draft on issueDate sets: the invoice's term, else
  * the customer's, else DEFAULT_PAYMENT_TERM_DAYS. sendInvoice stores these, and the e-mail
  * preview of a draft shows the due date a send on the same day would set, so both ask this one
- * function (they disagreed when each had its own chain).
+ * function.
  */
 export function termsOnFinalization(
   issueDate: string,

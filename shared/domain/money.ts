@@ -34,9 +34,9 @@ export const roundMoney = (v: Dec): Dec => v.toDecimalPlaces(2, D.ROUND_HALF_UP)
 
 /**
  * Fast paths for the text PostgreSQL sends for numeric columns ("1234.50", "2.0000", "20.00"):
- * already canonical apart from trailing zeros, so no decimal.js object is needed. Reading an
- * invoice formats ~40 such values; parsing them spent a tenth of the read path's CPU
- * (docs/benchmarks.md). Anything else takes the decimal.js path; a property test checks both agree.
+ * already canonical apart from trailing zeros, so no decimal.js object is needed: an invoice read
+ * formats ~40 of them (docs/benchmarks.md). Anything else takes the decimal.js path; a property
+ * test checks both agree.
  */
 const CANONICAL_CENTS_RE = /^-?(?:0|[1-9]\d*)\.\d\d$/;
 const CANONICAL_UNSIGNED_RE = /^(?:0|[1-9]\d*)(?:\.\d+)?$/;

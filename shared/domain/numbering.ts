@@ -1,10 +1,11 @@
 import type { InvoiceType } from './invoiceView';
 
 /**
- * Invoice numbers: <prefix>-<year>-<5-digit counter>, gapless per tenant, type and year of the
- * issue date (§ 11 UStG AT / § 14 UStG DE require a unique, consecutive number). The counter
- * comes from invoice_number_sequences inside the finalizing transaction, so a rollback gives the
- * number back. Incoming invoices keep the supplier's number and have no prefix.
+ * Invoice numbers: by default <prefix>-<year>-<5-digit counter> (tenants may set their own
+ * format), gapless per tenant, type and year of the issue date (§ 11 UStG AT / § 14 UStG DE
+ * require a unique, consecutive number). The counter comes from invoice_number_sequences inside
+ * the finalizing transaction, so a rollback gives the number back. Incoming invoices keep the
+ * supplier's number.
  */
 export const NUMBER_PREFIX: Record<Exclude<InvoiceType, 'eingangsrechnung'>, string> = {
   rechnung: 'RE',

@@ -295,12 +295,9 @@ export async function* datevBookings(tenant: ReportTenant, period: TaxPeriod, kn
     );
 
     // Money movements by date: the payment records (not those of a void, cancelled incoming
-    // invoice: books.ts), and a provider's refund, which is its own money movement and has no
-    // payment record (payments are positive). The money account of a provider's document is the
-    // one the general ledger uses (the clearing account, expenseAccount.ts clearingAccountSql),
-    // so a Stripe payment of 10.00 is 7890 / 2891 here as in the ledger: 10,00 H 3300 / 7890 for
-    // the invoice, 10,00 H 2891 / 3300 for the money; a refund of 4.00 is 4,00 S 3300 / 7890 and
-    // 4,00 S 2891 / 3300. Documents entered by hand keep the bank.
+    // invoice: books.ts), and a provider's refund, its own money movement without a payment
+    // record. A provider's money sits on the ledger's clearing account (clearingAccountSql), hand-
+    // entered documents keep the bank (worked example: docs/reports.md, "DATEV Buchungsstapel").
     const c = clearingAccountSql(chart);
     const payments = cursor(
       trx,
