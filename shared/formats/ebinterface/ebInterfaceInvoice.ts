@@ -1,22 +1,9 @@
 /**
  * ebInterface 6.1 writer (the Austrian e-invoice standard, accepted by e-rechnung.gv.at).
- *
  * Element order follows ../shared/schemas/ebinterface-6.1/Invoice.xsd exactly; each sequence
- * is commented with the XSD type it implements. The shared normalisation (what may be exported,
- * credit-note signs, VAT categories, address parsing, unit codes) lives in
- * ../cii/einvoiceModel.ts so both e-invoice formats say the same thing.
- *
- * Conventions (see docs/e-invoicing.md):
- * - rechnung → DocumentType "Invoice", gutschrift → "CreditMemo" with positive amounts (a
- *   CreditMemo with a positive PayableAmount is a credit in favour of the recipient) and
- *   PaymentMethod NoPayment, as e-rechnung.gv.at asks for effective credit notes.
- * - VAT ids: a party without a UID gets "00000000", which ebInterface defines for "no UID", but
- *   only where § 11 UStG lets the invoice go without one (see checkVatIds); otherwise the export
- *   is refused with a rule id (EBI-UID-*, EBI-AE).
- * - Delivery: Period (FromDate serviceDate, ToDate serviceEndDate) when the invoice names a
- *   service period, otherwise Date: serviceDate, else the issue date.
- * - Reverse charge: TaxCategoryCode "AE", 0 %, with the legal wording as tax comment and in the
- *   invoice comment.
+ * names the XSD type it implements; the normalisation both formats share is in
+ * ../cii/einvoiceModel.ts. A credit note is a CreditMemo with positive amounts and NoPayment; a
+ * missing UID is "00000000" only where § 11 UStG allows it (checkVatIds). docs/e-invoicing.md.
  */
 import Decimal from 'decimal.js';
 import type { DocumentInput } from '../../domain/invoiceView';
