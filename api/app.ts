@@ -15,6 +15,7 @@ import { routers } from './routes';
 import { notFound } from '../shared/errors';
 import { measureRequests, metricsEndpoint } from './middleware/metrics';
 import { etag } from './middleware/etag';
+import { acceptContentEncoding, isDecodingError, undecodableBody } from './middleware/contentEncoding';
 
 /** Paths whose raw body must reach the handler untouched (signature checks over exact bytes). */
 export const RAW_BODY_PREFIXES = ['/api/payment-import/'];
@@ -67,19 +68,27 @@ export function createApp(cfg: Config = loadedConfig()): Koa {
     await next();
   });
 
+  const jsonTypes = ['application/json', 'application/json-patch+json', 'application/vnd.api+json', 'application/csp-report', 'application/reports+json'];
   const jsonBody = koaBody({
     json: true,
     urlencoded: false,
     multipart: false,
     text: false,
+    jsonTypes,
     jsonLimit: cfg.bodyLimitBytes,
     jsonStrict: true,
-    onError: (err) => {
+    onError: (err, ctx) => {
+      // The decoder (co-body → inflation → zlib) fails with a bare zlib error: the client's bytes.
+      if (isDecodingError(err)) throw undecodableBody((ctx.get('Content-Encoding') || 'identity') as never);
       throw err;
     },
   });
   app.use(async (ctx, next) => {
     if (RAW_BODY_PREFIXES.some((p) => ctx.path.startsWith(p))) return next();
+    // Exactly the bodies koa-body reads (POST/PUT/PATCH with a JSON type): their Content-Encoding
+    // is checked before any byte is read (415 for one we cannot decode). A body nobody reads (an
+    // unknown path's form post, a GET's) is not judged by its encoding, as it is not by its type.
+    if (['POST', 'PUT', 'PATCH'].includes(ctx.method) && ctx.is(jsonTypes)) acceptContentEncoding(ctx.req);
     return jsonBody(ctx, next);
   });
 

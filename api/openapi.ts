@@ -89,9 +89,19 @@ function operation(route: RegisteredRoute, variant?: NonNullable<RegisteredRoute
     };
     responses[304] ??= { description: 'Not modified: the If-None-Match tag is current (no body)' };
   }
-  // A JSON body sent as anything else is refused (api/app.ts) rather than read as no body.
+  // A JSON body sent as anything else is refused (api/app.ts) rather than read as no body; a body
+  // in a Content-Encoding we do not decode is refused on every route that reads one
+  // (api/middleware/contentEncoding.ts), the raw-body webhook route included.
   if (route.body && !route.rawBody)
-    responses[415] ??= { description: 'The body is not sent as application/json (INVALID_INPUT)', content: { 'application/json': { schema: errorEnvelope } } };
+    responses[415] ??= {
+      description: 'The body is not sent as application/json, or its Content-Encoding is not exactly one of gzip, deflate, br (INVALID_INPUT)',
+      content: { 'application/json': { schema: errorEnvelope } },
+    };
+  if (route.rawBody)
+    responses[415] ??= {
+      description: 'The body’s Content-Encoding is not exactly one of gzip, deflate, br (INVALID_INPUT)',
+      content: { 'application/json': { schema: errorEnvelope } },
+    };
   const defaults = route.auth === 'public' ? [400, 429] : [400, 401, 403, 404, 429];
   for (const code of defaults) {
     responses[code] ??= { description: STANDARD_ERRORS[code], content: { 'application/json': { schema: errorEnvelope } } };
@@ -173,7 +183,10 @@ export function buildOpenApi(serverUrls: string[] = []): Record<string, unknown>
       version: '1.0.0',
       description:
         'Accounting for businesses in Austria, Germany and the EU. Money is a decimal string with two places; ' +
-        'dates are YYYY-MM-DD; errors use the envelope { error: { message, code, status, details } }. ' +
+        'dates are YYYY-MM-DD; errors use the envelope { error: { message, code, status, details } }, with at most 20 details ' +
+        '(detailsOmitted counts the rest; detailsIncomplete: input over 2,000 values is checked up to its first problem). ' +
+        'A request body may be compressed with one Content-Encoding of gzip, deflate or br (the body limit counts decoded bytes); ' +
+        'bytes that do not decode are 400, any other encoding 415. ' +
         'Send X-Request-Id to correlate logs; 429 and 503 answers carry Retry-After. ' +
         'POST endpoints that create money-relevant records accept an Idempotency-Key header.',
     },

@@ -26,6 +26,12 @@ export interface ErrorDetail {
   message: string;
 }
 
+/**
+ * An answer lists at most this many details; `error.detailsOmitted` counts the rest
+ * (api/middleware/errorHandler.ts), so a refusal stays small whatever the request was.
+ */
+export const MAX_DETAILS = 20;
+
 export class AppError extends Error {
   constructor(
     public readonly code: ErrorCode,

@@ -1,5 +1,7 @@
 import type { Middleware } from 'koa';
-import { AppError, fromDatabaseError } from '../../shared/errors';
+import type { IncomingMessage } from 'node:http';
+import { AppError, fromDatabaseError, MAX_DETAILS } from '../../shared/errors';
+import { isDecodingError } from './contentEncoding';
 import { logger, loggablePath } from '../../shared/logger';
 
 /**
@@ -33,6 +35,11 @@ export function toAppError(err: unknown, bodyLimitBytes: number): AppError {
   if (isDatabaseUnavailable(err)) {
     return new AppError('SERVICE_UNAVAILABLE', 503, 'The database is temporarily unavailable; please retry shortly', undefined, { 'Retry-After': '5' });
   }
+  // Safety net: api/app.ts and readRawBody translate these where the body is read.
+  if (isDecodingError(err)) return new AppError('INVALID_INPUT', 400, 'Request body could not be decoded with its Content-Encoding');
+  if (status === 415 && /Content-Encoding/i.test(e?.message ?? '')) {
+    return new AppError('INVALID_INPUT', 415, 'Unsupported Content-Encoding; send the body uncompressed or with exactly one of gzip, deflate, br');
+  }
   if (status === 415 || e?.type === 'unsupported.media.type') {
     return new AppError('INVALID_INPUT', 415, 'Unsupported content type; send application/json');
   }
@@ -57,15 +64,32 @@ export function errorHandler(bodyLimitBytes: number): Middleware {
       }
       ctx.status = appErr.status;
       for (const [k, v] of Object.entries(appErr.headers ?? {})) ctx.set(k, v);
+      closeIfBodyUnread(ctx.req, (k, v) => ctx.set(k, v));
+      const details = appErr.details ?? [];
       ctx.body = {
         error: {
           message: appErr.message,
           code: appErr.code,
           status: appErr.status,
-          ...(appErr.details ? { details: appErr.details } : {}),
+          ...(appErr.details ? { details: details.slice(0, MAX_DETAILS) } : {}),
+          ...(details.length > MAX_DETAILS ? { detailsOmitted: details.length - MAX_DETAILS } : {}),
           ...(appErr.extra ?? {}),
         },
       };
     }
   };
+}
+
+/**
+ * An error can come before the request body was read to its end (413 cut off at the limit, 400
+ * for bytes that do not decode, 429 before the parser): Node's server does not read the rest of a
+ * body someone started reading, so a kept-alive connection waited for the next request behind
+ * bytes nobody consumed until the keep-alive timeout (~65 s). If the client is still sending,
+ * the answer says `Connection: close` and Node closes the socket once it is written; if the body
+ * has fully arrived, the unread rest is discarded and the connection stays usable.
+ */
+function closeIfBodyUnread(req: IncomingMessage, set: (k: string, v: string) => void): void {
+  if (req.readableEnded) return;
+  if (!req.complete) set('Connection', 'close');
+  req.resume();
 }

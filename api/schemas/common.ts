@@ -22,7 +22,15 @@ export const errorEnvelope = {
         status: { type: 'integer' },
         details: {
           type: 'array',
+          maxItems: 20,
+          description: 'At most 20 problems; detailsOmitted counts the rest',
           items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } },
+        },
+        detailsOmitted: { type: 'integer', minimum: 1, description: 'How many further problems were found and not listed (present only then)' },
+        detailsIncomplete: {
+          type: 'boolean',
+          const: true,
+          description: 'Input with more than 2,000 values is validated up to its first problem: there may be more than details lists',
         },
       },
     },
