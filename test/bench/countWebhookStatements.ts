@@ -10,17 +10,15 @@
  *   DATABASE_URL=… REDIS_URL=… npx tsx test/bench/countWebhookStatements.ts [--sql]
  */
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import { prepareBenchEnv } from './lib/env';
 import { startOurServer } from './lib/servers';
+import { stripePaymentEvent } from '../helpers/providerEvents';
 
-const FIXTURE = path.resolve(import.meta.dirname, '../providers/payments/fixtures/stripe/invoice.payment_succeeded.json');
 const SECRET = 'whsec_count_0123456789abcdef0123456789';
 const showSql = process.argv.includes('--sql');
 
 function stripeBody(n: number, payer: string) {
-  const e = JSON.parse(fs.readFileSync(FIXTURE, 'utf8'));
+  const e = stripePaymentEvent();
   const now = Math.floor(Date.now() / 1000);
   e.id = `evt_count_${n}_${crypto.randomBytes(4).toString('hex')}`;
   e.created = now;

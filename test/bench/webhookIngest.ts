@@ -1,7 +1,7 @@
 /**
- * webhook-ingest: signed Stripe invoice.payment_succeeded events (the real fixture with fresh ids,
- * HMAC as shared/providers/payments/stripe.ts, every fifth delivery a re-delivery of an earlier
- * event) POSTed to /api/payment-import/stripe/<token> on our real server, with one worker process
+ * webhook-ingest: signed Stripe invoice.payment_succeeded events (built in code by
+ * test/helpers/providerEvents.ts, fresh ids; HMAC as shared/providers/payments/stripe.ts, every
+ * fifth delivery a re-delivery of an earlier event) POSTed to /api/payment-import/stripe/<token> on our real server, with one worker process
  * (`workers/index.ts`, as the Procfile runs it) and auto-posting on; then the same load again
  * with no worker running, accepting only, as the baseline does. Measured: events/s accepted (HTTP 200), events/s
  * fully processed (first receipt → last processed_at), p99 receipt → journal entry, and that no
@@ -10,15 +10,13 @@
  */
 import crypto from 'node:crypto';
 import { cpuSplit } from './lib/cpuSplit';
-import fs from 'node:fs';
-import path from 'node:path';
 import { barePool, bareApp, readBody, startBare, startOurServer } from './lib/servers';
 import { fmtLoad, runLoad, type LoadRequest, type LoadResult } from './lib/load';
 import { percentile } from './lib/measure';
 import { startWorkerProcess } from './lib/workerProcess';
 import type { Benchmark } from './lib/types';
+import { stripePaymentEvent } from '../helpers/providerEvents';
 
-const FIXTURE = path.resolve(import.meta.dirname, '../providers/payments/fixtures/stripe/invoice.payment_succeeded.json');
 const SECRET = 'whsec_bench_0123456789abcdef0123456789';
 /**
  * The bursts (ours with and without the worker, the baseline) are sent with wrk: autocannon took
@@ -33,7 +31,7 @@ const sign = (body: string, t: number) => `t=${t},v1=${crypto.createHmac('sha256
 
 /** n deliveries: 80 % new events, every fifth a re-delivery (same event, signed again) of an earlier one. */
 export function deliveries(n: number, path: string): { requests: LoadRequest[]; unique: number } {
-  const template = JSON.parse(fs.readFileSync(FIXTURE, 'utf8'));
+  const template = stripePaymentEvent();
   const now = Math.floor(Date.now() / 1000);
   const bodies: string[] = [];
   const requests: LoadRequest[] = [];

@@ -1,8 +1,12 @@
 import iconv from 'iconv-lite';
-import { schemaPath } from './sharedDir';
+import { type OfficialFile, officialPath } from './officialFiles';
 
-/** The last public ELSTER UStVA schema (2013), the structure reference in ../shared/schemas. */
-export const ELSTER_LEGACY_XSD = schemaPath('elster-ustva-legacy-2013/elster0810_UStA_201301_extern.xsd');
+/**
+ * The last public ELSTER UStVA schema (2013), the structure reference: an official file under
+ * SCHEMAS_DIR (docs/official-files.md); tests using it declare ELSTER_LEGACY_FILE.
+ */
+export const ELSTER_LEGACY_FILE: OfficialFile = 'schemas:elster-ustva-legacy-2013/elster0810_UStA_201301_extern.xsd';
+export const ELSTER_LEGACY_XSD = officialPath(ELSTER_LEGACY_FILE);
 
 /**
  * Map our current-format document onto the legacy 2013 schema, changing only what that schema

@@ -3,8 +3,17 @@ import type { Reporter, TestModule } from 'vitest/node';
 /**
  * Prints one plain closing line, "tests: N passed, N failed, N skipped", after vitest's own
  * summary, so CI logs state the count in a form any reader (human or tool) can pick up.
+ * Before it, one line per test file that skipped tests for missing official files
+ * (test/helpers/officialFiles.ts).
  */
 export default class SummaryReporter implements Reporter {
+  onTestModuleEnd(m: TestModule) {
+    const missing = m.meta().officialFilesMissing;
+    if (!missing) return;
+    const skipped = [...m.children.allTests()].filter((t) => t.result().state === 'skipped').length;
+    process.stdout.write(`skipped ${m.relativeModuleId} (${skipped} test${skipped === 1 ? '' : 's'}): ${missing}\n`);
+  }
+
   onTestRunEnd(testModules: ReadonlyArray<TestModule>) {
     let passed = 0;
     let failed = 0;

@@ -1,8 +1,6 @@
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { startTestServer } from './server';
 import { startWorkers, type RunningWorkers } from '../../workers/worker';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { createHmac, randomBytes } from 'node:crypto';
 import Stripe from 'stripe';
 import { expect } from 'vitest';
@@ -15,8 +13,18 @@ import type { PaypalTestCert } from './paypalCerts';
 import { signPaypalDelivery } from './paypalCerts';
 
 /** Helpers for the webhook tests: install through the API, sign real-format deliveries, wait for the job. */
-const FIXTURES = join(import.meta.dirname, '../providers/payments/fixtures');
-export const fixture = <T = any>(path: string): T => JSON.parse(readFileSync(join(FIXTURES, path), 'utf8')) as T;
+
+/** The events themselves are built in code (./providerEvents). */
+export {
+  molliePaymentBody,
+  mollieRefundBody,
+  paypalCaptureEvent,
+  paypalRefundEvent,
+  stripeCurrentRefundEvent,
+  stripeFailedEvent,
+  stripePaymentEvent,
+  stripeRefundEvent,
+} from './providerEvents';
 
 const stripeSdk = new Stripe('sk_test_webhooks');
 export const suffix = () => randomBytes(6).toString('hex');
@@ -43,44 +51,6 @@ export function stripeDelivery(secret: string, event: object, timestamp?: number
   const body = JSON.stringify(event);
   const header = stripeSdk.webhooks.generateTestHeaderString({ payload: body, secret, ...(timestamp ? { timestamp } : {}) });
   return { body, headers: { 'content-type': 'application/json', 'stripe-signature': header } };
-}
-
-/** The real invoice.payment_succeeded fixture with fresh ids (and, by default, EUR so it can be auto-posted). */
-export function stripePaymentEvent(
-  over: { invoiceId?: string; eventId?: string; amount?: number; currency?: string; customer?: string; email?: string | null } = {},
-) {
-  const e = fixture('stripe/invoice.payment_succeeded.json');
-  const s = suffix();
-  e.id = over.eventId ?? `evt_test_${s}`;
-  const inv = e.data.object;
-  inv.id = over.invoiceId ?? `in_test_${s}`;
-  inv.currency = over.currency ?? 'eur';
-  if (over.amount !== undefined) inv.amount_paid = inv.amount_due = over.amount;
-  if (over.customer) inv.customer = over.customer;
-  if (over.email !== undefined) inv.customer_email = over.email;
-  return e;
-}
-
-export function stripeFailedEvent(over: { eventId?: string; invoiceId?: string } = {}) {
-  const e = fixture('stripe/invoice.payment_failed.json');
-  e.id = over.eventId ?? `evt_test_${suffix()}`;
-  e.data.object.id = over.invoiceId ?? `in_test_${suffix()}`;
-  return e;
-}
-
-/** The real charge.refunded fixture, pointing at the invoice it refunds (older API versions carry charge.invoice). */
-export function stripeRefundEvent(over: { invoiceId: string; refundId?: string; amount?: number; currency?: string }) {
-  const e = fixture('stripe/charge.refunded.json');
-  e.id = `evt_test_${suffix()}`;
-  const ch = e.data.object;
-  ch.invoice = over.invoiceId;
-  ch.currency = over.currency ?? 'eur';
-  const r = ch.refunds.data[0];
-  r.id = over.refundId ?? `re_test_${suffix()}`;
-  r.currency = ch.currency;
-  if (over.amount !== undefined) r.amount = over.amount;
-  ch.refunds.data = [r];
-  return e;
 }
 
 export function bankDelivery(secret: string, event: object, t?: number) {
@@ -155,53 +125,12 @@ export function paypalDelivery(cert: PaypalTestCert, webhookId: string, certUrl:
   return { body, headers: signPaypalDelivery(cert, { rawBody, webhookId, certUrl, transmissionId: `tx-${suffix()}`, transmissionTime: at.toISOString() }) };
 }
 
-/** The PayPal capture fixture with a fresh capture id (an event per test, not a duplicate). */
-export function paypalCaptureEvent() {
-  const e = fixture('paypal/PAYMENT.CAPTURE.COMPLETED.json');
-  e.id = `WH-TEST-${suffix()}`;
-  e.resource.id = `CAP${suffix().toUpperCase()}`;
-  return e;
-}
-
 /** A Mollie webhook body, with X-Mollie-Signature when the installation has a signing secret. */
 export function mollieDelivery(paymentId: string, signingSecret?: string) {
   const body = `id=${paymentId}`;
   const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
   if (signingSecret) headers['x-mollie-signature'] = `sha256=${createHmac('sha256', signingSecret).update(body).digest('hex')}`;
   return { body, headers };
-}
-
-/**
- * charge.refunded in the current API shape (since 2025-03-31.basil): the real fixture, whose
- * charge has no `invoice` field, with fresh ids and the PaymentIntent the charge belongs to.
- * withoutRefundList: as Stripe sends it since 2022-11-15 (no charge.refunds; previous_attributes).
- */
-export function stripeCurrentRefundEvent(over: {
-  paymentIntent: string;
-  chargeId?: string;
-  refundId?: string;
-  amount: number;
-  refundedBefore?: number;
-  withoutRefundList?: boolean;
-}) {
-  const e = fixture('stripe/charge.refunded.json');
-  e.id = `evt_test_${suffix()}`;
-  const ch = e.data.object;
-  expect(ch).not.toHaveProperty('invoice');
-  ch.id = over.chargeId ?? `ch_test_${suffix()}`;
-  ch.payment_intent = over.paymentIntent;
-  ch.currency = 'eur';
-  ch.amount = ch.amount_captured = 10_000;
-  ch.amount_refunded = (over.refundedBefore ?? 0) + over.amount;
-  if (over.withoutRefundList) {
-    delete ch.refunds;
-    e.data.previous_attributes = { amount_refunded: over.refundedBefore ?? 0 };
-  } else {
-    const r = ch.refunds.data[0];
-    Object.assign(r, { id: over.refundId ?? `re_test_${suffix()}`, amount: over.amount, currency: 'eur', charge: ch.id, payment_intent: over.paymentIntent });
-    ch.refunds.data = [r];
-  }
-  return e;
 }
 
 export { stripeInvoicePaymentPaidEvent } from '../providers/payments/support';

@@ -2,7 +2,7 @@
  * XSD validation for tests via libxml2's xmllint (offline: --nonet, so a schema that tries to
  * fetch anything over the network fails instead of hanging).
  *
- *   const { valid, errors } = validateXml(xml, '../shared/schemas/ebinterface-6.1/Invoice.xsd');
+ *   const { valid, errors } = validateXml(xml, schemaPath('ebinterface-6.1/Invoice.xsd')); // ./officialFiles
  *   expect(valid, errors).toBe(true);
  */
 import { spawnSync } from 'node:child_process';

@@ -1,6 +1,7 @@
 /**
  * ebInterface 6.1 writer (the Austrian e-invoice standard, accepted by e-rechnung.gv.at).
- * Element order follows ../shared/schemas/ebinterface-6.1/Invoice.xsd exactly; each sequence
+ * Element order follows the ebInterface 6.1 Invoice.xsd (AUSTRIAPRO; an official file,
+ * docs/official-files.md) exactly; each sequence
  * names the XSD type it implements; the normalisation both formats share is in
  * ../cii/einvoiceModel.ts. A credit note is a CreditMemo with positive amounts and NoPayment; a
  * missing UID is "00000000" only where § 11 UStG allows it (checkVatIds). docs/e-invoicing.md.

@@ -4,7 +4,8 @@ import { PortalError, sessionRcError, uploadRcError } from './errors';
 
 /**
  * FinanzOnline SOAP client for the session service (login/logout) and the fileupload service
- * (upload), per the WSDLs in ../shared/schemas/finanzonline-ws: SOAP 1.1 document/literal,
+ * (upload), per BMF's WSDLs sessionService.wsdl and fileuploadService.wsdl (official files, not
+ * in this repository: docs/official-files.md): SOAP 1.1 document/literal,
  * SOAPAction "login" / "logout" / "upload", body elements in the namespaces
  * https://finanzonline.bmf.gv.at/fon/ws/session and …/fileupload. Plain fetch, XML built as
  * escaped strings, responses parsed with fast-xml-parser.

@@ -6,7 +6,7 @@ import { client } from '../../helpers/http';
 import { createTeam } from '../../helpers/factories';
 import { createCustomer, createSentInvoice } from '../../helpers/invoiceFactory';
 import { validateXml } from '../../helpers/xmllint';
-import { schemaPath } from '../../helpers/sharedDir';
+import { needsOfficialFiles, schemaPath } from '../../helpers/officialFiles';
 
 /**
  * 0 % sales to a customer whose country (snapshot at finalization) is outside the EU are exports:
@@ -14,6 +14,7 @@ import { schemaPath } from '../../helpers/sharedDir';
  * unclassified (the XML refuses them), as before.
  */
 let server: Awaited<ReturnType<typeof startTestServer>>;
+const official = needsOfficialFiles(['schemas:u30-finanzonline/BMF_ERKLAERUNGS_UEBERMITTLUNG_U30_01_2022.xsd']);
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -29,7 +30,7 @@ async function sale(tenant: { id: string }, customerId: string, date: string, un
 }
 
 describe('0 % sales to customers outside the EU', () => {
-  it('AT: KZ 011 in json and xml (valid), DATEV on the export account 4110; without a country: unclassified', async () => {
+  it.skipIf(!official)('AT: KZ 011 in json and xml (valid), DATEV on the export account 4110; without a country: unclassified', async () => {
     const team = await createTeam({ country: 'AT', taxNumber: '12-345/6789' });
     const swiss = await createCustomer(team.tenant, { name: 'Zürich AG', country: 'CH' });
     const domestic = await createCustomer(team.tenant, { name: 'Inland' });

@@ -8,11 +8,13 @@ import {
   bankDelivery,
   bankEvent,
   deliver,
-  fixture,
   install,
   mollieDelivery,
+  molliePaymentBody,
+  mollieRefundBody,
   paypalCaptureEvent,
   paypalDelivery,
+  paypalRefundEvent,
   stripeCurrentRefundEvent,
   stripeDelivery,
   stripeFailedEvent,
@@ -254,7 +256,7 @@ describe('stripe', () => {
     ]);
     expect(await db()('invoices').where({ tenantId: tenant.id })).toHaveLength(1); // the link event books nothing
 
-    // Two partial refunds as Stripe sends them today: with the refund list (fixture shape) and without it.
+    // Two partial refunds as Stripe sends them today: with the refund list and without it.
     const first = stripeCurrentRefundEvent({ paymentIntent: pi, chargeId, amount: 300 });
     const second = stripeCurrentRefundEvent({ paymentIntent: pi, chargeId, amount: 200, refundedBefore: 300, withoutRefundList: true });
     for (const e of [first, second]) {
@@ -487,12 +489,11 @@ describe('paypal', () => {
     const { tenant, admin } = await createTeam();
     const webhookId = `WH-${suffix()}`;
     const { path } = await install(env.server.url, admin.token, 'paypal', { webhookId });
-    const completed = fixture('paypal/PAYMENT.CAPTURE.COMPLETED.json');
+    const completed = paypalCaptureEvent();
     const d = paypalDelivery(cert, webhookId, certServer.certUrl, completed);
     const res = await deliver(env.server.url, path, d.body, d.headers);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    const refunded = fixture('paypal/PAYMENT.CAPTURE.REFUNDED.json');
-    for (const l of refunded.resource.links) if (l.rel === 'up') l.href = `https://api.paypal.com/v2/payments/captures/${completed.resource.id}`;
+    const refunded = paypalRefundEvent(completed.resource.id);
     const r = paypalDelivery(cert, webhookId, certServer.certUrl, refunded);
     expect((await deliver(env.server.url, path, r.body, r.headers)).status).toBe(200);
     const rows = await waitForLogRows(tenant.id, 'paypal', 2);
@@ -522,7 +523,7 @@ describe('paypal', () => {
 });
 
 describe('mollie', () => {
-  const paymentOf = (id: string, over: Record<string, unknown> = {}) => ({ ...fixture('mollie/payment.paid.json'), id, ...over });
+  const paymentOf = (id: string, over: Record<string, unknown> = {}) => molliePaymentBody({ id, ...over });
 
   it('payment.paid is verified against the Mollie API and booked; an unknown payment is 400; an API outage is 503', async () => {
     const { tenant, admin } = await createTeam();
@@ -553,7 +554,7 @@ describe('mollie', () => {
     await setAutoPost(admin.token, 'mollie');
     const id = `tr_${suffix()}`;
     mollie.setPayment(paymentOf(id, { amountRefunded: { value: '5.00', currency: 'EUR' } }));
-    const refund = { ...fixture('mollie/refund.json'), id: `re_${suffix()}`, paymentId: id, amount: { value: '5.00', currency: 'EUR' } };
+    const refund = mollieRefundBody(id, { id: `re_${suffix()}`, amount: { value: '5.00', currency: 'EUR' } });
     mollie.addRefund(id, refund);
     const form = { 'content-type': 'application/x-www-form-urlencoded' };
     expect((await deliver(env.server.url, path, `id=${id}`, form)).status).toBe(200);
@@ -592,7 +593,7 @@ interface ProviderCase {
 const hourAgo = () => new Date(Date.now() - 3600_000);
 const molliePayment = (over: Record<string, unknown> = {}) => {
   const id = `tr_${suffix()}`;
-  mollie.setPayment({ ...fixture('mollie/payment.paid.json'), id, ...over });
+  mollie.setPayment(molliePaymentBody({ id, ...over }));
   return id;
 };
 const CASES: Record<'stripe' | 'paypal' | 'mollie' | 'bank', ProviderCase> = {

@@ -8,10 +8,14 @@ import { buildCiiXml, EN16931_GUIDELINE_ID } from '../../../shared/formats/cii/c
 import { EInvoiceExportError } from '../../../shared/formats/cii/einvoiceModel';
 import { checkEn16931 } from '../../../shared/formats/cii/en16931Rules';
 import { validateXml } from '../../helpers/xmllint';
+import { needsOfficialFiles } from '../../helpers/officialFiles';
 import {
   CII_D16B_XSD,
+  CII_D16B_XSD_FILE,
   CII_SAMPLES,
+  CII_SAMPLES_FOLDER,
   CII_XSD,
+  CII_XSD_FILE,
   customerAT,
   customerDE,
   customerPrivate,
@@ -22,6 +26,8 @@ import {
   sellerAT,
   sellerDE,
 } from './fixtures';
+
+const official = needsOfficialFiles([CII_XSD_FILE, CII_D16B_XSD_FILE, CII_SAMPLES_FOLDER]);
 
 const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@_', removeNSPrefix: true, parseTagValue: false });
 type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -100,7 +106,7 @@ const scenarios: Array<[string, DocumentInput]> = [
 ];
 
 describe('buildCiiXml', () => {
-  it.each(scenarios)('%s: valid against the Factur-X EN 16931 XSD and the EN 16931 rules', (_name, input) => {
+  it.skipIf(!official).each(scenarios)('%s: valid against the Factur-X EN 16931 XSD and the EN 16931 rules', (_name, input) => {
     expectValid(buildCiiXml(input));
   });
 
@@ -230,7 +236,7 @@ describe('buildCiiXml', () => {
     expect(notes[0]).toBe('Vielen Dank für Ihren Auftrag! <b>fett</b> & "zitiert"');
   });
 
-  it('drops characters XML cannot carry instead of producing a broken document', () => {
+  it.skipIf(!official)('drops characters XML cannot carry instead of producing a broken document', () => {
     const input = makeDocument(sellerAT, customerAT, {
       itemSpecs: [{ description: 'Form\u000Cfeed \u0000Null \uD800 lone surrogate', quantity: '1', unitPrice: '1.00', taxRate: '20' }],
     });
@@ -306,7 +312,7 @@ describe('the EN 16931 checker catches broken documents', () => {
 
   const reverseCharge = () => buildCiiXml(scenarios[2][1]);
 
-  it('reverse charge without buyer VAT id → BR-AE-02', () => {
+  it.skipIf(!official)('reverse charge without buyer VAT id → BR-AE-02', () => {
     const xml = reverseCharge().replace(/(<ram:BuyerTradeParty>[\s\S]*?)<ram:SpecifiedTaxRegistration>[\s\S]*?<\/ram:SpecifiedTaxRegistration>/, '$1');
     expect(validateXml(xml, CII_XSD).valid).toBe(true);
     expect(rules(checkEn16931(xml))).toEqual(new Set(['BR-AE-02']));
@@ -364,8 +370,8 @@ describe('the EN 16931 checker catches broken documents', () => {
   });
 });
 
-describe('official CII samples (sanity check of validateXml and checkEn16931)', () => {
-  const samples = readdirSync(CII_SAMPLES).filter((f) => f.endsWith('.xml'));
+describe.skipIf(!official)('official CII samples (sanity check of validateXml and checkEn16931)', () => {
+  const samples = official ? readdirSync(CII_SAMPLES).filter((f) => f.endsWith('.xml')) : [];
   const en16931Samples = samples.filter((f) => !f.includes('EXTENDED'));
 
   it.each(samples)('%s validates against the full CII D16B XSD', (file) => {

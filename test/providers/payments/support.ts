@@ -1,16 +1,20 @@
 import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import { DEFAULT_PAYMENT_PROVIDER_CONFIG, type PaymentProviderConfig } from '../../../shared/providers/payments/types';
 import type { SignatureFailure } from '../../../shared/providers/payments/errors';
 import { SignatureError } from '../../../shared/providers/payments/errors';
+import { type OfficialFile, officialPath } from '../../helpers/officialFiles';
 
-const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
+/**
+ * The providers' published payloads: official files under FIXTURES_DIR/providers
+ * (docs/official-files.md). A test file declares the ones it reads with
+ * needsOfficialFiles(providerFixtures(...)) and skips those tests without them.
+ */
+export const providerFixtures = (...paths: string[]): OfficialFile[] => paths.map((p) => `fixtures:providers/${p}` as const);
 
-/** Raw bytes of a fixture, exactly as stored. */
+/** Raw bytes of a provider fixture, exactly as published. */
 export function fixtureBytes(path: string): Buffer {
-  return readFileSync(join(FIXTURES, path));
+  return readFileSync(officialPath(`fixtures:providers/${path}`));
 }
 export function fixtureJson<T = Record<string, any>>(path: string): T {
   return JSON.parse(fixtureBytes(path).toString('utf8')) as T;
@@ -45,7 +49,7 @@ export const unix = (d: Date) => Math.floor(d.getTime() / 1000);
  * A Stripe invoice_payment.paid event (API 2025-03-31.basil and later) around an InvoicePayment
  * with exactly the fields of stripe-node 23's `InvoicePayment` type (no fixture of this object
  * exists in stripe/openapi's fixtures3.json): the only current event that says which
- * PaymentIntent paid which invoice. The envelope is the fixtures' (fixtures/stripe/README.md).
+ * PaymentIntent paid which invoice. The envelope is Stripe's Event object (https://docs.stripe.com/api/events/object).
  */
 export function stripeInvoicePaymentPaidEvent(over: {
   invoiceId: string;
