@@ -1,7 +1,12 @@
 import type { Knex } from 'knex';
 import type { Actor } from './actor';
+import { storableJson } from './storable';
 
-/** One audit row per change (who, what, when), written in the same transaction as the change. */
+/**
+ * One audit row per change (who, what, when), written in the same transaction as the change. The
+ * data may quote what came from outside (a provider's ids, a name): stored through storableJson
+ * (shared/storable.ts), so that a U+0000 or a lone surrogate in it cannot fail the change itself.
+ */
 export async function audit(
   trx: Knex | Knex.Transaction,
   actor: Actor | null,
@@ -13,7 +18,7 @@ export async function audit(
     action: entry.action,
     entityType: entry.entityType,
     entityId: entry.entityId ?? null,
-    data: JSON.stringify(entry.data ?? {}),
+    data: storableJson(entry.data ?? {}),
     requestId: actor?.requestId ?? null,
   });
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { runInTransaction } from './outbox';
 import { AppError, duplicate, invalidInput } from './errors';
+import { storableJson } from './storable';
 
 /**
  * Idempotency-Key for POSTs that create money-relevant records (decisions.md; Stripe's scheme):
@@ -77,7 +78,9 @@ export async function withIdempotency(
     const res = await work(trx);
     await trx('idempotencyKeys')
       .where(where)
-      .update({ responseStatus: res.status, responseBody: JSON.stringify(res.body) });
+      // Stored as jsonb: storable (shared/storable.ts), so that keeping the answer for replays can
+      // never fail the request that produced it.
+      .update({ responseStatus: res.status, responseBody: storableJson(res.body) });
     return { ...res, replayed: false };
   });
 }

@@ -1,7 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { AppError, invalidInput, MAX_DETAILS, type ErrorDetail } from './errors';
-import { pathOfNul } from './nulCharacter';
+import { pathOfNul } from './storable';
 
 /**
  * One ajv instance for the service. Body schemas are strict (additionalProperties: false is the

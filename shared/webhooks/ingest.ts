@@ -7,7 +7,7 @@ import { AppError, notFound, serviceUnavailable } from '../errors';
 import { logger } from '../logger';
 import { OUTBOX_CHANNEL } from '../outbox';
 import { decryptJson } from '../crypto/secretBox';
-import { withoutNul } from '../nulCharacter';
+import { isStorable, storable } from '../storable';
 import {
   getAdapter,
   PayloadError,
@@ -66,12 +66,18 @@ export async function ingestDelivery(args: {
   const provider = installation.provider;
 
   let event: NormalizedEvent;
+  /** The delivery's bytes, kept with the row when what is stored of it had to be changed (see below). */
+  let rawBody: Buffer | null = null;
   try {
     found.secrets ??= decryptJson<ProviderSecrets>(installation.secretsEnc);
     const secrets = found.secrets;
-    // Verified first, then cleaned: a U+0000 in a payer's name must not make the store fail and
-    // the provider redeliver the same bytes for days (the database cannot hold the character).
-    event = withoutNul(await getAdapter(provider).verifyAndParse({ rawBody: args.rawBody, headers: args.headers }, { secrets, config: args.config }));
+    // Verified first, then made storable: a U+0000 or a lone surrogate (`"\ud800"`, valid JSON) in
+    // a payer's name must not make the store fail and the provider redeliver the same bytes for days
+    // (json/jsonb cannot hold either). The stored event has them removed / replaced by U+FFFD
+    // (shared/storable.ts), and the row keeps the bytes as received (raw_body).
+    const parsed = await getAdapter(provider).verifyAndParse({ rawBody: args.rawBody, headers: args.headers }, { secrets, config: args.config });
+    event = storable(parsed);
+    if (event !== parsed) rawBody = args.rawBody;
   } catch (err) {
     if (err instanceof SignatureError) {
       await logRejected(installation, 'invalid_signature', `${err.reason}: ${err.message}`);
@@ -81,7 +87,9 @@ export async function ingestDelivery(args: {
       // The 200 promises the delivery is on record: if even the log row cannot be written, 503 so
       // that the provider redelivers.
       try {
-        const eventRowId = await insertRejectedRow(installation, 'failed', err.message, { eventId: err.eventId, eventType: err.eventType });
+        const identity = { eventId: err.eventId, eventType: err.eventType };
+        const kept = isStorable([err.message, identity]) ? null : args.rawBody;
+        const eventRowId = await insertRejectedRow(installation, 'failed', err.message, identity, kept);
         return { eventRowId, status: 'failed' };
       } catch (dbErr) {
         logger.error({ err: String(dbErr), provider }, 'webhook: could not log an unusable event');
@@ -98,13 +106,30 @@ export async function ingestDelivery(args: {
 
   let stored: IngestResult;
   try {
-    stored = await storeBatches().run({ installation, event });
+    stored = await storeBatches().run({ installation, event, rawBody });
   } catch (err) {
+    if (isDataException(err)) {
+      // The database refused a value of this event itself (SQLSTATE class 22), not our
+      // connection: every redelivery would be refused alike, so a 503 would never end. Like an
+      // authentic payload we cannot map, it is logged failed with the reason and the bytes as
+      // received, and answered 200.
+      try {
+        const reason = `the event could not be stored: ${(err as Error).message}`;
+        const eventRowId = await insertRejectedRow(installation, 'failed', reason, { eventId: event.eventId, eventType: event.eventType }, args.rawBody);
+        logger.warn({ provider, eventRowId, err: String(err) }, 'webhook: a verified event the database refused is logged failed');
+        return { eventRowId, status: 'failed' };
+      } catch (dbErr) {
+        logger.error({ err: String(dbErr), provider }, 'webhook: could not log an event the database refused');
+      }
+    }
     logger.error({ err: String(err), provider }, 'webhook: could not store a verified event');
     throw serviceUnavailable('The webhook could not be stored; please redeliver', 5);
   }
   return stored;
 }
+
+/** SQLSTATE class 22 (data exception): the value itself is refused, whenever it is sent. */
+const isDataException = (err: unknown) => /^22/.test(String((err as { code?: unknown })?.code ?? ''));
 
 /**
  * The duplicate check per row of the store statement (its columns in scope). One invoice per
@@ -128,7 +153,10 @@ const BOOKED_INVOICE_SQL = '(select i.id from invoices i where i.tenant_id = d.t
 
 interface VerifiedDelivery {
   installation: InstallationRow;
+  /** Storable (shared/storable.ts). */
   event: NormalizedEvent;
+  /** The bytes as received when event had to be changed to be storable; null otherwise. */
+  rawBody: Buffer | null;
 }
 /**
  * The durable store of verified deliveries, many at once: the store statement runs for whole
@@ -167,12 +195,12 @@ function storeBatches(): Batches<VerifiedDelivery, IngestResult> {
 export const STORE_SQL = `with v as (
      select * from jsonb_to_recordset(cast(? as jsonb)) as v(
        id uuid, tenant_id uuid, connector_id uuid, provider text, event text, external_id text,
-       money_external_id text, normalized jsonb, booked_check text, money_ids text[], job_id text, payload jsonb)
+       money_external_id text, normalized jsonb, raw_body text, booked_check text, money_ids text[], job_id text, payload jsonb)
    ), d as (
      select v.*, ${DUPLICATE_SQL} as dup from v
    ), ev as (
-     insert into webhook_events (id, tenant_id, connector_id, provider, event, status, external_id, money_external_id, normalized, invoice_id, processed_at)
-     select id, tenant_id, connector_id, provider, event, case when dup then 'duplicate' else 'pending' end, external_id, money_external_id, normalized,
+     insert into webhook_events (id, tenant_id, connector_id, provider, event, status, external_id, money_external_id, normalized, raw_body, invoice_id, processed_at)
+     select id, tenant_id, connector_id, provider, event, case when dup then 'duplicate' else 'pending' end, external_id, money_external_id, normalized, decode(raw_body, 'base64'),
             case when dup and booked_check = 'money' then ${BOOKED_INVOICE_SQL} end, case when dup then now() end
        from d
      returning id, status
@@ -184,7 +212,7 @@ export const STORE_SQL = `with v as (
    select ev.id, ev.status, (select count(*) from (select pg_notify(?, ?) from (select 1 from ob limit 1) o) n) as notified from ev`;
 
 async function storeVerifiedEvents(deliveries: VerifiedDelivery[]): Promise<IngestResult[]> {
-  const rows = deliveries.map(({ installation, event }) => {
+  const rows = deliveries.map(({ installation, event, rawBody }) => {
     const eventRowId = randomUUID();
     const check = bookedCheck(event);
     return {
@@ -192,10 +220,13 @@ async function storeVerifiedEvents(deliveries: VerifiedDelivery[]): Promise<Inge
       tenant_id: installation.tenantId,
       connector_id: installation.id,
       provider: installation.provider,
-      event: event.eventType.slice(0, 200),
-      external_id: event.eventId.slice(0, 500),
+      // Clipped, then storable again: a cut can split a surrogate pair.
+      event: storable(event.eventType.slice(0, 200)),
+      external_id: storable(event.eventId.slice(0, 500)),
       money_external_id: event.externalId ?? null,
       normalized: event,
+      // Travels in the jsonb array as base64 (decoded to bytea in the statement).
+      raw_body: rawBody?.toString('base64') ?? null,
       booked_check: check.mode,
       money_ids: check.mode === 'money' ? check.ids : null,
       job_id: jobIdFor(eventRowId),
@@ -252,6 +283,7 @@ async function insertRejectedRow(
   status: 'invalid_signature' | 'failed',
   error: string,
   identity: { eventId?: string | null; eventType?: string | null } = {},
+  rawBody: Buffer | null = null,
 ): Promise<string> {
   recordWebhookOutcome(installation.provider, status);
   const [row] = await db()('webhookEvents')
@@ -260,10 +292,11 @@ async function insertRejectedRow(
       connectorId: installation.id,
       provider: installation.provider,
       // Payload text (ids, the parser's message) may carry U+0000, which no text column holds.
-      event: withoutNul(identity.eventType?.slice(0, 200)) ?? null,
-      externalId: withoutNul(identity.eventId?.slice(0, 500)) ?? null,
+      event: storable(identity.eventType?.slice(0, 200)) ?? null,
+      externalId: storable(identity.eventId?.slice(0, 500)) ?? null,
       status,
-      error: withoutNul(error.slice(0, 1000)),
+      error: storable(error.slice(0, 1000)),
+      rawBody,
       processedAt: db().fn.now(),
     })
     .returning('id');

@@ -6,6 +6,7 @@ import type { NormalizedEvent } from '../providers/payments/types';
 import { moneyLockKeySql } from '../locks';
 import type { ConnectorSettings } from '../domain/connectorSettings';
 import { runPipeline, type PipelineResult } from './pipeline';
+import { storable } from '../storable';
 
 export interface ProcessOutcome {
   status: 'processed' | 'duplicate' | 'skipped';
@@ -121,7 +122,8 @@ async function processInTransaction(trx: Knex.Transaction, { eventRowId, tenantI
 export async function markEventFailed(eventRowId: string, tenantId: string, error: string): Promise<void> {
   const rows = await db()('webhookEvents')
     .where({ id: eventRowId, tenantId, status: 'pending' })
-    .update({ status: 'failed', error: error.slice(0, 1000), processedAt: db().fn.now() })
+    // The reason may quote the event (a currency, an amount): storable, as every text we keep of it.
+    .update({ status: 'failed', error: storable(error.slice(0, 1000)), processedAt: db().fn.now() })
     .returning('provider');
   for (const r of rows) recordWebhookOutcome(r.provider, 'failed');
 }

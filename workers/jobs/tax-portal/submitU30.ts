@@ -2,6 +2,7 @@ import { UnrecoverableError, type Job } from 'bullmq';
 import { db } from '../../../shared/db';
 import { config } from '../../../shared/config';
 import { logger } from '../../../shared/logger';
+import { storable, storableJson } from '../../../shared/storable';
 import { decryptJson } from '../../../shared/crypto/secretBox';
 import { FinanzOnlineClient, PortalError, type FinanzOnlineCredentials } from '../../../shared/providers/finanzonline';
 import type { SubmitU30JobData } from '../../../shared/commands/submitVatReturn';
@@ -60,15 +61,16 @@ export async function submitU30Job(job: Job<SubmitU30JobData>) {
   const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
   // Every write names the states it may leave, so that a late or second run of this job never
   // overwrites a final state: accepted, rejected, or an admin's resolution of an unknown outcome.
+  // Errors quote the portal's answers: storable (shared/storable.ts), as its stored answer is.
   const update = (from: string[], patch: Record<string, unknown>) =>
     table()
       .whereIn('status', from)
-      .update({ ...patch, updatedAt: db().fn.now() });
+      .update({ ...patch, ...(typeof patch.error === 'string' ? { error: storable(patch.error) } : {}), updatedAt: db().fn.now() });
   const reject = async (message: string, portalResponse: Record<string, unknown> | null = null) => {
     await update(['queued', 'submitted'], {
       status: 'rejected',
       error: message,
-      ...(portalResponse ? { portalResponse: JSON.stringify(portalResponse) } : {}),
+      ...(portalResponse ? { portalResponse: storableJson(portalResponse) } : {}),
     });
     return new UnrecoverableError(message);
   };
@@ -139,7 +141,7 @@ export async function submitU30Job(job: Job<SubmitU30JobData>) {
     const requeued = await table()
       .whereIn('status', ['queued', 'submitted'])
       .where({ outcomeUnknown: false })
-      .update({ status: 'queued', error: `${err.message}; retrying`, updatedAt: db().fn.now() });
+      .update({ status: 'queued', error: storable(`${err.message}; retrying`), updatedAt: db().fn.now() });
     if (!requeued) await update(['submitted'], { error: `${err.message}: the portal did not take the file; ${outcomeUnknownMessage(submissionId)}` });
     throw err;
   };
@@ -179,7 +181,7 @@ export async function submitU30Job(job: Job<SubmitU30JobData>) {
       receivedAt: new Date().toISOString(),
     };
     // rc 0 is the truth: it also clears an "outcome unknown" a concurrent run of this job wrote.
-    await update(['submitted'], { status: 'accepted', outcomeUnknown: false, error: null, portalResponse: JSON.stringify(portalResponse) });
+    await update(['submitted'], { status: 'accepted', outcomeUnknown: false, error: null, portalResponse: storableJson(portalResponse) });
     log.info({ mode: row.mode }, 'U30 accepted by FinanzOnline');
     return { status: 'accepted' };
   } catch (err) {

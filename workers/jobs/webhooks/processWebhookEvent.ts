@@ -3,6 +3,7 @@ import { AppError } from '../../../shared/errors';
 import { PayloadError } from '../../../shared/providers/payments/errors';
 import { PermanentPipelineError } from '../../../shared/commands/webhooks/createIncomingInvoiceFromEvent';
 import { config } from '../../../shared/config';
+import { logger } from '../../../shared/logger';
 import { markEventFailed } from '../../../shared/webhooks/processStoredEvent';
 import { RetryLaterError } from '../../../shared/webhooks/pipeline';
 import { createEventBatches } from './eventBatches';
@@ -12,9 +13,22 @@ export interface ProcessWebhookEventData {
   tenantId: string;
 }
 
+/**
+ * The event's own data cannot be booked: amount 0.00, an impossible date, an unsupported currency
+ * (PermanentPipelineError), a payload the adapter cannot map, or a value the database refuses as
+ * such (SQLSTATE class 22, data exception: a number out of range, a date that does not exist).
+ * Bad input from outside, not a failure of ours: the row ends failed with the reason, logged at
+ * warn, and the job completes (its work — giving the event its final state — is done).
+ */
+export function isRefusedInput(err: unknown): boolean {
+  if (err instanceof PermanentPipelineError || err instanceof PayloadError) return true;
+  const code = (err as { code?: string })?.code;
+  return typeof code === 'string' && code.startsWith('22');
+}
+
 /** Errors a retry cannot fix: bad data, refused by a constraint other than a race's unique index. */
 export function isPermanent(err: unknown): boolean {
-  if (err instanceof PermanentPipelineError || err instanceof PayloadError) return true;
+  if (isRefusedInput(err)) return true;
   if (err instanceof AppError) return err.status < 500;
   const code = (err as { code?: string })?.code;
   return typeof code === 'string' && /^2[23]/.test(code) && code !== '23505';
@@ -29,7 +43,9 @@ const eventBatches = () => (batches ??= createEventBatches(config().webhookBatch
  * webhook jobs unless WEBHOOK_BATCH_MAX is 1 (./eventBatches.ts). Idempotent: the log row is the state;
  * a finished row is skipped. Transient errors (database, deadlock, a lost connection) throw and
  * BullMQ retries with exponential backoff and jitter; permanent ones, and the last attempt, end
- * the log row as failed with the reason.
+ * the log row as failed with the reason. Refused input (isRefusedInput) ends it failed too, but
+ * the job completes with `{ status: 'failed', reason }` and the line is a warn: "job failed" at
+ * error (workers/worker.ts) stays for failures of ours.
  */
 export async function processWebhookEventJob(job: Job<ProcessWebhookEventData>) {
   const { eventRowId, tenantId } = job.data;
@@ -38,6 +54,11 @@ export async function processWebhookEventJob(job: Job<ProcessWebhookEventData>) 
     return summary;
   } catch (err) {
     const message = (err as Error)?.message ?? String(err);
+    if (isRefusedInput(err)) {
+      await markEventFailed(eventRowId, tenantId, message);
+      logger.warn({ eventRowId, reason: message }, 'webhook event refused: its data cannot be booked');
+      return { status: 'failed' as const, reason: message };
+    }
     const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     if (lastAttempt && err instanceof RetryLaterError) {
       // A refund still waiting for its payment after every attempt (a backlog, or the payment's
