@@ -36,7 +36,10 @@ export function deliveries(n: number, path: string): { requests: LoadRequest[]; 
   const bodies: string[] = [];
   const requests: LoadRequest[] = [];
   let seed = 42;
-  const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const rand = () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
   for (let i = 0; i < n; i++) {
     let body: string;
     if (i % 5 === 4 && bodies.length) {

@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import iconv from 'iconv-lite';
 import { computeUstvaDe } from '../../../shared/domain/tax/ustvaDe';

@@ -53,7 +53,7 @@ describe('bank', () => {
     expect([other.kind, other.externalId, other.amount]).toEqual(['ignored', null, null]);
   });
 
-  it('signBankPayload is t=<unix>,v1=HMAC-SHA256(`${t}.${body}`)', () => {
+  it('signBankPayload is t=<unix>,v1=HMAC-SHA256(`<t>.<body>`)', () => {
     const expected = createHmac('sha256', SECRET).update('1700000000.{"a":1}').digest('hex');
     expect(signBankPayload(SECRET, '{"a":1}', 1700000000)).toBe(`t=1700000000,v1=${expected}`);
   });
