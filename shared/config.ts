@@ -59,6 +59,14 @@ export interface Config {
   webhookStoreBatchMax: number;
   /** BullMQ job lock: a job whose worker died is retried after this long (stalled-job check). */
   workerLockDurationMs: number;
+  /**
+   * The workers' recovery loop (workers/recoveryLoop.ts), which does not depend on what Redis
+   * holds: every intervalMs each worker process re-declares the recurring jobs and (one process
+   * at a time) queues again the work PostgreSQL says is pending but whose job Redis no longer has,
+   * once it has been pending staleAfterMs. A job Redis lost is queued again within
+   * staleAfterMs + 2 × intervalMs (100 s by default; docs/resilience.md). intervalMs 0: off.
+   */
+  recovery: { intervalMs: number; staleAfterMs: number };
   bullBoard: { user: string | null; password: string | null };
   /** Bearer token for /metrics (API and workers); required in production. */
   metricsToken: string | null;
@@ -209,6 +217,11 @@ export function loadConfig(env: Env = process.env): Config {
     // Deliveries the API stores in one statement (shared/webhooks/ingest.ts), one statement at a time.
     webhookStoreBatchMax: int('WEBHOOK_STORE_BATCH_MAX', 50, 1, 200),
     workerLockDurationMs: int('WORKER_LOCK_DURATION_MS', 30_000, 1000, 600_000),
+    recovery: {
+      // 0 turns the loop off (the test suite: its files share one database under different Redis prefixes).
+      intervalMs: int('RECOVERY_INTERVAL_MS', 20_000, 0, 600_000),
+      staleAfterMs: int('RECOVERY_STALE_AFTER_MS', 60_000, 1000, 24 * 3600_000),
+    },
     bullBoard: { user: env.BULL_BOARD_USER ?? null, password: env.BULL_BOARD_PASSWORD ?? null },
     metricsToken: env.METRICS_TOKEN || null,
     workerMetricsPort: int('WORKER_METRICS_PORT', 0, 0, 65535),

@@ -14,6 +14,12 @@ export async function lockKey(trx: Knex.Transaction, key: string): Promise<void>
   await runCompiledSql(trx, 'select pg_advisory_xact_lock(hashtextextended(?, 0))', [key]);
 }
 
+/** lockKey without waiting: true if this transaction now holds the lock, false if another one does. */
+export async function tryLockKey(trx: Knex.Transaction, key: string): Promise<boolean> {
+  const [row] = await runCompiledSql<{ locked: boolean }>(trx, 'select pg_try_advisory_xact_lock(hashtextextended(?, 0)) as locked', [key]);
+  return row?.locked === true;
+}
+
 export const moneyLockKey = (tenantId: string, provider: string, externalId: string) => `webhook:money:${tenantId}:${provider}:${externalId}`;
 /**
  * moneyLockKey as SQL over a webhook_events row (alias `we`): lets the job take the lock in its
@@ -25,3 +31,5 @@ export const eventLockKey = (tenantId: string, provider: string, eventId: string
 export const supplierLockKey = (tenantId: string, identity: string) => `webhook:supplier:${tenantId}:${identity}`;
 /** A tenant's live U30 submissions (shared/commands/submitVatReturn.ts): the overlap check and the insert. */
 export const submissionLockKey = (tenantId: string) => `report-submission:${tenantId}`;
+/** The recovery sweep of one deployment (shared/recovery.ts): one worker process at a time runs it. */
+export const recoveryLockKey = (redisPrefix: string) => `recovery:${redisPrefix}`;

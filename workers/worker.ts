@@ -9,6 +9,7 @@ import { registry } from './registry';
 import type { JobHandlers } from './types';
 import { jobDuration } from '../shared/metrics';
 import { startOutboxRelay } from './outboxRelay';
+import { startRecoveryLoop } from './recoveryLoop';
 
 export interface RunningWorkers {
   workers: Worker[];
@@ -92,10 +93,13 @@ export async function startWorkers(
   }
   if (opts.schedule !== false) await scheduleRecurringJobs();
   const relay = opts.relay === false ? null : startOutboxRelay(cfg);
+  // Recurring jobs re-declared and lost jobs queued again on a timer that Redis cannot lose (workers/recoveryLoop.ts).
+  const recovery = cfg.recovery.intervalMs ? startRecoveryLoop(cfg, { schedule: opts.schedule === false ? undefined : scheduleRecurringJobs }) : null;
   return {
     workers,
     // close() waits for active jobs to finish; new jobs are not taken meanwhile.
     close: async () => {
+      await recovery?.close();
       await relay?.close();
       await Promise.allSettled(workers.map((w) => w.close()));
     },

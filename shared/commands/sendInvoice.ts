@@ -16,6 +16,10 @@ import { isIntraEuReverseCharge, parsePostalAddress } from '../formats/cii/einvo
 import type { CommandContext } from './types';
 import { activeCustomer, assertRelatedInvoice, loadTenant, lockInvoice, nextInvoiceNumber, type InvoiceRow } from './invoiceShared';
 
+/** The e-mail job of a delivery; its id is the delivery's (a business key: re-adding it is a no-op). */
+export const SEND_INVOICE_EMAIL_JOB = 'send-invoice-email';
+export const deliveryJobId = (deliveryId: string) => `email-${deliveryId}`;
+
 export interface SendInput {
   to?: string;
   subject?: string;
@@ -95,8 +99,8 @@ export async function sendInvoice(
     .returning('id');
   await enqueueAfterCommit(trx, {
     queue: QUEUES.email,
-    name: 'send-invoice-email',
-    jobId: `email-${delivery.id}`,
+    name: SEND_INVOICE_EMAIL_JOB,
+    jobId: deliveryJobId(delivery.id),
     data: { deliveryId: delivery.id, tenantId },
   });
   await audit(trx, actor, {

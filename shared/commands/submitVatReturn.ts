@@ -30,6 +30,13 @@ import type { CommandContext } from './types';
  */
 export const SUBMIT_U30_JOB = 'submit-u30';
 export const submitJobId = (submissionId: string) => `u30-${submissionId}`;
+/**
+ * The error of a live submission whose upload may have been filed (workers/jobs/tax-portal/submitU30.ts;
+ * also written by the recovery sweep, shared/recovery.ts, for one whose job Redis lost mid-upload).
+ */
+export const outcomeUnknownMessage = (submissionId: string) =>
+  'Upload outcome unknown (interrupted after the file was sent): check the FinanzOnline DataBox, then record what happened with ' +
+  `POST /api/reports/ust/submissions/${submissionId}/resolve { "outcome": "accepted" | "rejected" }; after "rejected" the period can be filed again`;
 
 export interface SubmitVatReturnInput {
   year: number;

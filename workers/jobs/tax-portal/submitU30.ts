@@ -5,7 +5,7 @@ import { logger } from '../../../shared/logger';
 import { storable, storableJson } from '../../../shared/storable';
 import { decryptJson } from '../../../shared/crypto/secretBox';
 import { FinanzOnlineClient, PortalError, type FinanzOnlineCredentials } from '../../../shared/providers/finanzonline';
-import type { SubmitU30JobData } from '../../../shared/commands/submitVatReturn';
+import { outcomeUnknownMessage, type SubmitU30JobData } from '../../../shared/commands/submitVatReturn';
 
 /**
  * Upload one U30 submission to FinanzOnline: session login → fileupload (T = test, P = live) →
@@ -32,10 +32,6 @@ import type { SubmitU30JobData } from '../../../shared/commands/submitVatReturn'
  * file nothing, so a test submission is simply uploaded again.
  */
 type Row = { id: string; tenantId: string; mode: 'test' | 'live'; status: string; payload: Buffer | null };
-
-export const outcomeUnknownMessage = (submissionId: string) =>
-  'Upload outcome unknown (interrupted after the file was sent): check the FinanzOnline DataBox, then record what happened with ' +
-  `POST /api/reports/ust/submissions/${submissionId}/resolve { "outcome": "accepted" | "rejected" }; after "rejected" the period can be filed again`;
 
 /**
  * Upload failures that prove the file was not taken: the fileupload service's own answer, a
