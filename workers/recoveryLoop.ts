@@ -2,6 +2,15 @@ import type { Config } from '../shared/config';
 import { logger } from '../shared/logger';
 import { recoverLostJobs } from '../shared/recovery';
 import { producerRedis, redisReady } from '../shared/redis';
+import { getQueue, QUEUES } from '../shared/queues';
+
+/**
+ * Declared by scheduleRecurringJobs with the others; Redis loses them together (noeviction keeps
+ * it from losing some). Re-declaring is left for when it is missing: an upsert removes a scheduled
+ * job that is already due but not yet taken and, for a cron pattern, schedules the next occurrence
+ * instead, so upserting every interval could postpone a daily purge that waits behind other jobs.
+ */
+const SENTINEL_SCHEDULER = 'relay-outbox';
 
 /**
  * Every worker process's recovery loop: a plain timer (RECOVERY_INTERVAL_MS, 20 s by default),
@@ -9,8 +18,8 @@ import { producerRedis, redisReady } from '../shared/redis';
  * over Redis may have come back empty), and one at start. Nothing of it lives in Redis, so losing
  * Redis's data cannot lose it — unlike BullMQ's job schedulers, which are Redis keys. Each run:
  *
- * 1. re-declares the recurring jobs (`schedule`: upsertJobScheduler, idempotent), so a Redis that
- *    lost them has them back within one interval;
+ * 1. re-declares the recurring jobs (`schedule`: upsertJobScheduler, idempotent) when they are
+ *    gone (SENTINEL_SCHEDULER), so a Redis that lost them has them back within one interval;
  * 2. runs the recovery sweep (shared/recovery.ts): outbox rows not yet handed to Redis, and
  *    webhook events, e-mail deliveries and U30 submissions pending for RECOVERY_STALE_AFTER_MS
  *    whose job Redis no longer has are queued again. One process of the deployment at a time
@@ -33,7 +42,11 @@ export function startRecoveryLoop(cfg: Config, opts: { schedule?: () => Promise<
   const pass = async () => {
     if (closed || !(await redisReady(producerRedis()))) return;
     if (opts.schedule) {
-      await opts.schedule().catch((err: unknown) => logger.warn({ err: String(err) }, 'recovery: declaring the recurring jobs failed; the next run retries'));
+      const schedule = opts.schedule;
+      await getQueue(QUEUES.maintenance)
+        .getJobScheduler(SENTINEL_SCHEDULER)
+        .then((present) => (present ? undefined : schedule()))
+        .catch((err: unknown) => logger.warn({ err: String(err) }, 'recovery: declaring the recurring jobs failed; the next run retries'));
     }
     if (closed) return;
     await recoverLostJobs().catch((err: unknown) => logger.warn({ err: String(err) }, 'recovery sweep failed; the next run retries'));
