@@ -7,7 +7,8 @@ import { logger } from './logger';
 /**
  * Process entry points (api/server.ts, workers/index.ts) share their start and stop rules:
  * a configuration error exits with one line and code 2; SIGTERM/SIGINT runs the process's own
- * stop step, then closes queues, Redis and the database, and exits 0 — or 1 past the deadline.
+ * stop step, then closes queues, Redis and the database, and exits 0 — or with the stop step's
+ * exitCode (the API's when it had to cut connections), or 1 past the deadline, with a line saying so.
  */
 export async function runEntryPoint<T>(start: () => Promise<T>): Promise<T> {
   try {
@@ -21,18 +22,21 @@ export async function runEntryPoint<T>(start: () => Promise<T>): Promise<T> {
   }
 }
 
-export function stopGracefullyOnSignals(opts: { message: string; deadlineMs: number; stop: () => Promise<void> }): void {
+export function stopGracefullyOnSignals(opts: { message: string; deadlineMs: number; stop: () => Promise<{ exitCode: number } | undefined> }): void {
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, opts.message);
-    setTimeout(() => process.exit(1), opts.deadlineMs).unref();
-    await opts.stop();
+    setTimeout(() => {
+      logger.error({ signal, deadlineMs: opts.deadlineMs }, 'shutdown deadline passed: exiting with work unfinished');
+      process.exit(1);
+    }, opts.deadlineMs).unref();
+    const result = await opts.stop();
     await closeQueues();
     await closeProducerRedis();
     await closeDb();
-    process.exit(0);
+    process.exit(result?.exitCode ?? 0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));

@@ -1,5 +1,5 @@
 import { Queue, QueueEvents, type JobsOptions } from 'bullmq';
-import { config } from './config';
+import { config, type Config } from './config';
 import { createRedis, producerRedis, redisReady } from './redis';
 import { serviceUnavailable } from './errors';
 import { withTimeout } from './timeout';
@@ -42,6 +42,38 @@ export const QUEUE_JOB_OPTIONS: Partial<Record<QueueName, JobsOptions>> = {
 };
 
 export const jobOptionsFor = (queue: QueueName): JobsOptions => QUEUE_JOB_OPTIONS[queue] ?? DEFAULT_JOB_OPTIONS;
+
+/**
+ * How a queue's workers hold their jobs (workers/worker.ts), sized so that a job whose worker is
+ * alive keeps its lock under CPU starvation and a job whose worker is gone (or frozen) is taken
+ * over quickly. BullMQ renews the locks of a process's jobs from its event loop; a job whose lock
+ * lapsed is moved back to waiting by a stalled check of any worker, which takes two checks (the
+ * first marks the active jobs, the second moves those still without a lock).
+ * - lockDuration `WORKER_LOCK_DURATION_MS` (30 s).
+ * - lockRenewTime lockDuration / 6 (5 s; BullMQ's default is half the lock): the lock lapses only
+ *   if the event loop gets no turn for about 25 s, where it was 15 s. On a 2-core machine under a
+ *   load of 20 (issue 25) renderers and e-mail deliveries lost their locks with half-lock
+ *   renewal, and a lapsed render or delivery runs twice (harmless for renders: the artifact is
+ *   stored once; a delivery found `sending` is failed as "outcome unknown" instead of re-sent).
+ * - stalledInterval lockDuration / 3 (10 s; was the whole lock): a lapsed job is back in waiting
+ *   within 20 s of the lapse instead of 60 s. One short Redis script per queue and worker per
+ *   interval.
+ * - maxStalledCount 3: a job that loses its worker more often is failed (a renderer that crashes
+ *   its process every time must not loop forever).
+ * The API reads the same numbers to tell a waiting client how long a takeover takes (runAndWait).
+ */
+export function workerLockOptions(cfg: Config) {
+  const lockDuration = cfg.workerLockDurationMs;
+  return {
+    lockDuration,
+    lockRenewTime: Math.max(200, Math.round(lockDuration / 6)),
+    stalledInterval: Math.max(300, Math.round(lockDuration / 3)),
+    maxStalledCount: 3,
+  };
+}
+
+/** Longest time from a lapsed lock until a worker may take the job again: two stalled checks. */
+export const takeoverMs = (cfg: Config) => 2 * workerLockOptions(cfg).stalledInterval;
 
 const queues = new Map<string, Queue>();
 
@@ -98,16 +130,75 @@ export async function closeQueues(): Promise<void> {
   events.clear();
 }
 
-export class JobWaitTimeout extends Error {}
+/** The wait for a job ended before the job did; `retryAfterSeconds` from the job's state. */
+export class JobWaitTimeout extends Error {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Where a job stands for a client that waited for it in vain: `lapsed` when it is active but no
+ * worker holds its lock any more (the worker died, froze or was starved of CPU; a stalled check
+ * hands it to another worker within takeoverMs), `delayed` with the time its retry is due.
+ */
+async function jobStanding(queue: QueueName, jobId: string): Promise<{ state: string; lapsed: boolean; dueInMs: number }> {
+  const q = getQueue(queue);
+  const job = await q.getJob(jobId);
+  if (!job) return { state: 'missing', lapsed: false, dueInMs: 0 };
+  const state = await job.getState();
+  const lapsed = state === 'active' && (await producerRedis().exists(`${q.toKey(jobId)}:lock`)) === 0;
+  // A retry is due `delay` after its failed attempt, which started at processedOn: a lower bound.
+  const dueInMs = state === 'delayed' ? Math.max(0, (job.processedOn ?? job.timestamp) + (job.delay ?? 0) - Date.now()) : 0;
+  return { state, lapsed, dueInMs };
+}
+
+/**
+ * Retry-After for a client whose wait ended before its job: a retry joins the same job and waits
+ * for it again, so "now" (1 s) is honest while the job waits or runs; a job whose lock lapsed
+ * cannot finish before a stalled check hands it over (takeoverMs), and a delayed retry not
+ * before it is due.
+ */
+async function retryAfterFor(queue: QueueName, jobId: string, cfg: Config): Promise<number> {
+  try {
+    const { lapsed, dueInMs } = await jobStanding(queue, jobId);
+    const ms = lapsed ? takeoverMs(cfg) : dueInMs;
+    return Math.min(120, Math.max(1, Math.ceil(ms / 1000)));
+  } catch {
+    return 5;
+  }
+}
 
 /**
  * Add a job (or join the existing one with the same id) and wait for its result, bounded. The
  * QueueEvents connection is made ready first: a fresh connection reads the event stream from
  * "now" and would miss a completion that happened while it was still connecting. BullMQ's
  * waitUntilFinished also checks the job's state after subscribing, so an already finished job
- * resolves at once. Throws JobWaitTimeout past waitMs; a failed job rejects with its reason.
+ * resolves at once. A failed job rejects with its reason.
+ *
+ * `settled`, polled every `pollMs`: whether the job's effect is already there (a stored document).
+ * A worker that lost its lock may have done the work but cannot complete the job (BullMQ refuses
+ * the completion of a job whose lock it no longer holds); the effect ends the wait then, resolving
+ * `{ settled: true }`, without waiting for the takeover to run the job again.
+ *
+ * Past waitMs, if the job's lock has lapsed, the wait goes on for one takeover (takeoverMs plus
+ * waitMs for the new run): the client would otherwise only be told to retry into the same stall.
+ * Then JobWaitTimeout, with a Retry-After from the job's state.
  */
-export async function runAndWait<T>(queue: QueueName, name: string, data: object, opts: JobsOptions & { jobId: string }, waitMs: number) {
+export async function runAndWait<T>(
+  queue: QueueName,
+  name: string,
+  data: object,
+  opts: JobsOptions & { jobId: string },
+  waitMs: number,
+  wait: { settled?: () => Promise<boolean>; pollMs?: number; cfg?: Config } = {},
+): Promise<{ job: Awaited<ReturnType<typeof enqueue>>; result?: T; settled?: boolean }> {
+  const cfg = wait.cfg ?? config();
   const events = getQueueEvents(queue);
   try {
     await withTimeout(events.waitUntilReady(), 2000, 'not ready');
@@ -115,10 +206,39 @@ export async function runAndWait<T>(queue: QueueName, name: string, data: object
     throw serviceUnavailable('The job queue is temporarily unavailable; please retry shortly', 5);
   }
   const job = await enqueue(queue, name, data, opts);
+  const jobId = opts.jobId;
+  let done = false;
+  const timers: NodeJS.Timeout[] = [];
+  // BullMQ's own bound only keeps its listeners from outliving a request that gave up.
+  const finished = job.waitUntilFinished(events, 2 * waitMs + takeoverMs(cfg) + 5_000).then(
+    (result) => ({ result: result as T }),
+    (err: Error) => ({ err }),
+  );
+  const poll = async (): Promise<{ settled: true } | null> => {
+    if (!wait.settled) return null;
+    while (!done) {
+      await sleep(wait.pollMs ?? 500);
+      if (done) return null;
+      if (await wait.settled().catch(() => false)) return { settled: true };
+    }
+    return null;
+  };
+  const deadline = (ms: number) => new Promise<{ timedOut: true }>((resolve) => timers.push(setTimeout(() => resolve({ timedOut: true }), ms)));
   try {
-    return { job, result: (await job.waitUntilFinished(events, waitMs)) as T };
-  } catch (err) {
-    if (/timed out|Job wait/i.test((err as Error).message)) throw new JobWaitTimeout((err as Error).message);
-    throw Object.assign(err as Error, { job });
+    const polled = poll().then((r) => r ?? new Promise<never>(() => undefined));
+    let outcome = await Promise.race([finished, polled, deadline(waitMs)]);
+    if ('timedOut' in outcome && (await jobStanding(queue, jobId).catch(() => null))?.lapsed) {
+      outcome = await Promise.race([finished, polled, deadline(takeoverMs(cfg) + waitMs)]);
+    }
+    if ('timedOut' in outcome) throw new JobWaitTimeout(`job ${jobId} not finished within the wait`, await retryAfterFor(queue, jobId, cfg));
+    if ('settled' in outcome) return { job, settled: true };
+    if ('err' in outcome) {
+      if (/Job wait .* timed out/.test(outcome.err.message)) throw new JobWaitTimeout(outcome.err.message, await retryAfterFor(queue, jobId, cfg));
+      throw Object.assign(outcome.err, { job });
+    }
+    return { job, result: outcome.result };
+  } finally {
+    done = true;
+    for (const t of timers) clearTimeout(t);
   }
 }

@@ -32,9 +32,15 @@ async function main() {
     message: 'workers shutting down: finishing active jobs',
     // Past this deadline the process exits; unfinished jobs' locks expire and another worker retries them.
     deadlineMs: 30_000,
+    // Every handle is closed, nothing is left to keep the process alive: the metrics server and
+    // its kept-alive scrape connections, the workers (after their active jobs; BullMQ then ends
+    // the sandboxed renderer children, which finish a job of their own first on SIGTERM), the
+    // outbox relay's LISTEN connection; then lifecycle.ts closes queues, Redis and the pool.
     stop: async () => {
       metricsServer?.close();
+      metricsServer?.closeAllConnections();
       await running.close();
+      return undefined;
     },
   });
   logger.info({ queues: running.workers.map((w) => w.name), ...priority }, 'workers started');

@@ -2,7 +2,7 @@ import { Worker, UnrecoverableError, type Job } from 'bullmq';
 import { fileURLToPath } from 'node:url';
 import { config, type Config } from '../shared/config';
 import { createRedis } from '../shared/redis';
-import { QUEUES, getQueue, type QueueName } from '../shared/queues';
+import { QUEUES, getQueue, workerLockOptions, type QueueName } from '../shared/queues';
 import { logger } from '../shared/logger';
 import { jobLogContext, runWithLogContext } from '../shared/logContext';
 import { registry } from './registry';
@@ -38,14 +38,27 @@ async function dispatch(queue: QueueName, handlers: JobHandlers, job: Job) {
   // A job nobody can run will never succeed: fail it for good instead of retrying.
   if (!handler) throw new UnrecoverableError(`No handler for job "${job.name}" on queue "${queue}"`);
   const started = Date.now();
-  try {
-    const result = await handler(job);
-    // The outbox relay runs every 10 s per worker: keep it out of the info log.
-    logger[job.name === 'relay-outbox' ? 'debug' : 'info']({ ms: Date.now() - started }, 'job completed');
-    return result;
-  } catch (err) {
-    logger.warn({ ms: Date.now() - started, err: (err as Error).message }, 'job attempt failed');
-    throw err;
+  // A failure is logged once, by the Worker's 'failed' listener (startWorkers): it knows whether
+  // BullMQ retries the job, and it sees sandboxed jobs too.
+  const result = await handler(job);
+  // The outbox relay runs every 10 s per worker: keep it out of the info log.
+  logger[job.name === 'relay-outbox' ? 'debug' : 'info']({ ms: Date.now() - started }, 'job completed');
+  return result;
+}
+
+/**
+ * How a failed attempt is logged (docs/operations.md): `warn` "job attempt failed" when BullMQ
+ * retries the job, `error` "job failed" for the final failure (attempts used up, or an
+ * UnrecoverableError). BullMQ emits 'failed' after moving the job: a final failure has its
+ * finishedOn set, a retried attempt has not.
+ */
+export function logJobFailure(queue: QueueName, job: Job | undefined, err: Error): void {
+  const fields = { queue, jobId: job?.id, job: job?.name, attempt: job?.attemptsMade, err: err.message };
+  const ms = job?.processedOn ? Date.now() - job.processedOn : undefined;
+  if (job && !job.finishedOn) {
+    logger.warn({ ...fields, attempts: job.opts.attempts, ms, retryInMs: job.delay || 0 }, 'job attempt failed');
+  } else {
+    logger.error({ ...fields, attempts: job?.attemptsMade, ms }, 'job failed');
   }
 }
 
@@ -74,10 +87,9 @@ export async function startWorkers(
       connection: createRedis('worker'),
       prefix: cfg.redisPrefix,
       concurrency: concurrencyFor(cfg, queue),
-      // A job whose worker died (SIGKILL, OOM) is picked up again after the lock expires.
-      lockDuration: cfg.workerLockDurationMs,
-      stalledInterval: cfg.workerLockDurationMs,
-      maxStalledCount: 3,
+      // A job whose worker died (SIGKILL, OOM) or froze is picked up again after the lock expires;
+      // renewal and stalled checks sized in shared/queues.ts (workerLockOptions).
+      ...workerLockOptions(cfg),
     });
     // Durations from BullMQ's own timestamps, so sandboxed jobs are measured the same way.
     const observe = (job: Job | undefined, outcome: string) => {
@@ -86,7 +98,7 @@ export async function startWorkers(
     w.on('completed', (job) => observe(job, 'completed'));
     w.on('failed', (job, err) => {
       observe(job, 'failed');
-      logger.error({ queue, jobId: job?.id, job: job?.name, attempts: job?.attemptsMade, err: err.message }, 'job failed');
+      logJobFailure(queue, job, err);
     });
     w.on('error', (err) => logger.error({ queue, err: err.message }, 'worker error'));
     workers.push(w);

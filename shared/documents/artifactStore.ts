@@ -16,6 +16,8 @@ export interface ArtifactKey {
 
 export interface ArtifactStore {
   get(key: ArtifactKey): Promise<Buffer | null>;
+  /** Whether the artifact is stored, without reading it. */
+  has(key: ArtifactKey): Promise<boolean>;
   /** Idempotent: a second put for the same key keeps the first (identical) artifact. */
   put(key: ArtifactKey, content: Buffer, contentType: string): Promise<void>;
 }
@@ -28,6 +30,13 @@ export class PostgresArtifactStore implements ArtifactStore {
       .where({ tenantId: key.tenantId, invoiceId: key.invoiceId, kind: key.kind, version: key.version })
       .first('content');
     return row ? (row.content as Buffer) : null;
+  }
+
+  async has(key: ArtifactKey): Promise<boolean> {
+    const row = await this.knex()('documents')
+      .where({ tenantId: key.tenantId, invoiceId: key.invoiceId, kind: key.kind, version: key.version })
+      .first(this.knex().raw('1 as found'));
+    return !!row;
   }
 
   async put(key: ArtifactKey, content: Buffer, contentType: string): Promise<void> {

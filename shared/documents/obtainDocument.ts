@@ -7,18 +7,24 @@ import { AppError, notFound, serviceUnavailable } from '../errors';
 import { loadInvoiceView } from '../queries/invoices';
 import { logger } from '../logger';
 import type { InvoiceView } from '../domain/invoiceView';
+import type { Config } from '../config';
 
 /**
  * The API side of rendering: serve the cached artifact of the invoice's current version, or queue
  * the render job (job id = business key, so concurrent requests share one job) and wait for it a
- * bounded time. Past the bound: 503 with Retry-After, and the job keeps running — the next
- * request finds the artifact.
+ * bounded time (shared/queues.ts runAndWait): the wait ends when the job completes or fails, or
+ * as soon as the artifact is stored (a worker that lost its lock stores the document but cannot
+ * complete the job), and goes on through one takeover when the job's lock lapsed. Past that: 503
+ * with a Retry-After from the job's state, and the job keeps running — the next request finds
+ * the artifact or joins the job.
  */
 export async function obtainDocument(
   tenantId: string,
   invoiceId: string,
   kind: DocumentKind,
   waitMs: number,
+  /** The serving app's configuration (its view of the workers' lock, for Retry-After). */
+  cfg?: Config,
 ): Promise<{ content: Buffer; invoice: InvoiceView; version: number }> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const row = await db()('invoices').where({ tenantId, id: invoiceId }).whereNull('deletedAt').first('version');
@@ -30,10 +36,14 @@ export async function obtainDocument(
     const cached = await artifactStore.get(key);
     if (cached) return { content: cached, invoice, version: key.version };
 
+    let waited: Awaited<ReturnType<typeof runAndWait>>;
     try {
-      await runAndWait(QUEUES.documents, 'render-invoice-document', key, { jobId: renderJobId(kind, invoiceId, key.version) }, waitMs);
+      waited = await runAndWait(QUEUES.documents, 'render-invoice-document', key, { jobId: renderJobId(kind, invoiceId, key.version) }, waitMs, {
+        settled: () => artifactStore.has(key),
+        cfg,
+      });
     } catch (err) {
-      if (err instanceof JobWaitTimeout) throw serviceUnavailable('The document is still being rendered; retry shortly', 2);
+      if (err instanceof JobWaitTimeout) throw serviceUnavailable('The document is still being rendered; retry shortly', err.retryAfterSeconds);
       if (err instanceof AppError) throw err;
       const refused = refusalFrom((err as Error).message ?? '');
       if (refused) {
@@ -50,7 +60,15 @@ export async function obtainDocument(
     }
     const content = await artifactStore.get(key);
     if (content) return { content, invoice, version: key.version };
-    // The job found a newer version than ours (the draft changed meanwhile): go again.
+    // The job finished without storing this version's document. Either the draft changed meanwhile
+    // (the job found a newer version: go again with it), or the version is unchanged and the
+    // finished job is one whose answer does not hold for it (a completed job is kept for an hour
+    // under its id, and joining it would answer at once, every time): remove it and render anew.
+    const now = await db()('invoices').where({ tenantId, id: invoiceId }).whereNull('deletedAt').first('version');
+    if (now?.version === key.version) {
+      logger.warn({ invoiceId, kind, version: key.version, result: waited.result }, 'render job finished without storing the document; rendering again');
+      await waited.job.remove().catch(() => undefined);
+    }
   }
-  throw serviceUnavailable('The invoice is changing while it is rendered; retry shortly', 2);
+  throw serviceUnavailable('The invoice is changing while it is rendered; retry shortly', 1);
 }

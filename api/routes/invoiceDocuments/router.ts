@@ -15,7 +15,7 @@ export const { router: invoiceDocumentsRouter, add } = createRouter('/api/invoic
 function serve(kind: DocumentKind) {
   return async (ctx: AppContext) => {
     const { id } = ctx.input.params as { id: string };
-    const { content, invoice, version } = await obtainDocument(ctx.state.actor.tenantId, id, kind, ctx.config.renderWaitMs);
+    const { content, invoice, version } = await obtainDocument(ctx.state.actor.tenantId, id, kind, ctx.config.renderWaitMs, ctx.config);
     const etag = `"${kind}-${id}-v${version}"`;
     ctx.set('ETag', etag);
     ctx.set('Cache-Control', 'private, no-cache');

@@ -54,7 +54,7 @@ export async function obtainReportPdf(data: ReportPdfJobData, waitMs: number): P
   try {
     ({ result } = await runAndWait<{ pdf?: string }>(QUEUES.reports, RENDER_REPORT_PDF_JOB, data, { jobId }, waitMs));
   } catch (err) {
-    if (err instanceof JobWaitTimeout) throw serviceUnavailable('The report is still being rendered; retry shortly', 2);
+    if (err instanceof JobWaitTimeout) throw serviceUnavailable('The report is still being rendered; retry shortly', err.retryAfterSeconds);
     if (err instanceof AppError) throw err;
     // A failed render is our bug: drop the failed job so the next request tries again.
     logger.error({ jobId, err: (err as Error).message }, 'report rendering failed');
