@@ -7,17 +7,10 @@
 import type { DocumentInput } from '../../domain/invoiceView';
 import { el, optionalEl, renderXml, type XmlElement } from '../xml';
 import { checkEn16931 } from './en16931Rules';
-import {
-  EInvoiceExportError,
-  formatAmount,
-  formatDecimal,
-  formatPrice,
-  toEInvoiceModel,
-  type EInvoiceLine,
-  type EInvoiceModel,
-  type EInvoiceParty,
-  type EInvoiceTaxGroup,
-} from './einvoiceModel';
+import { toEInvoiceModel } from './einvoiceModel';
+import type { EInvoiceLine, EInvoiceModel, EInvoiceParty, EInvoiceTaxGroup } from './einvoiceModelTypes';
+import { EInvoiceExportError } from './exportError';
+import { formatAmount, formatDecimal, formatPrice } from './numberFormat';
 
 export const CII_NAMESPACES = {
   rsm: 'urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100',

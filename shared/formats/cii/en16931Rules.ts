@@ -6,7 +6,7 @@
  */
 import Decimal from 'decimal.js';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { KNOWN_UNIT_CODES } from './einvoiceModel';
+import { KNOWN_UNIT_CODES } from './unitCodes';
 
 export interface En16931Violation {
   rule: string;

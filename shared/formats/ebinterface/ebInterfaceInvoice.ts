@@ -9,18 +9,12 @@
 import Decimal from 'decimal.js';
 import type { DocumentInput } from '../../domain/invoiceView';
 import { el, optionalEl, renderXml, type XmlElement } from '../xml';
-import {
-  EInvoiceExportError,
-  countryNameDe,
-  formatAmount,
-  formatDecimal,
-  formatPrice,
-  reverseChargeNote,
-  toEInvoiceModel,
-  vatIdCountry,
-  type EInvoiceModel,
-  type EInvoiceParty,
-} from '../cii/einvoiceModel';
+import { countryNameDe, vatIdCountry } from '../cii/countries';
+import { toEInvoiceModel } from '../cii/einvoiceModel';
+import type { EInvoiceModel, EInvoiceParty } from '../cii/einvoiceModelTypes';
+import { EInvoiceExportError } from '../cii/exportError';
+import { formatAmount, formatDecimal, formatPrice } from '../cii/numberFormat';
+import { reverseChargeNote } from '../cii/vatCategories';
 import { isBusinessCustomer, realVatId, requiredVatIdentities } from '../../domain/vatIdentities';
 
 export const EBINTERFACE_61_NAMESPACE = 'http://www.ebinterface.at/schema/6p1/';

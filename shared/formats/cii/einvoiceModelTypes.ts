@@ -1,0 +1,67 @@
+/** The shape of the normalised e-invoice both writers serialise (built by toEInvoiceModel). */
+import type Decimal from 'decimal.js';
+import type { PostalAddress } from './postalAddress';
+import type { VatCategory } from './vatCategories';
+
+export interface EInvoiceParty {
+  /** Legal/company name (BT-27 / BT-44). */
+  name: string;
+  /** A person at the party, when both a company and a person name are known. */
+  contactName: string | null;
+  email: string | null;
+  phone: string | null;
+  vatId: string | null;
+  taxNumber: string | null;
+  address: PostalAddress;
+}
+
+export interface EInvoiceLine {
+  position: number;
+  /** First line of the description (BT-153 item name). */
+  name: string;
+  /** Full description when it says more than `name` (BT-154). */
+  description: string | null;
+  fullDescription: string;
+  quantity: Decimal;
+  unitCode: string;
+  /** Net price per unit, never negative (BR-27); a negative line carries a negative quantity. */
+  unitPrice: Decimal;
+  netAmount: Decimal;
+  taxRate: Decimal;
+  category: VatCategory;
+}
+
+export interface EInvoiceTaxGroup {
+  category: VatCategory;
+  rate: Decimal;
+  basis: Decimal;
+  tax: Decimal;
+  exemptionReason: string | null;
+  exemptionReasonCode: string | null;
+}
+
+export interface EInvoiceModel {
+  kind: 'invoice' | 'creditNote';
+  number: string;
+  issueDate: string;
+  /** BT-72: the day of delivery or service; the issue date when none is stored. */
+  deliveryDate: string;
+  /** BG-14 (BT-73/74): the service period, when the invoice names one (serviceEndDate). */
+  servicePeriod: { start: string; end: string } | null;
+  dueDate: string | null;
+  paymentTermDays: number | null;
+  currency: string;
+  seller: EInvoiceParty;
+  buyer: EInvoiceParty;
+  /** Stable id of the customer in our system (BT-46 is not filled from it; kept for references). */
+  buyerId: string | null;
+  lines: EInvoiceLine[];
+  taxGroups: EInvoiceTaxGroup[];
+  totals: { net: Decimal; tax: Decimal; gross: Decimal; paid: Decimal; due: Decimal };
+  reverseCharge: boolean;
+  /** Free-text notes for the document (invoice notes, footer, legal wording). */
+  notes: string[];
+  relatedInvoiceNumber: string | null;
+  iban: string | null;
+  bic: string | null;
+}
