@@ -31,5 +31,8 @@ export const eventLockKey = (tenantId: string, provider: string, eventId: string
 export const supplierLockKey = (tenantId: string, identity: string) => `webhook:supplier:${tenantId}:${identity}`;
 /** A tenant's live U30 submissions (shared/commands/submitVatReturn.ts): the overlap check and the insert. */
 export const submissionLockKey = (tenantId: string) => `report-submission:${tenantId}`;
-/** The recovery sweep of one deployment (shared/recovery.ts): one worker process at a time runs it. */
-export const recoveryLockKey = (redisPrefix: string) => `recovery:${redisPrefix}`;
+/**
+ * The recovery sweep of one deployment (shared/recovery.ts): one worker process at a time runs it.
+ * A sweep narrowed to one tenant (an operator's or a test's) locks that tenant's part only.
+ */
+export const recoveryLockKey = (redisPrefix: string, tenantId?: string) => `recovery:${redisPrefix}${tenantId ? `:${tenantId}` : ''}`;

@@ -89,12 +89,14 @@ const counts = (): RequeueCounts => ({ requeued: 0, retried: 0, inFlight: 0, mis
 const missingSince = new Map<string, number>();
 
 /**
- * Run fn while holding this deployment's recovery lock; null (fn not run) when another process
- * holds it. The lock's transaction only holds the lock: fn's statements run on other connections.
+ * Run fn while holding this deployment's recovery lock (or, for a sweep narrowed to a tenant, that
+ * tenant's); null (fn not run) when another process holds it. The lock's transaction only holds the
+ * lock: fn's statements run on other connections. Overlapping sweeps would do no harm (job ids are
+ * business keys), only double work.
  */
-export async function withRecoveryLock<T>(fn: () => Promise<T>): Promise<T | null> {
+export async function withRecoveryLock<T>(fn: () => Promise<T>, tenantId?: string): Promise<T | null> {
   return db().transaction(async (trx: Knex.Transaction) => {
-    if (!(await tryLockKey(trx, recoveryLockKey(config().redisPrefix)))) return null;
+    if (!(await tryLockKey(trx, recoveryLockKey(config().redisPrefix, tenantId)))) return null;
     return fn();
   });
 }

@@ -11,6 +11,6 @@ import { withRecoveryLock } from '../../../shared/recovery';
  */
 export async function sweepStuckWebhookEventsJob(job: Job<Pick<SweepOptions, 'tenantId' | 'staleAfterMinutes' | 'maxAgeHours'>>) {
   const { tenantId, staleAfterMinutes, maxAgeHours } = job.data ?? {};
-  const result = await withRecoveryLock(() => sweepStuckWebhookEvents({ tenantId, staleAfterMinutes, maxAgeHours }));
+  const result = await withRecoveryLock(() => sweepStuckWebhookEvents({ tenantId, staleAfterMinutes, maxAgeHours }), tenantId);
   return result ?? { skipped: 'another recovery sweep is running' };
 }
