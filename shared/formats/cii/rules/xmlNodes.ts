@@ -1,0 +1,43 @@
+/**
+ * Navigation in the parsed CII tree (fast-xml-parser, namespace prefixes removed, every element an
+ * array): the small XPath subset the rules need.
+ */
+
+export type XNode = { [key: string]: unknown };
+
+export function kids(node: XNode | undefined, name: string): XNode[] {
+  if (!node) return [];
+  const v = node[name];
+  if (!Array.isArray(v)) return [];
+  return v.map((x) => (typeof x === 'object' && x !== null ? (x as XNode) : { '#text': String(x) }));
+}
+
+export function all(node: XNode | undefined, path: string): XNode[] {
+  let current: XNode[] = node ? [node] : [];
+  for (const step of path.split('/')) current = current.flatMap((n) => kids(n, step));
+  return current;
+}
+
+export function one(node: XNode | undefined, path: string): XNode | undefined {
+  return all(node, path)[0];
+}
+
+export function text(node: XNode | undefined): string | undefined {
+  if (!node) return undefined;
+  const t = node['#text'];
+  return t === undefined || t === null ? undefined : String(t);
+}
+
+export function textAt(node: XNode | undefined, path: string): string | undefined {
+  return text(one(node, path));
+}
+
+export function attr(node: XNode | undefined, name: string): string | undefined {
+  if (!node) return undefined;
+  const v = node[`@_${name}`];
+  return v === undefined ? undefined : String(v);
+}
+
+export function blank(s: string | undefined): boolean {
+  return s === undefined || s.replace(/\s+/g, '') === '';
+}
