@@ -83,3 +83,9 @@ export const EU_COUNTRIES = [
   'SI',
   'SK',
 ] as const;
+
+/** The VAT ID prefix of a member state: its ISO code, except Greece (GR → EL). */
+export const vatPrefixOf = (country: string) => (country.toUpperCase() === 'GR' ? 'EL' : country.toUpperCase());
+
+/** The VAT ID prefixes of the EU member states (EL for Greece). */
+export const EU_VAT_ID_PREFIXES: readonly string[] = EU_COUNTRIES.map(vatPrefixOf);

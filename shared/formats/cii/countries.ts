@@ -1,38 +1,12 @@
+import { EU_VAT_ID_PREFIXES } from '../../domain/vatId';
+
 /**
  * Country codes as the e-invoices need them: EU membership by VAT prefix, German country names
  * (ebInterface) and the country of a VAT identifier.
  */
 
 /** EU member states by the country code used in VAT identifiers ("EL" is Greece). */
-export const EU_VAT_PREFIXES: ReadonlySet<string> = new Set([
-  'AT',
-  'BE',
-  'BG',
-  'CY',
-  'CZ',
-  'DE',
-  'DK',
-  'EE',
-  'EL',
-  'ES',
-  'FI',
-  'FR',
-  'HR',
-  'HU',
-  'IE',
-  'IT',
-  'LT',
-  'LU',
-  'LV',
-  'MT',
-  'NL',
-  'PL',
-  'PT',
-  'RO',
-  'SE',
-  'SI',
-  'SK',
-]);
+export const EU_VAT_PREFIXES: ReadonlySet<string> = new Set(EU_VAT_ID_PREFIXES);
 
 /** German display names (ebInterface wants a country name next to the code). */
 const COUNTRY_NAMES_DE: Record<string, string> = {

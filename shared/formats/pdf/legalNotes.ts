@@ -7,36 +7,9 @@
  */
 import type { DocumentInput, PartyView } from '../../domain/invoiceView';
 import { isZero } from './format';
+import { EU_COUNTRIES } from '../../domain/vatId';
 
-export const EU_MEMBER_STATES = new Set([
-  'AT',
-  'BE',
-  'BG',
-  'CY',
-  'CZ',
-  'DE',
-  'DK',
-  'EE',
-  'ES',
-  'FI',
-  'FR',
-  'GR',
-  'HR',
-  'HU',
-  'IE',
-  'IT',
-  'LT',
-  'LU',
-  'LV',
-  'MT',
-  'NL',
-  'PL',
-  'PT',
-  'RO',
-  'SE',
-  'SI',
-  'SK',
-]);
+export const EU_MEMBER_STATES: ReadonlySet<string> = new Set(EU_COUNTRIES);
 
 /** Country of a VAT ID's prefix; Greece uses "EL" in VAT IDs but "GR" as ISO code. */
 export function vatIdCountry(vatId: string | null | undefined): string | null {

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { TaxPeriod } from '../../domain/tax/period';
 import type { VatAggregates } from '../../domain/tax/u30';
 import { D, money } from '../../domain/tax/amounts';
-import { EU_COUNTRIES } from '../../domain/vatId';
+import { EU_COUNTRIES, EU_VAT_ID_PREFIXES, vatPrefixOf } from '../../domain/vatId';
 import { inBooksSql } from './books';
 
 /**
@@ -16,39 +16,9 @@ export const FINALIZED_STATUSES = ['offen', 'teilbezahlt', 'bezahlt', 'storniert
 export const INPUT_TAX_EXCLUDED_STATUSES = ['entwurf', 'storniert'] as const;
 
 /** VAT ID prefixes of the EU member states (Greece is EL; XI = Northern Ireland for goods). */
-export const EU_VAT_PREFIXES = [
-  'AT',
-  'BE',
-  'BG',
-  'CY',
-  'CZ',
-  'DE',
-  'DK',
-  'EE',
-  'EL',
-  'ES',
-  'FI',
-  'FR',
-  'HR',
-  'HU',
-  'IE',
-  'IT',
-  'LT',
-  'LU',
-  'LV',
-  'MT',
-  'NL',
-  'PL',
-  'PT',
-  'RO',
-  'SE',
-  'SI',
-  'SK',
-  'XI',
-];
+export const EU_VAT_PREFIXES = [...EU_VAT_ID_PREFIXES, 'XI'];
 
-/** The VAT ID prefix of a tenant's own country (GR → EL). */
-export const vatPrefixOf = (country: string) => (country.toUpperCase() === 'GR' ? 'EL' : country.toUpperCase());
+export { vatPrefixOf };
 
 /** SQL: the customer snapshot's VAT ID prefix is another EU state's (bindings: prefixes[], own prefix). */
 export const REVERSE_CHARGE_SQL =
