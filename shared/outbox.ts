@@ -6,6 +6,8 @@ import { logger } from './logger';
 import { config } from './config';
 import { TimeoutError, withTimeout } from './timeout';
 import { Batches } from './batches';
+import { findJob } from './jobs/catalog';
+import type { KeyedJobDefinition } from './jobs/define';
 
 /**
  * Transactional outbox. A command that must trigger background work calls enqueueAfterCommit()
@@ -25,7 +27,16 @@ export interface OutboxJob {
 
 const pendingByTrx = new WeakMap<Knex.Transaction, (OutboxJob & { id: string })[]>();
 
-export async function enqueueAfterCommit(trx: Knex.Transaction, job: OutboxJob): Promise<void> {
+/**
+ * Write a job of the catalog (shared/jobs/catalog.ts) to the outbox: `enqueueAfterCommit(trx,
+ * jobs.sendInvoiceEmail, { deliveryId, tenantId })`. Queue, name and job id come from the entry.
+ * The row form (queue, name, jobId, data) writes a job outside the catalog: tests only.
+ */
+export function enqueueAfterCommit<P extends object>(trx: Knex.Transaction, job: KeyedJobDefinition<P, QueueName>, payload: P): Promise<void>;
+export function enqueueAfterCommit(trx: Knex.Transaction, job: OutboxJob): Promise<void>;
+export async function enqueueAfterCommit(trx: Knex.Transaction, def: OutboxJob | KeyedJobDefinition<object, QueueName>, payload?: object): Promise<void> {
+  const job: OutboxJob =
+    'schema' in def ? { queue: def.queue, name: def.name, jobId: def.jobId(payload as object), data: { ...(payload as Record<string, unknown>) } } : def;
   const [row] = await trx('outbox')
     .insert({ prefix: config().redisPrefix, queue: job.queue, jobName: job.name, jobId: job.jobId, payload: JSON.stringify(job.data) })
     .returning('id');
@@ -77,7 +88,9 @@ async function sendCommitted(jobs: (OutboxJob & { id: string })[]): Promise<void
 
 /**
  * Add jobs to their queues now: one addBulk per queue (a pipeline: one round trip however many
- * jobs). Bounded: should Redis drop right now, the caller must not wait for it.
+ * jobs), with their catalog entry's options (the row holds only queue, name, id and payload, so
+ * rows written before a change of options are sent with the current ones). Bounded: should Redis
+ * drop right now, the caller must not wait for it.
  */
 async function addJobs(jobs: OutboxJob[]): Promise<void> {
   const byQueue = new Map<QueueName, OutboxJob[]>();
@@ -87,7 +100,11 @@ async function addJobs(jobs: OutboxJob[]): Promise<void> {
     else byQueue.set(j.queue, [j]);
   }
   await withTimeout(
-    Promise.all([...byQueue].map(([queue, js]) => getQueue(queue).addBulk(js.map((j) => ({ name: j.name, data: j.data, opts: { jobId: j.jobId } }))))),
+    Promise.all(
+      [...byQueue].map(([queue, js]) =>
+        getQueue(queue).addBulk(js.map((j) => ({ name: j.name, data: j.data, opts: { ...findJob(queue, j.name)?.def.options, jobId: j.jobId } }))),
+      ),
+    ),
     2000,
     'queue add timed out',
   );

@@ -1,5 +1,6 @@
-import { Queue, QueueEvents, type JobsOptions } from 'bullmq';
+import { Queue, QueueEvents, type Job, type JobsOptions } from 'bullmq';
 import { config, type Config } from './config';
+import { addOptions, type JobDefinition, type KeyedJobDefinition } from './jobs/define';
 import { createRedis, producerRedis, redisReady } from './redis';
 import { serviceUnavailable } from './errors';
 import { withTimeout } from './timeout';
@@ -109,10 +110,23 @@ export function getQueueEvents(name: QueueName): QueueEvents {
 }
 
 /**
- * Add a job now (outside any transaction). If Redis is unreachable the caller gets 503 with
- * Retry-After instead of a hang or a 500.
+ * Add a job of the catalog (shared/jobs/catalog.ts) now, outside any transaction: its queue, name,
+ * id and options come from its entry, the payload is typed by it. If Redis is unreachable the
+ * caller gets 503 with Retry-After instead of a hang or a 500. `opts` overrides the entry's (tests).
+ *
+ * The (queue, name, data) form adds a job outside the catalog: tests and tools only (an unknown
+ * job, a job with a payload its schema refuses); application code uses the entries.
  */
-export async function enqueue<T extends object>(queue: QueueName, name: string, data: T, opts: JobsOptions = {}) {
+export function enqueue<P extends object>(job: JobDefinition<P, QueueName>, payload: P, opts?: JobsOptions): Promise<Job>;
+export function enqueue(queue: QueueName, name: string, data: object, opts?: JobsOptions): Promise<Job>;
+export async function enqueue(
+  target: QueueName | JobDefinition<object, QueueName>,
+  ...args: [payload: object, opts?: JobsOptions] | [name: string, data: object, opts?: JobsOptions]
+): Promise<Job> {
+  const [queue, name, data, opts] =
+    typeof target === 'string'
+      ? [target, args[0] as string, args[1] as object, (args[2] as JobsOptions | undefined) ?? {}]
+      : [target.queue, target.name, args[0] as object, { ...addOptions(target, args[0] as object), ...(args[1] as JobsOptions | undefined) }];
   const unavailable = () => serviceUnavailable('The job queue is temporarily unavailable; please retry shortly', 5);
   // Fail fast: BullMQ's add() would otherwise wait for a connection until Redis returns.
   if (!(await redisReady(producerRedis()))) throw unavailable();
@@ -175,11 +189,11 @@ async function retryAfterFor(queue: QueueName, jobId: string, cfg: Config): Prom
 }
 
 /**
- * Add a job (or join the existing one with the same id) and wait for its result, bounded. The
- * QueueEvents connection is made ready first: a fresh connection reads the event stream from
- * "now" and would miss a completion that happened while it was still connecting. BullMQ's
- * waitUntilFinished also checks the job's state after subscribing, so an already finished job
- * resolves at once. A failed job rejects with its reason.
+ * Add a job of the catalog (or join the existing one with the same id: the entry's jobId) and wait
+ * for its result, bounded. The QueueEvents connection is made ready first: a fresh connection
+ * reads the event stream from "now" and would miss a completion that happened while it was still
+ * connecting. BullMQ's waitUntilFinished also checks the job's state after subscribing, so an
+ * already finished job resolves at once. A failed job rejects with its reason.
  *
  * `settled`, polled every `pollMs`: whether the job's effect is already there (a stored document).
  * A worker that lost its lock may have done the work but cannot complete the job (BullMQ refuses
@@ -190,23 +204,22 @@ async function retryAfterFor(queue: QueueName, jobId: string, cfg: Config): Prom
  * waitMs for the new run): the client would otherwise only be told to retry into the same stall.
  * Then JobWaitTimeout, with a Retry-After from the job's state.
  */
-export async function runAndWait<T>(
-  queue: QueueName,
-  name: string,
-  data: object,
-  opts: JobsOptions & { jobId: string },
+export async function runAndWait<T, P extends object = object>(
+  def: KeyedJobDefinition<P, QueueName>,
+  payload: P,
   waitMs: number,
   wait: { settled?: () => Promise<boolean>; pollMs?: number; cfg?: Config } = {},
-): Promise<{ job: Awaited<ReturnType<typeof enqueue>>; result?: T; settled?: boolean }> {
+): Promise<{ job: Job; result?: T; settled?: boolean }> {
   const cfg = wait.cfg ?? config();
+  const queue = def.queue;
+  const jobId = def.jobId(payload);
   const events = getQueueEvents(queue);
   try {
     await withTimeout(events.waitUntilReady(), 2000, 'not ready');
   } catch {
     throw serviceUnavailable('The job queue is temporarily unavailable; please retry shortly', 5);
   }
-  const job = await enqueue(queue, name, data, opts);
-  const jobId = opts.jobId;
+  const job = await enqueue(def, payload);
   let done = false;
   const timers: NodeJS.Timeout[] = [];
   // BullMQ's own bound only keeps its listeners from outliving a request that gave up.

@@ -4,11 +4,12 @@ import { config } from './config';
 import { logger } from './logger';
 import { recoveryLockKey, tryLockKey } from './locks';
 import { relayOutbox } from './outbox';
-import { getQueue, QUEUES, type QueueName } from './queues';
+import { getQueue, type QueueName } from './queues';
 import { producerRedis, redisReady } from './redis';
 import { sweepStuckWebhookEvents } from './webhooks/sweepStuckEvents';
-import { deliveryJobId, SEND_INVOICE_EMAIL_JOB } from './commands/sendInvoice';
-import { outcomeUnknownMessage, SUBMIT_U30_JOB, submitJobId } from './commands/submitVatReturn';
+import { outcomeUnknownMessage } from './commands/submitVatReturn';
+import { jobs } from './jobs/catalog';
+import { addOptions, type KeyedJobDefinition } from './jobs/define';
 
 /**
  * Recovery of jobs Redis lost (docs/resilience.md, "Redis loses its data"). Redis is a queue, not
@@ -173,7 +174,9 @@ async function jobState(queue: QueueName, jobId: string): Promise<{ state: JobSt
 }
 
 /** Queue a row's job again if Redis lost it (or retry it if BullMQ gave it up); never a second copy. */
-async function requeue(queue: QueueName, name: string, jobId: string, data: Record<string, unknown>, c: RequeueCounts, confirm: Confirmation): Promise<void> {
+async function requeue<P extends object>(job: KeyedJobDefinition<P, QueueName>, payload: P, c: RequeueCounts, confirm: Confirmation): Promise<void> {
+  const { queue } = job;
+  const jobId = job.jobId(payload);
   try {
     const { state, retry } = await jobState(queue, jobId);
     const key = `${queue}:${jobId}`;
@@ -182,7 +185,7 @@ async function requeue(queue: QueueName, name: string, jobId: string, data: Reco
         c.missing++;
         return;
       }
-      await getQueue(queue).add(name, data, { jobId });
+      await getQueue(queue).add(job.name, payload, addOptions(job, payload));
       confirm.done(key);
       c.requeued++;
     } else if (retry) {
@@ -207,8 +210,7 @@ async function recoverDeliveries(staleAfterMs: number, limit: number, confirm: C
   const c = counts();
   const rows: { id: string; tenantId: string }[] = await stale('deliveries', ['queued', 'sending'], staleAfterMs, limit).select('id', 'tenantId');
   // A `sending` row's job finds it so and marks it failed, outcome unknown: it never sends twice.
-  for (const row of rows)
-    await requeue(QUEUES.email, SEND_INVOICE_EMAIL_JOB, deliveryJobId(row.id), { deliveryId: row.id, tenantId: row.tenantId }, c, confirm);
+  for (const row of rows) await requeue(jobs.sendInvoiceEmail, { deliveryId: row.id, tenantId: row.tenantId }, c, confirm);
   return c;
 }
 
@@ -223,20 +225,22 @@ async function recoverSubmissions(staleAfterMs: number, limit: number, confirm: 
     .where({ outcomeUnknown: false })
     .select('id', 'tenantId', 'mode', 'status');
   for (const row of rows) {
-    const jobId = submitJobId(row.id);
+    const payload = { tenantId: row.tenantId, submissionId: row.id };
+    const { queue } = jobs.submitU30;
+    const jobId = jobs.submitU30.jobId(payload);
     if (row.status === 'submitted' && row.mode === 'live') {
       // Claimed for upload by a run whose job is gone: the file may be filed. Not uploaded again.
       try {
-        const { state } = await jobState(QUEUES.taxPortal, jobId);
+        const { state } = await jobState(queue, jobId);
         if (state === 'inFlight') {
           c.inFlight++;
           continue;
         }
-        if (state === 'missing' && !confirm.confirmed(`${QUEUES.taxPortal}:${jobId}`)) {
+        if (state === 'missing' && !confirm.confirmed(`${queue}:${jobId}`)) {
           c.missing++;
           continue;
         }
-        confirm.done(`${QUEUES.taxPortal}:${jobId}`);
+        confirm.done(`${queue}:${jobId}`);
         // The status predicate: an upload finishing right now (accepted) or an admin's resolution wins.
         const flagged = await db()('reportSubmissions')
           .where({ id: row.id, tenantId: row.tenantId, status: 'submitted', outcomeUnknown: false })
@@ -250,7 +254,7 @@ async function recoverSubmissions(staleAfterMs: number, limit: number, confirm: 
       }
       continue;
     }
-    await requeue(QUEUES.taxPortal, SUBMIT_U30_JOB, jobId, { tenantId: row.tenantId, submissionId: row.id }, c, confirm);
+    await requeue(jobs.submitU30, payload, c, confirm);
   }
   return c;
 }

@@ -6,7 +6,9 @@ import { QUEUES, getQueue, workerLockOptions, type QueueName } from '../shared/q
 import { logger } from '../shared/logger';
 import { jobLogContext, runWithLogContext } from '../shared/logContext';
 import { registry } from './registry';
-import type { JobHandlers } from './types';
+import type { QueueHandlers } from './types';
+import { handlerFor } from './dispatch';
+import { jobs } from '../shared/jobs/catalog';
 import { jobDuration } from '../shared/metrics';
 import { startOutboxRelay } from './outboxRelay';
 import { startRecoveryLoop } from './recoveryLoop';
@@ -27,14 +29,15 @@ export function concurrencyFor(cfg: Config, queue: QueueName): number {
   return cfg.workerConcurrency[queue] ?? cfg.workerConcurrency.default ?? 5;
 }
 
-function dispatcher(queue: QueueName, handlers: JobHandlers) {
+function dispatcher(queue: QueueName, handlers: QueueHandlers) {
   // Every job, the recurring maintenance ones (relay-outbox too) included, runs in its log
   // context: whatever it logs, in shared/ as well, carries its id.
   return (job: Job) => runWithLogContext(jobLogContext(job), () => dispatch(queue, handlers, job));
 }
 
-async function dispatch(queue: QueueName, handlers: JobHandlers, job: Job) {
-  const handler = handlers[job.name];
+async function dispatch(queue: QueueName, handlers: QueueHandlers, job: Job) {
+  // A payload its catalog schema refuses throws UnrecoverableError here, before the handler runs.
+  const handler = handlerFor(queue, handlers, job);
   // A job nobody can run will never succeed: fail it for good instead of retrying.
   if (!handler) throw new UnrecoverableError(`No handler for job "${job.name}" on queue "${queue}"`);
   const started = Date.now();
@@ -42,7 +45,7 @@ async function dispatch(queue: QueueName, handlers: JobHandlers, job: Job) {
   // BullMQ retries the job, and it sees sandboxed jobs too.
   const result = await handler(job);
   // The outbox relay runs every 10 s per worker: keep it out of the info log.
-  logger[job.name === 'relay-outbox' ? 'debug' : 'info']({ ms: Date.now() - started }, 'job completed');
+  logger[job.name === jobs.relayOutbox.name ? 'debug' : 'info']({ ms: Date.now() - started }, 'job completed');
   return result;
 }
 
@@ -74,7 +77,7 @@ export async function startWorkers(
   const names = opts.queues ?? (Object.keys(registry) as QueueName[]);
   const workers: Worker[] = [];
   for (const queue of names) {
-    const handlers = registry[queue];
+    const handlers: QueueHandlers | undefined = (registry as Partial<Record<QueueName, QueueHandlers>>)[queue];
     if (!handlers) continue;
     const sandboxFile = opts.sandbox === false ? undefined : SANDBOXED[queue];
     const w = new Worker(queue, sandboxFile ?? dispatcher(queue, handlers), {
@@ -121,18 +124,27 @@ export async function startWorkers(
 /** Recurring jobs, declared idempotently (upsert), so any number of worker processes may call it. */
 export async function scheduleRecurringJobs(): Promise<void> {
   const maintenance = getQueue(QUEUES.maintenance);
+  // Scheduler ids are stored in Redis: keep them. Job names from the catalog; data {} (all tenants).
   await maintenance.upsertJobScheduler(
     'purge-deleted-customers-daily',
     { pattern: '0 3 * * *', tz: 'Europe/Vienna' },
     {
-      name: 'purge-deleted-customers',
+      name: jobs.purgeDeletedCustomers.name,
       data: {},
     },
   );
-  await maintenance.upsertJobScheduler('relay-outbox', { every: 10_000 }, { name: 'relay-outbox', data: {} });
-  await maintenance.upsertJobScheduler('purge-idempotency-keys-hourly', { pattern: '17 * * * *' }, { name: 'purge-idempotency-keys', data: {} });
+  await maintenance.upsertJobScheduler('relay-outbox', { every: 10_000 }, { name: jobs.relayOutbox.name, data: {} });
+  await maintenance.upsertJobScheduler('purge-idempotency-keys-hourly', { pattern: '17 * * * *' }, { name: jobs.purgeIdempotencyKeys.name, data: {} });
   // Webhook rows whose job was lost or died outside its failure path (shared/webhooks/sweepStuckEvents.ts).
-  await maintenance.upsertJobScheduler('sweep-stuck-webhook-events', { every: 5 * 60_000 }, { name: 'sweep-stuck-webhook-events', data: {} });
-  await maintenance.upsertJobScheduler('purge-unknown-login-attempts-hourly', { pattern: '23 * * * *' }, { name: 'purge-unknown-login-attempts', data: {} });
-  await maintenance.upsertJobScheduler('purge-sent-outbox-daily', { pattern: '30 3 * * *', tz: 'Europe/Vienna' }, { name: 'purge-sent-outbox', data: {} });
+  await maintenance.upsertJobScheduler('sweep-stuck-webhook-events', { every: 5 * 60_000 }, { name: jobs.sweepStuckWebhookEvents.name, data: {} });
+  await maintenance.upsertJobScheduler(
+    'purge-unknown-login-attempts-hourly',
+    { pattern: '23 * * * *' },
+    { name: jobs.purgeUnknownLoginAttempts.name, data: {} },
+  );
+  await maintenance.upsertJobScheduler(
+    'purge-sent-outbox-daily',
+    { pattern: '30 3 * * *', tz: 'Europe/Vienna' },
+    { name: jobs.purgeSentOutbox.name, data: {} },
+  );
 }

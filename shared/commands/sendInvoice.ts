@@ -5,7 +5,7 @@ import { resolveEmailText } from './emailPreview';
 import { audit } from '../audit';
 import { invalidInput, type ErrorDetail } from '../errors';
 import { enqueueAfterCommit } from '../outbox';
-import { QUEUES } from '../queues';
+import { jobs } from '../jobs/catalog';
 import { assertTransition } from '../domain/invoiceStates';
 import { termsOnFinalization, todayVienna, yearOf } from '../domain/dates';
 import { now } from '../clock';
@@ -15,10 +15,6 @@ import { isBusinessCustomer, realVatId, requiredVatIdentities, sellerHasLegalIde
 import { isIntraEuReverseCharge, parsePostalAddress } from '../formats/cii/einvoiceModel';
 import type { CommandContext } from './types';
 import { activeCustomer, assertRelatedInvoice, loadTenant, lockInvoice, nextInvoiceNumber, type InvoiceRow } from './invoiceShared';
-
-/** The e-mail job of a delivery; its id is the delivery's (a business key: re-adding it is a no-op). */
-export const SEND_INVOICE_EMAIL_JOB = 'send-invoice-email';
-export const deliveryJobId = (deliveryId: string) => `email-${deliveryId}`;
 
 export interface SendInput {
   to?: string;
@@ -97,12 +93,8 @@ export async function sendInvoice(
   const [delivery] = await trx('deliveries')
     .insert({ tenantId, invoiceId: id, channel: 'email', to, subject, message, status: 'queued', createdBy: actor.userId })
     .returning('id');
-  await enqueueAfterCommit(trx, {
-    queue: QUEUES.email,
-    name: SEND_INVOICE_EMAIL_JOB,
-    jobId: deliveryJobId(delivery.id),
-    data: { deliveryId: delivery.id, tenantId },
-  });
+  // Job id email-<deliveryId> (shared/jobs/catalog.ts): a business key, re-adding it is a no-op.
+  await enqueueAfterCommit(trx, jobs.sendInvoiceEmail, { deliveryId: delivery.id, tenantId });
   await audit(trx, actor, {
     action: finalizing ? 'invoice.finalized' : 'invoice.resent',
     entityType: 'invoice',

@@ -2,11 +2,27 @@ import { randomUUID } from 'node:crypto';
 import { audit } from '../audit';
 import { AppError, invalidInput } from '../errors';
 import { enqueueAfterCommit } from '../outbox';
-import { QUEUES } from '../queues';
+import { jobs } from '../jobs/catalog';
 import { overlappingPeriodLabels, parseTaxPeriod, type TaxPeriod } from '../domain/tax/period';
 import { lockKey, submissionLockKey } from '../locks';
 import { assertU30Tenant, loadReportTenant, requireTaxNumber, u30Report, u30XmlFor } from '../queries/reports/vatReturn';
 import type { CommandContext } from './types';
+
+/**
+ * The error of a live submission whose upload may have been filed (workers/jobs/tax-portal/submitU30.ts;
+ * also written by the recovery sweep, shared/recovery.ts, for one whose job Redis lost mid-upload).
+ */
+export const outcomeUnknownMessage = (submissionId: string) =>
+  'Upload outcome unknown (interrupted after the file was sent): check the FinanzOnline DataBox, then record what happened with ' +
+  `POST /api/reports/ust/submissions/${submissionId}/resolve { "outcome": "accepted" | "rejected" }; after "rejected" the period can be filed again`;
+
+export interface SubmitVatReturnInput {
+  year: number;
+  month?: number;
+  quarter?: number;
+  mode: 'test' | 'live';
+  resubmission?: boolean;
+}
 
 /**
  * POST /api/reports/ust/submit: file the U30 of a period with FinanzOnline, in test or live mode.
@@ -28,29 +44,6 @@ import type { CommandContext } from './types';
  * The partial unique index report_submissions_live_unique stays as the last guard for the same
  * label; its violation also becomes 409 DUPLICATE.
  */
-export const SUBMIT_U30_JOB = 'submit-u30';
-export const submitJobId = (submissionId: string) => `u30-${submissionId}`;
-/**
- * The error of a live submission whose upload may have been filed (workers/jobs/tax-portal/submitU30.ts;
- * also written by the recovery sweep, shared/recovery.ts, for one whose job Redis lost mid-upload).
- */
-export const outcomeUnknownMessage = (submissionId: string) =>
-  'Upload outcome unknown (interrupted after the file was sent): check the FinanzOnline DataBox, then record what happened with ' +
-  `POST /api/reports/ust/submissions/${submissionId}/resolve { "outcome": "accepted" | "rejected" }; after "rejected" the period can be filed again`;
-
-export interface SubmitVatReturnInput {
-  year: number;
-  month?: number;
-  quarter?: number;
-  mode: 'test' | 'live';
-  resubmission?: boolean;
-}
-
-export interface SubmitU30JobData {
-  tenantId: string;
-  submissionId: string;
-}
-
 export async function submitVatReturn(
   { trx, actor }: CommandContext,
   input: SubmitVatReturnInput,
@@ -107,8 +100,7 @@ export async function submitVatReturn(
     entityId: submissionId,
     data: { kind: 'u30', period: period.label, mode: input.mode, resubmission, kennzahlen: report.kennzahlen },
   });
-  const data: SubmitU30JobData = { tenantId: tenant.id, submissionId };
-  await enqueueAfterCommit(trx, { queue: QUEUES.taxPortal, name: SUBMIT_U30_JOB, jobId: submitJobId(submissionId), data: { ...data } });
+  await enqueueAfterCommit(trx, jobs.submitU30, { tenantId: tenant.id, submissionId });
   return { submissionId, status: 'queued', period };
 }
 

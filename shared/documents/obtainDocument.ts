@@ -1,8 +1,9 @@
 import { db } from '../db';
 import { artifactStore } from './artifactStore';
-import { renderJobId, type DocumentKind } from './kinds';
+import type { DocumentKind } from './kinds';
+import { jobs } from '../jobs/catalog';
 import { assertRenderable, refusalFrom } from './renderDocument';
-import { JobWaitTimeout, QUEUES, runAndWait } from '../queues';
+import { JobWaitTimeout, runAndWait } from '../queues';
 import { AppError, notFound, serviceUnavailable } from '../errors';
 import { loadInvoiceView } from '../queries/invoices';
 import { logger } from '../logger';
@@ -38,7 +39,7 @@ export async function obtainDocument(
 
     let waited: Awaited<ReturnType<typeof runAndWait>>;
     try {
-      waited = await runAndWait(QUEUES.documents, 'render-invoice-document', key, { jobId: renderJobId(kind, invoiceId, key.version) }, waitMs, {
+      waited = await runAndWait(jobs.renderInvoiceDocument, key, waitMs, {
         settled: () => artifactStore.has(key),
         cfg,
       });

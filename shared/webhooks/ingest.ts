@@ -6,6 +6,7 @@ import { db, runCompiledSql } from '../db';
 import { AppError, notFound, serviceUnavailable } from '../errors';
 import { logger } from '../logger';
 import { OUTBOX_CHANNEL } from '../outbox';
+import { jobs } from '../jobs/catalog';
 import { decryptJson } from '../crypto/secretBox';
 import { isStorable, storable } from '../storable';
 import {
@@ -27,9 +28,6 @@ export interface IngestResult {
    */
   status: 'pending' | 'duplicate' | 'failed';
 }
-
-export const PROCESS_JOB = 'process-webhook-event';
-export const jobIdFor = (eventRowId: string) => `webhook-${eventRowId}`;
 
 const invalidSignature = () => new AppError('INVALID_INPUT', 400, 'Webhook signature verification failed');
 
@@ -229,7 +227,8 @@ async function storeVerifiedEvents(deliveries: VerifiedDelivery[]): Promise<Inge
       raw_body: rawBody?.toString('base64') ?? null,
       booked_check: check.mode,
       money_ids: check.mode === 'money' ? check.ids : null,
-      job_id: jobIdFor(eventRowId),
+      // The job of shared/jobs/catalog.ts (jobs.processWebhookEvent), written by this statement's own outbox insert.
+      job_id: jobs.processWebhookEvent.jobId({ eventRowId, tenantId: installation.tenantId }),
       payload: { eventRowId, tenantId: installation.tenantId },
     };
   });
@@ -238,8 +237,8 @@ async function storeVerifiedEvents(deliveries: VerifiedDelivery[]): Promise<Inge
   const stored = await runCompiledSql<{ id: string; status: 'pending' | 'duplicate' }>(db(), STORE_SQL, [
     JSON.stringify(rows),
     prefix,
-    'webhooks',
-    PROCESS_JOB,
+    jobs.processWebhookEvent.queue,
+    jobs.processWebhookEvent.name,
     OUTBOX_CHANNEL,
     prefix,
   ]);

@@ -1,8 +1,9 @@
 import { db } from '../db';
 import { logger } from '../logger';
-import { getQueue, QUEUES } from '../queues';
+import { getQueue } from '../queues';
+import { addOptions } from '../jobs/define';
+import { jobs } from '../jobs/catalog';
 import { producerRedis, redisReady } from '../redis';
-import { jobIdFor, PROCESS_JOB } from './ingest';
 import { markEventFailed } from './processStoredEvent';
 
 export interface SweepOptions {
@@ -80,18 +81,20 @@ export async function sweepStuckWebhookEvents(opts: SweepOptions = {}): Promise<
     logger.warn({ rows: stale.length }, 'webhook sweep: Redis not ready, stale rows left for the next run');
     return result;
   }
-  const queue = getQueue(QUEUES.webhooks);
+  const job = jobs.processWebhookEvent;
+  const queue = getQueue(job.queue);
   for (const row of stale) {
-    const jobId = jobIdFor(row.id);
+    const payload = { eventRowId: row.id, tenantId: row.tenantId };
+    const jobId = job.jobId(payload);
     try {
-      const job = await queue.getJob(jobId);
-      const state = job ? await job.getState() : 'unknown';
-      if (!job || state === 'unknown') {
-        await queue.add(PROCESS_JOB, { eventRowId: row.id, tenantId: row.tenantId }, { jobId });
+      const existing = await queue.getJob(jobId);
+      const state = existing ? await existing.getState() : 'unknown';
+      if (!existing || state === 'unknown') {
+        await queue.add(job.name, payload, addOptions(job, payload));
         result.requeued++;
       } else if (state === 'failed' || state === 'completed') {
         // Fresh attempts: processWebhookEvent treats the last attempt as final.
-        await job.retry(state, { resetAttemptsMade: true, resetAttemptsStarted: true });
+        await existing.retry(state, { resetAttemptsMade: true, resetAttemptsStarted: true });
         result.retried++;
       } else {
         result.inFlight++;

@@ -1,5 +1,6 @@
 import type { SandboxedJob } from 'bullmq';
 import { jobLogContext, runWithLogContext } from '../../shared/logContext';
+import { handlerFor } from '../dispatch';
 import { emailJobs } from '../jobs/email';
 
 /**
@@ -8,7 +9,8 @@ import { emailJobs } from '../jobs/email';
  * that would delay the lock renewals of every other job of the process (see documents.ts).
  */
 export default async function processEmailJob(job: SandboxedJob) {
-  const handler = emailJobs[job.name];
+  // In the child: the payload is checked against the job's catalog schema here, before the handler runs.
+  const handler = handlerFor('email', emailJobs, job);
   if (!handler) throw new Error(`No handler for job "${job.name}" on queue "email"`);
   // In the child process too, whatever the job logs carries its id (workers/worker.ts does the same).
   return runWithLogContext(jobLogContext(job), () => handler(job as never));

@@ -1,5 +1,6 @@
 import { createRouter } from '../../routing';
 import { enqueue, getQueue, QUEUES } from '../../../shared/queues';
+import { jobs } from '../../../shared/jobs/catalog';
 import { notFound } from '../../../shared/errors';
 
 /** Tenant-scoped housekeeping an admin may trigger; jobs run in the worker fleet. */
@@ -18,9 +19,9 @@ add({
   responses: { 202: { description: 'Queued', schema: jobState }, 503: { description: 'Queue unavailable' } },
   handler: async (ctx) => {
     const tenantId = ctx.state.actor.tenantId;
-    // Every request is a run of its own (hence the time in the id): the purge is idempotent, so two
-    // overlapping runs delete each customer once and the later one finds nothing left.
-    const job = await enqueue(QUEUES.maintenance, 'purge-deleted-customers', { tenantId }, { jobId: `purge-customers-${tenantId}-${Date.now()}` });
+    // Every request is a run of its own (the job id holds the time, shared/jobs/catalog.ts): the
+    // purge is idempotent, so two overlapping runs delete each customer once.
+    const job = await enqueue(jobs.purgeDeletedCustomers, { tenantId });
     ctx.status = 202;
     ctx.body = { jobId: job.id, name: job.name, status: 'queued' };
   },

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import { JobWaitTimeout, QUEUES, runAndWait } from '../../queues';
+import { JobWaitTimeout, runAndWait } from '../../queues';
+import { jobs, periodOfJob, type ReportPdfPayload } from '../../jobs/catalog';
 import { AppError, serviceUnavailable } from '../../errors';
 import { logger } from '../../logger';
-import { monthPeriod, quarterPeriod, type TaxPeriod } from '../../domain/tax/period';
 import { loadReportTenant, u30Report, type ReportTenant } from '../../queries/reports/vatReturn';
 import { bwaReport } from '../../queries/reports/bwa';
 import { renderU30Pdf } from '../../formats/reportPdf/u30Pdf';
@@ -13,16 +13,9 @@ import { renderBwaPdf } from '../../formats/reportPdf/bwaPdf';
  * Report PDFs are rendered by the `reports` worker (CPU stays out of the API); the API queues the
  * job and waits up to RENDER_WAIT_MS. The job id is the business key plus a fingerprint of the
  * figures, so identical requests share a job and a changed book renders anew; the PDF comes back
- * as the job's return value, which BullMQ keeps 24 h (the cache). Job data holds ids only.
+ * as the job's return value, which BullMQ keeps 24 h (the cache). Job data holds ids only: the
+ * job and its payload are jobs.renderReportPdf (shared/jobs/catalog.ts).
  */
-export type ReportPdfJobData =
-  | { tenantId: string; report: 'u30'; year: number; month?: number; quarter?: number; fingerprint: string }
-  | { tenantId: string; report: 'bwa'; year: number; fingerprint: string };
-
-export const RENDER_REPORT_PDF_JOB = 'render-report-pdf';
-
-export const periodOfJob = (d: { year: number; month?: number; quarter?: number }): TaxPeriod =>
-  d.month ? monthPeriod(d.year, d.month) : quarterPeriod(d.year, d.quarter!);
 
 export function reportFingerprint(tenant: ReportTenant, figures: unknown): string {
   return createHash('sha256')
@@ -32,7 +25,7 @@ export function reportFingerprint(tenant: ReportTenant, figures: unknown): strin
 }
 
 /** What the worker does: read the figures, render the PDF. */
-export async function renderReportPdf(db: Knex, data: ReportPdfJobData): Promise<Buffer> {
+export async function renderReportPdf(db: Knex, data: ReportPdfPayload): Promise<Buffer> {
   const tenant = await loadReportTenant(db, data.tenantId);
   const createdAt = new Date();
   if (data.report === 'u30') {
@@ -47,12 +40,11 @@ export async function renderReportPdf(db: Knex, data: ReportPdfJobData): Promise
 }
 
 /** What the API does: queue (or join) the render job and wait for it, bounded. */
-export async function obtainReportPdf(data: ReportPdfJobData, waitMs: number): Promise<Buffer> {
-  const period = data.report === 'u30' ? periodOfJob(data).label : String(data.year);
-  const jobId = `report-${data.report}-${data.tenantId}-${period}-${data.fingerprint}`;
+export async function obtainReportPdf(data: ReportPdfPayload, waitMs: number): Promise<Buffer> {
+  const jobId = jobs.renderReportPdf.jobId(data);
   let result: { pdf?: string } | undefined;
   try {
-    ({ result } = await runAndWait<{ pdf?: string }>(QUEUES.reports, RENDER_REPORT_PDF_JOB, data, { jobId }, waitMs));
+    ({ result } = await runAndWait<{ pdf?: string }, ReportPdfPayload>(jobs.renderReportPdf, data, waitMs));
   } catch (err) {
     if (err instanceof JobWaitTimeout) throw serviceUnavailable('The report is still being rendered; retry shortly', err.retryAfterSeconds);
     if (err instanceof AppError) throw err;

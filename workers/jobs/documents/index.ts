@@ -1,6 +1,8 @@
-import type { JobHandlers } from '../../types';
+import type { HandlersOf } from '../../types';
+import { jobs } from '../../../shared/jobs/catalog';
 import { renderInvoiceDocumentJob } from './renderInvoiceDocument';
 
-export const documentJobs: JobHandlers = {
-  'render-invoice-document': renderInvoiceDocumentJob,
-};
+/** The handlers of the catalog's documents jobs (shared/jobs/catalog.ts), by job name. */
+export const documentJobs = {
+  [jobs.renderInvoiceDocument.name]: renderInvoiceDocumentJob,
+} satisfies HandlersOf<'documents'>;

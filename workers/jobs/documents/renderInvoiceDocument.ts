@@ -3,15 +3,9 @@ import { db } from '../../../shared/db';
 import { artifactStore } from '../../../shared/documents/artifactStore';
 import { refusalReason, renderDocument } from '../../../shared/documents/renderDocument';
 import { EInvoiceExportError } from '../../../shared/formats/cii/einvoiceModel';
-import { CONTENT_TYPES, type DocumentKind } from '../../../shared/documents/kinds';
+import { CONTENT_TYPES } from '../../../shared/documents/kinds';
 import { loadDocumentInput } from '../../../shared/queries/invoices';
-
-export interface RenderJobData {
-  tenantId: string;
-  invoiceId: string;
-  kind: DocumentKind;
-  version: number;
-}
+import type { RenderInvoiceDocumentPayload } from '../../../shared/jobs/catalog';
 
 /**
  * Render one document for one invoice version and store it. Idempotent: an existing artifact
@@ -19,7 +13,7 @@ export interface RenderJobData {
  * asks for the current version again). The invoice is read in one repeatable-read snapshot, so
  * the content rendered is exactly the content of the version it is stored under.
  */
-export async function renderInvoiceDocumentJob(job: Job<RenderJobData>) {
+export async function renderInvoiceDocumentJob(job: Job<RenderInvoiceDocumentPayload>) {
   const { tenantId, invoiceId, kind, version } = job.data;
   const key = { tenantId, invoiceId, kind, version };
   if (await artifactStore.get(key)) return { cached: true };

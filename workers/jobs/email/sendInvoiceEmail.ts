@@ -9,22 +9,7 @@ import { smtpTransport, isTemporarySmtpFailure } from '../../../shared/providers
 import { EInvoiceExportError } from '../../../shared/formats/cii/einvoiceModel';
 import { AppError, notFound } from '../../../shared/errors';
 import { logger } from '../../../shared/logger';
-
-export interface SendInvoiceEmailData {
-  deliveryId: string;
-  tenantId: string;
-  /**
-   * Set by an attempt whose message the SMTP server accepted but whose 'sent' could not be
-   * written (the database failed just then): the retry records it instead of sending again.
-   */
-  accepted?: AcceptedMail;
-}
-
-interface AcceptedMail {
-  smtpResponse: string;
-  messageId: string;
-  notice: string | null;
-}
+import type { AcceptedMail, SendInvoiceEmailPayload } from '../../../shared/jobs/catalog';
 
 const UNKNOWN_OUTCOME =
   'Delivery outcome unknown: the worker stopped during the SMTP transfer. Not sent again to avoid a duplicate; check with the recipient or send again.';
@@ -38,7 +23,7 @@ const UNKNOWN_OUTCOME =
  * the server accepted the message, only recording it is left: if that fails, the job's data keeps
  * the server's answer and the retry records it without sending (data.accepted).
  */
-export async function sendInvoiceEmailJob(job: Job<SendInvoiceEmailData>) {
+export async function sendInvoiceEmailJob(job: Job<SendInvoiceEmailPayload>) {
   const { deliveryId, tenantId } = job.data;
   if (job.data.accepted) {
     // The server has the message already: only the record is missing.

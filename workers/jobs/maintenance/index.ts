@@ -1,4 +1,5 @@
-import type { JobHandlers } from '../../types';
+import type { HandlersOf } from '../../types';
+import { jobs } from '../../../shared/jobs/catalog';
 import { purgeDeletedCustomersJob } from './purgeDeletedCustomers';
 import { relayOutboxJob } from './relayOutbox';
 import { purgeIdempotencyKeysJob } from './purgeIdempotencyKeys';
@@ -6,11 +7,12 @@ import { sweepStuckWebhookEventsJob } from './sweepStuckWebhookEvents';
 import { purgeUnknownLoginAttemptsJob } from './purgeUnknownLoginAttempts';
 import { purgeSentOutboxJob } from './purgeSentOutbox';
 
-export const maintenanceJobs: JobHandlers = {
-  'purge-deleted-customers': purgeDeletedCustomersJob,
-  'relay-outbox': relayOutboxJob,
-  'purge-idempotency-keys': purgeIdempotencyKeysJob,
-  'sweep-stuck-webhook-events': sweepStuckWebhookEventsJob,
-  'purge-unknown-login-attempts': purgeUnknownLoginAttemptsJob,
-  'purge-sent-outbox': purgeSentOutboxJob,
-};
+/** The handlers of the catalog's maintenance jobs (shared/jobs/catalog.ts), by job name. */
+export const maintenanceJobs = {
+  [jobs.purgeDeletedCustomers.name]: purgeDeletedCustomersJob,
+  [jobs.relayOutbox.name]: relayOutboxJob,
+  [jobs.purgeIdempotencyKeys.name]: purgeIdempotencyKeysJob,
+  [jobs.sweepStuckWebhookEvents.name]: sweepStuckWebhookEventsJob,
+  [jobs.purgeUnknownLoginAttempts.name]: purgeUnknownLoginAttemptsJob,
+  [jobs.purgeSentOutbox.name]: purgeSentOutboxJob,
+} satisfies HandlersOf<'maintenance'>;

@@ -1,7 +1,8 @@
 import type { Job } from 'bullmq';
 import { purgeDeletedCustomers } from '../../../shared/commands/purgeDeletedCustomers';
+import type { PurgeDeletedCustomersPayload } from '../../../shared/jobs/catalog';
 
 /** Scheduled daily for all tenants, or on demand for one tenant (POST /api/maintenance/purge-customers). */
-export async function purgeDeletedCustomersJob(job: Job<{ tenantId?: string }>) {
+export async function purgeDeletedCustomersJob(job: Job<PurgeDeletedCustomersPayload>) {
   return purgeDeletedCustomers({ tenantId: job.data.tenantId });
 }

@@ -1,5 +1,6 @@
 import type { Job } from 'bullmq';
-import { sweepStuckWebhookEvents, type SweepOptions } from '../../../shared/webhooks/sweepStuckEvents';
+import { sweepStuckWebhookEvents } from '../../../shared/webhooks/sweepStuckEvents';
+import type { SweepStuckWebhookEventsPayload } from '../../../shared/jobs/catalog';
 import { withRecoveryLock } from '../../../shared/recovery';
 
 /**
@@ -9,7 +10,7 @@ import { withRecoveryLock } from '../../../shared/recovery';
  * workers' recovery loop (workers/recoveryLoop.ts) runs the same sweep without depending on this
  * schedule, which lives in Redis; both take the recovery lock, so one sweep runs at a time.
  */
-export async function sweepStuckWebhookEventsJob(job: Job<Pick<SweepOptions, 'tenantId' | 'staleAfterMinutes' | 'maxAgeHours'>>) {
+export async function sweepStuckWebhookEventsJob(job: Job<SweepStuckWebhookEventsPayload>) {
   const { tenantId, staleAfterMinutes, maxAgeHours } = job.data ?? {};
   const result = await withRecoveryLock(() => sweepStuckWebhookEvents({ tenantId, staleAfterMinutes, maxAgeHours }), tenantId);
   return result ?? { skipped: 'another recovery sweep is running' };

@@ -1,7 +1,8 @@
-import type { JobHandlers } from '../../types';
-import { RENDER_REPORT_PDF_JOB } from '../../../shared/commands/reports/reportPdf';
+import type { HandlersOf } from '../../types';
+import { jobs } from '../../../shared/jobs/catalog';
 import { renderReportPdfJob } from './renderReportPdf';
 
-export const reportJobs: JobHandlers = {
-  [RENDER_REPORT_PDF_JOB]: renderReportPdfJob,
-};
+/** The handlers of the catalog's reports jobs (shared/jobs/catalog.ts), by job name. */
+export const reportJobs = {
+  [jobs.renderReportPdf.name]: renderReportPdfJob,
+} satisfies HandlersOf<'reports'>;

@@ -1,7 +1,8 @@
-import type { JobHandlers } from '../../types';
-import { SUBMIT_U30_JOB } from '../../../shared/commands/submitVatReturn';
+import type { HandlersOf } from '../../types';
+import { jobs } from '../../../shared/jobs/catalog';
 import { submitU30Job } from './submitU30';
 
-export const taxPortalJobs: JobHandlers = {
-  [SUBMIT_U30_JOB]: submitU30Job,
-};
+/** The handlers of the catalog's tax-portal jobs (shared/jobs/catalog.ts), by job name. */
+export const taxPortalJobs = {
+  [jobs.submitU30.name]: submitU30Job,
+} satisfies HandlersOf<'tax-portal'>;

@@ -5,7 +5,8 @@ import { logger } from '../../../shared/logger';
 import { storable, storableJson } from '../../../shared/storable';
 import { decryptJson } from '../../../shared/crypto/secretBox';
 import { FinanzOnlineClient, PortalError, type FinanzOnlineCredentials } from '../../../shared/providers/finanzonline';
-import { outcomeUnknownMessage, type SubmitU30JobData } from '../../../shared/commands/submitVatReturn';
+import { outcomeUnknownMessage } from '../../../shared/commands/submitVatReturn';
+import type { SubmitU30Payload } from '../../../shared/jobs/catalog';
 
 /**
  * Upload one U30 submission to FinanzOnline: session login → fileupload (T = test, P = live) →
@@ -45,7 +46,7 @@ type Row = { id: string; tenantId: string; mode: 'test' | 'live'; status: string
  */
 const provesNotTaken = (err: PortalError) => err.rc !== undefined || err.code === 'INVALID_REQUEST';
 
-export async function submitU30Job(job: Job<SubmitU30JobData>) {
+export async function submitU30Job(job: Job<SubmitU30Payload>) {
   const { tenantId, submissionId } = job.data;
   // The job id comes from the log context (workers/worker.ts); binding it again would repeat the key.
   const log = logger.child({ submissionId });

@@ -1,6 +1,8 @@
-import type { JobHandlers } from '../../types';
+import type { HandlersOf } from '../../types';
+import { jobs } from '../../../shared/jobs/catalog';
 import { processWebhookEventJob } from './processWebhookEvent';
 
-export const webhookJobs: JobHandlers = {
-  'process-webhook-event': processWebhookEventJob,
-};
+/** The handlers of the catalog's webhooks jobs (shared/jobs/catalog.ts), by job name. */
+export const webhookJobs = {
+  [jobs.processWebhookEvent.name]: processWebhookEventJob,
+} satisfies HandlersOf<'webhooks'>;

@@ -7,11 +7,7 @@ import { logger } from '../../../shared/logger';
 import { markEventFailed } from '../../../shared/webhooks/processStoredEvent';
 import { RetryLaterError } from '../../../shared/webhooks/pipeline';
 import { createEventBatches } from './eventBatches';
-
-export interface ProcessWebhookEventData {
-  eventRowId: string;
-  tenantId: string;
-}
+import type { ProcessWebhookEventPayload } from '../../../shared/jobs/catalog';
 
 /**
  * The event's own data cannot be booked: amount 0.00, an impossible date, an unsupported currency
@@ -47,7 +43,7 @@ const eventBatches = () => (batches ??= createEventBatches(config().webhookBatch
  * the job completes with `{ status: 'failed', reason }` and the line is a warn: "job failed" at
  * error (workers/worker.ts) stays for failures of ours.
  */
-export async function processWebhookEventJob(job: Job<ProcessWebhookEventData>) {
+export async function processWebhookEventJob(job: Job<ProcessWebhookEventPayload>) {
   const { eventRowId, tenantId } = job.data;
   try {
     const { result: _r, ...summary } = await eventBatches().run({ eventRowId, tenantId });

@@ -1,0 +1,254 @@
+import { QUEUES, type QueueName } from '../queues';
+import { DOCUMENT_KINDS, renderJobId, type DocumentKind } from '../documents/kinds';
+import { monthPeriod, quarterPeriod, type TaxPeriod } from '../domain/tax/period';
+import { defineJob, oneOfSchemas, payloadSchema, type AnyJobDefinition, type PayloadOf } from './define';
+
+/**
+ * Every job of the service, declared once (docs/jobs.md): its queue, its name, its payload (the
+ * TypeScript type and the JSON schema checked against it), its id from business keys, and its
+ * options where they differ from the queue's. Producers add jobs only through these entries
+ * (enqueue, enqueueAfterCommit, runAndWait; recovery and the webhook sweep re-add by them); the
+ * worker maps each entry to its handler (workers/registry.ts) and fails a job whose payload does
+ * not match for good. Payloads carry ids only — never secrets or personal data.
+ *
+ * The job ids are stored business keys (outbox rows, Redis, recovery, tests): never change one.
+ * Schemas check the keys a job reads and tolerate others: jobs already in Redis or in the outbox
+ * keep running when a payload gains an optional key, in either direction of a rolling deploy.
+ */
+
+const id = { type: 'string', minLength: 1 } as const;
+
+// ——— documents ———
+
+export interface RenderInvoiceDocumentPayload {
+  tenantId: string;
+  invoiceId: string;
+  kind: DocumentKind;
+  version: number;
+}
+
+// ——— email ———
+
+/** What the SMTP server said when it accepted a message whose 'sent' could not be written yet. */
+export interface AcceptedMail {
+  smtpResponse: string;
+  messageId: string;
+  notice: string | null;
+}
+
+export interface SendInvoiceEmailPayload {
+  deliveryId: string;
+  tenantId: string;
+  /**
+   * Set by an attempt whose message the SMTP server accepted but whose 'sent' could not be
+   * written (the database failed just then): the retry records it instead of sending again.
+   */
+  accepted?: AcceptedMail;
+}
+
+// ——— tax-portal ———
+
+export interface SubmitU30Payload {
+  tenantId: string;
+  submissionId: string;
+}
+
+// ——— reports ———
+
+export interface U30ReportPdfPayload {
+  tenantId: string;
+  report: 'u30';
+  year: number;
+  month?: number;
+  quarter?: number;
+  fingerprint: string;
+}
+export interface BwaReportPdfPayload {
+  tenantId: string;
+  report: 'bwa';
+  year: number;
+  fingerprint: string;
+}
+export type ReportPdfPayload = U30ReportPdfPayload | BwaReportPdfPayload;
+
+/** The tax period of a U30 report job (month or quarter). */
+export const periodOfJob = (d: { year: number; month?: number; quarter?: number }): TaxPeriod =>
+  d.month ? monthPeriod(d.year, d.month) : quarterPeriod(d.year, d.quarter!);
+
+// ——— webhooks ———
+
+export interface ProcessWebhookEventPayload {
+  eventRowId: string;
+  tenantId: string;
+}
+
+// ——— maintenance ———
+
+/** Scheduled daily for all tenants (no tenantId), or on demand for one tenant. */
+export interface PurgeDeletedCustomersPayload {
+  tenantId?: string;
+}
+
+/** Scheduled with no data; a run may be narrowed to a tenant or given other ages. */
+export interface SweepStuckWebhookEventsPayload {
+  tenantId?: string;
+  staleAfterMinutes?: number;
+  maxAgeHours?: number;
+}
+
+/** Recurring jobs that take no data (their scheduler adds them with `{}`). */
+export type NoPayload = Record<string, never>;
+const noPayload = payloadSchema<NoPayload>({ type: 'object', required: [] });
+
+export const jobs = {
+  /** Render one document of one invoice version and store it (the API waits for it: runAndWait). */
+  renderInvoiceDocument: defineJob<RenderInvoiceDocumentPayload>()({
+    queue: QUEUES.documents,
+    name: 'render-invoice-document',
+    schema: payloadSchema<RenderInvoiceDocumentPayload>({
+      type: 'object',
+      properties: { tenantId: id, invoiceId: id, kind: { type: 'string', enum: DOCUMENT_KINDS }, version: { type: 'integer' } },
+      required: ['tenantId', 'invoiceId', 'kind', 'version'],
+    }),
+    // One render per (invoice, kind, version), whatever retries.
+    jobId: (p) => renderJobId(p.kind, p.invoiceId, p.version),
+  }),
+
+  /** Send one invoice e-mail delivery (queued by the send command through the outbox). */
+  sendInvoiceEmail: defineJob<SendInvoiceEmailPayload>()({
+    queue: QUEUES.email,
+    name: 'send-invoice-email',
+    schema: payloadSchema<SendInvoiceEmailPayload>({
+      type: 'object',
+      properties: {
+        deliveryId: id,
+        tenantId: id,
+        accepted: {
+          type: 'object',
+          properties: {
+            smtpResponse: { type: 'string' },
+            messageId: { type: 'string' },
+            notice: { anyOf: [{ type: 'string' }, { type: 'null', nullable: true }] },
+          },
+          required: ['smtpResponse', 'messageId', 'notice'],
+          nullable: true,
+        },
+      },
+      required: ['deliveryId', 'tenantId'],
+    }),
+    // The delivery's id: one job per delivery row.
+    jobId: (p) => `email-${p.deliveryId}`,
+  }),
+
+  /** Upload one U30 submission to FinanzOnline. */
+  submitU30: defineJob<SubmitU30Payload>()({
+    queue: QUEUES.taxPortal,
+    name: 'submit-u30',
+    schema: payloadSchema<SubmitU30Payload>({
+      type: 'object',
+      properties: { tenantId: id, submissionId: id },
+      required: ['tenantId', 'submissionId'],
+    }),
+    jobId: (p) => `u30-${p.submissionId}`,
+  }),
+
+  /** Render a report PDF (U30 form, BWA); the PDF is the job's return value. */
+  renderReportPdf: defineJob<ReportPdfPayload>()({
+    queue: QUEUES.reports,
+    name: 'render-report-pdf',
+    schema: oneOfSchemas<U30ReportPdfPayload, BwaReportPdfPayload>(
+      {
+        type: 'object',
+        properties: {
+          tenantId: id,
+          report: { type: 'string', const: 'u30' },
+          year: { type: 'integer' },
+          month: { type: 'integer', minimum: 1, maximum: 12, nullable: true },
+          quarter: { type: 'integer', minimum: 1, maximum: 4, nullable: true },
+          fingerprint: id,
+        },
+        required: ['tenantId', 'report', 'year', 'fingerprint'],
+      },
+      {
+        type: 'object',
+        properties: { tenantId: id, report: { type: 'string', const: 'bwa' }, year: { type: 'integer' }, fingerprint: id },
+        required: ['tenantId', 'report', 'year', 'fingerprint'],
+      },
+    ),
+    // The business key plus a fingerprint of the figures: identical requests share a job, a changed book renders anew.
+    jobId: (p) => `report-${p.report}-${p.tenantId}-${p.report === 'u30' ? periodOfJob(p).label : String(p.year)}-${p.fingerprint}`,
+  }),
+
+  /** Run one stored, verified webhook event through the pipeline. */
+  processWebhookEvent: defineJob<ProcessWebhookEventPayload>()({
+    queue: QUEUES.webhooks,
+    name: 'process-webhook-event',
+    schema: payloadSchema<ProcessWebhookEventPayload>({
+      type: 'object',
+      properties: { eventRowId: id, tenantId: id },
+      required: ['eventRowId', 'tenantId'],
+    }),
+    // The webhook_events row's id (written by the webhook store's SQL too).
+    jobId: (p) => `webhook-${p.eventRowId}`,
+  }),
+
+  /** Remove customers soft-deleted long ago: daily for all tenants, on demand for one. */
+  purgeDeletedCustomers: defineJob<PurgeDeletedCustomersPayload>()({
+    queue: QUEUES.maintenance,
+    name: 'purge-deleted-customers',
+    schema: payloadSchema<PurgeDeletedCustomersPayload>({
+      type: 'object',
+      properties: { tenantId: { ...id, nullable: true } },
+      required: [],
+    }),
+    // Every on-demand request is a run of its own (hence the time): the purge is idempotent, so
+    // two overlapping runs delete each customer once. The daily run's id is its scheduler's.
+    jobId: (p) => `purge-customers-${p.tenantId ?? 'all'}-${Date.now()}`,
+  }),
+
+  /** Drain outbox rows not relayed right after commit (every 10 s). */
+  relayOutbox: defineJob<NoPayload>()({ queue: QUEUES.maintenance, name: 'relay-outbox', schema: noPayload }),
+
+  /** Remove idempotency keys past their 24 h (hourly). */
+  purgeIdempotencyKeys: defineJob<NoPayload>()({ queue: QUEUES.maintenance, name: 'purge-idempotency-keys', schema: noPayload }),
+
+  /** Re-run webhook events whose job was lost, give up those pending too long (every 5 min). */
+  sweepStuckWebhookEvents: defineJob<SweepStuckWebhookEventsPayload>()({
+    queue: QUEUES.maintenance,
+    name: 'sweep-stuck-webhook-events',
+    schema: payloadSchema<SweepStuckWebhookEventsPayload>({
+      type: 'object',
+      properties: {
+        tenantId: { ...id, nullable: true },
+        staleAfterMinutes: { type: 'number', nullable: true },
+        maxAgeHours: { type: 'number', nullable: true },
+      },
+      required: [],
+    }),
+  }),
+
+  /** Remove lockout rows of unknown e-mails (hourly). */
+  purgeUnknownLoginAttempts: defineJob<NoPayload>()({ queue: QUEUES.maintenance, name: 'purge-unknown-login-attempts', schema: noPayload }),
+
+  /** Remove outbox rows sent more than a week ago (daily). */
+  purgeSentOutbox: defineJob<NoPayload>()({ queue: QUEUES.maintenance, name: 'purge-sent-outbox', schema: noPayload }),
+} as const;
+
+export type Jobs = typeof jobs;
+export type JobKey = keyof Jobs;
+export type JobPayload<K extends JobKey> = PayloadOf<Jobs[K]>;
+
+/** The catalog's entries with their keys. */
+export const catalogEntries = Object.entries(jobs) as [JobKey, AnyJobDefinition][];
+
+const byQueueAndName = new Map<string, { key: JobKey; def: AnyJobDefinition }>();
+for (const [key, def] of catalogEntries) {
+  const k = `${def.queue}\u0000${def.name}`;
+  if (byQueueAndName.has(k)) throw new Error(`Job "${def.name}" is declared twice on queue "${def.queue}"`);
+  byQueueAndName.set(k, { key, def });
+}
+
+/** The catalog entry of a job by queue and name (what Redis and the outbox rows hold), if any. */
+export function findJob(queue: QueueName | string, name: string): { key: JobKey; def: AnyJobDefinition } | undefined {
+  return byQueueAndName.get(`${queue}\u0000${name}`);
+}
