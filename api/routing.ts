@@ -86,7 +86,7 @@ const uuidSchema = { type: 'string', format: 'uuid' };
 /**
  * The body of an action that takes none (cancel, convert, logout, …): empty or {}. Anything else
  * is a client sending fields it believes matter, and silently ignoring them is how a typo in a
- * field name goes unnoticed (decisions.md: unknown properties are 400 INVALID_INPUT).
+ * field name goes unnoticed (unknown properties are 400 INVALID_INPUT; docs/architecture.md, "A new endpoint").
  */
 const NO_BODY = { type: 'object', additionalProperties: false, properties: {} };
 const TAKES_BODY = new Set(['post', 'put', 'patch']);

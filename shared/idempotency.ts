@@ -5,7 +5,7 @@ import { AppError, duplicate, invalidInput } from './errors';
 import { storableJson } from './storable';
 
 /**
- * Idempotency-Key for POSTs that create money-relevant records (decisions.md; Stripe's scheme):
+ * Idempotency-Key for POSTs that create money-relevant records (docs/invoices.md, "Idempotency"; Stripe's scheme):
  * same key + same body within 24 h returns the first response (status and body); same key +
  * another body is 409 DUPLICATE.
  *

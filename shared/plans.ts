@@ -3,7 +3,7 @@ import { db } from './db';
 import { notFound, planLimit } from './errors';
 
 /**
- * Plans and the features they include. Billing is out of scope (decisions.md): the plan is a
+ * Plans and the features they include. Billing is out of scope (docs/auth.md, "Plan gating"): the plan is a
  * tenant column set at registration and changed by an admin in the settings.
  */
 export type Plan = 'free' | 'pro' | 'business';

@@ -4,8 +4,8 @@ import { AppError, invalidInput, MAX_DETAILS, type ErrorDetail } from './errors'
 import { pathOfNul } from './storable';
 
 /**
- * One ajv instance for the service. Body schemas are strict (additionalProperties: false is the
- * rule — decisions.md), query schemas coerce strings to numbers. The same schemas feed the
+ * One ajv instance for the service. Body schemas are strict (additionalProperties: false: unknown
+ * fields are 400 INVALID_INPUT; docs/architecture.md, "A new endpoint"), query schemas coerce strings to numbers. The same schemas feed the
  * OpenAPI document (api/openapi.ts), so documentation cannot drift from validation.
  */
 const addFormats = (addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule;

@@ -4,8 +4,8 @@ import { nowMs } from '../clock';
 import { rateLimited } from '../errors';
 
 /**
- * Account lockout (spec: 5 failed logins lock for 5 minutes, growing on repetition; decisions.md:
- * 5, 10, 20, 40 … minutes, capped at 24 h). Failed second-factor attempts count too. Counters
+ * Account lockout (spec: 5 failed logins lock for 5 minutes, growing on repetition;
+ * docs/auth.md, "Login, enumeration, lockout": 5, 10, 20, 40 … minutes, capped at 24 h). Failed second-factor attempts count too. Counters
  * live on the user row; every attempt is counted under the row lock before it is checked
  * (claimAttempt), so parallel attempts can neither undercount nor get more guesses checked.
  */

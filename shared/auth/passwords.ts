@@ -1,6 +1,6 @@
 import argon2 from 'argon2';
 
-/** Passwords: argon2id (OWASP parameters), at least 10 characters (decisions.md). */
+/** Passwords: argon2id (OWASP parameters), at least 10 characters (docs/auth.md, "Registration"). */
 export const MIN_PASSWORD_LENGTH = 10;
 
 export const hashPassword = (plain: string) => argon2.hash(plain, { type: argon2.argon2id, memoryCost: 19456, timeCost: 2, parallelism: 1 });

@@ -66,7 +66,7 @@ export function refusalFrom(failedReason: string): AppError | null {
 
 /**
  * E-invoices (ZUGFeRD, ebInterface) exist only for finalized sales invoices and credit notes:
- * a draft → 400 INVALID_INPUT saying so (decisions.md). The API checks this before queueing.
+ * a draft → 400 INVALID_INPUT saying so (docs/documents-and-email.md). The API checks this before queueing.
  */
 export function assertRenderable(kind: DocumentKind, invoice: DocumentInput['invoice']): void {
   if (kind === 'pdf') return;

@@ -33,7 +33,7 @@ const invalidSignature = () => new AppError('INVALID_INPUT', 400, 'Webhook signa
 
 /**
  * POST /api/payment-import/<provider>/<token> after the transport checks (HTTPS, rate limit, body
- * size). Order (decisions.md): the token first — its installation holds the secret — so an
+ * size). Order (docs/webhooks.md, "Inbound: what we answer when"): the token first — its installation holds the secret — so an
  * unknown token is 404 whatever the signature; then the adapter verifies (timing-safe, in the
  * adapter); then the verified event is stored durably with its job in the outbox, in one
  * statement shared with the deliveries arriving beside it (storeVerifiedEvents), and the provider
@@ -41,9 +41,8 @@ const invalidSignature = () => new AppError('INVALID_INPUT', 400, 'Webhook signa
  *
  * Log rows: invalid_signature (400) and failed are written here; duplicate when the money
  * movement is already booked (fast path, 200); otherwise pending, finished by the job. An
- * authentic payload we cannot map (PayloadError) is logged failed and answered 200: decisions.md
- * has a verified delivery end processed or failed, and a 4xx would only make the provider
- * redeliver the same bytes for days (Stripe up to 3 days, PayPal 25 times) with the same outcome.
+ * authentic payload we cannot map (PayloadError) is logged failed and answered 200: a 4xx would
+ * only make the provider redeliver the same bytes for days with the same outcome.
  */
 export async function ingestDelivery(args: {
   provider: string;

@@ -18,7 +18,7 @@ import {
 } from './util';
 
 /**
- * Banking provider (our own contract, decisions.md): `X-Bank-Signature: t=<unix>,v1=<hex>`,
+ * Banking provider (our own contract; docs/payment-providers.md, "Bank"): `X-Bank-Signature: t=<unix>,v1=<hex>`,
  * HMAC-SHA256 of `${t}.${rawBody}` with the installation's webhookSecret, 300 s tolerance — the
  * Stripe scheme, so several v1 values are accepted while a secret is rolled.
  * Payload: { id, type, createdAt, data: { payment_id, amount: "12.34", currency,
