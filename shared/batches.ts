@@ -1,27 +1,12 @@
 import { currentLogContext, type LogContext, runWithLogContext, runWithoutLogContext } from './logContext';
 
 /**
- * Work that callers hand over one item at a time, done in batches of up to `maxSize` items, each
- * caller's promise settling with its own item's result. The webhook store (one statement for many
- * deliveries), the webhook job (one transaction for many events) and the outbox's after-commit
- * sends (one Redis round trip for the jobs of many requests) use it: a statement, a transaction or
- * a round trip has fixed costs that a batch pays once.
- *
- * No waiting for a batch to fill: the first item starts a batch at once with whatever arrived in
- * the same turn of the event loop; items arriving while it runs form the next. Under load batches
- * fill up, at a trickle each item goes alone. Up to `maxInFlight` batches run at once (default
- * one): with two, the next batch starts while the first still waits for its answers, so work that
- * waits on round trips more than it computes (the webhook job) keeps a second connection busy.
- *
- * Failure isolation: runBatch must do all or nothing. If it throws, each item of the batch runs
- * alone (runOne), side by side and not awaited, so each caller sees exactly the result or error it
- * would have seen without batches, and an item that waits (for a lock, say) holds up neither its
- * batch-mates nor the next batch. Without runOne every item of a failed batch fails with its
- * error: for work whose failure is not one item's (Redis not answering), where trying each alone
- * would only make the callers wait again.
- *
- * Log context (shared/logContext.ts): a batch is work for several requests or jobs, so its lines
- * carry none of their ids; an item that runs alone runs in its caller's context.
+ * Work handed over one item at a time, done in batches of up to `maxSize`, each caller's promise
+ * settling with its own item's result; the fixed cost of a statement, transaction or round trip
+ * is paid once per batch. A batch starts at once with what arrived in the same tick (no waiting
+ * to fill); up to `maxInFlight` run side by side. runBatch is all or nothing: if it throws, each
+ * item runs alone through runOne (not awaited, in its caller's log context) so each caller sees
+ * the result it would have had unbatched; without runOne every item fails with the error.
  */
 export interface BatchesOptions<T, R> {
   maxSize: number;

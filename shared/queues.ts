@@ -45,23 +45,12 @@ export const QUEUE_JOB_OPTIONS: Partial<Record<QueueName, JobsOptions>> = {
 export const jobOptionsFor = (queue: QueueName): JobsOptions => QUEUE_JOB_OPTIONS[queue] ?? DEFAULT_JOB_OPTIONS;
 
 /**
- * How a queue's workers hold their jobs (workers/worker.ts), sized so that a job whose worker is
- * alive keeps its lock under CPU starvation and a job whose worker is gone (or frozen) is taken
- * over quickly. BullMQ renews the locks of a process's jobs from its event loop; a job whose lock
- * lapsed is moved back to waiting by a stalled check of any worker, which takes two checks (the
- * first marks the active jobs, the second moves those still without a lock).
- * - lockDuration `WORKER_LOCK_DURATION_MS` (30 s).
- * - lockRenewTime lockDuration / 6 (5 s; BullMQ's default is half the lock): the lock lapses only
- *   if the event loop gets no turn for about 25 s, where it was 15 s. On a 2-core machine under a
- *   load of 20 (issue 25) renderers and e-mail deliveries lost their locks with half-lock
- *   renewal, and a lapsed render or delivery runs twice (harmless for renders: the artifact is
- *   stored once; a delivery found `sending` is failed as "outcome unknown" instead of re-sent).
- * - stalledInterval lockDuration / 3 (10 s; was the whole lock): a lapsed job is back in waiting
- *   within 20 s of the lapse instead of 60 s. One short Redis script per queue and worker per
- *   interval.
- * - maxStalledCount 3: a job that loses its worker more often is failed (a renderer that crashes
- *   its process every time must not loop forever).
- * The API reads the same numbers to tell a waiting client how long a takeover takes (runAndWait).
+ * How a queue's workers hold their jobs (workers/worker.ts): a live worker keeps its lock under
+ * CPU starvation, a dead or frozen one is taken over quickly. lockDuration WORKER_LOCK_DURATION_MS;
+ * renewal every sixth of it (lapses only after ~25 s without an event-loop turn); stalled check
+ * every third (a lapsed job is back in waiting within two checks); maxStalledCount 3 fails a job
+ * that keeps killing its worker. The API reads the same numbers (runAndWait). Numbers and their
+ * history: docs/operations.md, "Locks: a job whose worker stops renewing".
  */
 export function workerLockOptions(cfg: Config) {
   const lockDuration = cfg.workerLockDurationMs;
@@ -194,15 +183,10 @@ async function retryAfterFor(queue: QueueName, jobId: string, cfg: Config): Prom
  * reads the event stream from "now" and would miss a completion that happened while it was still
  * connecting. BullMQ's waitUntilFinished also checks the job's state after subscribing, so an
  * already finished job resolves at once. A failed job rejects with its reason.
- *
- * `settled`, polled every `pollMs`: whether the job's effect is already there (a stored document).
- * A worker that lost its lock may have done the work but cannot complete the job (BullMQ refuses
- * the completion of a job whose lock it no longer holds); the effect ends the wait then, resolving
- * `{ settled: true }`, without waiting for the takeover to run the job again.
- *
- * Past waitMs, if the job's lock has lapsed, the wait goes on for one takeover (takeoverMs plus
- * waitMs for the new run): the client would otherwise only be told to retry into the same stall.
- * Then JobWaitTimeout, with a Retry-After from the job's state.
+ * `settled`, polled every `pollMs`, ends the wait with `{ settled: true }` once the job's effect
+ * exists: a worker that lost its lock may have done the work but cannot complete the job.
+ * Past waitMs with the lock lapsed, it waits through one takeover (docs/operations.md, "Locks");
+ * then JobWaitTimeout, with a Retry-After from the job's state.
  */
 export async function runAndWait<T, P extends object = object>(
   def: KeyedJobDefinition<P, QueueName>,

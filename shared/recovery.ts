@@ -12,45 +12,12 @@ import { jobs } from './jobs/catalog';
 import { addOptions, type KeyedJobDefinition } from './jobs/define';
 
 /**
- * Recovery of jobs Redis lost (docs/resilience.md, "Redis loses its data"). Redis is a queue, not
- * the record: everything a job stands for is a PostgreSQL row in a state that says the work is
- * still to do —
- *
- *   outbox              enqueued_at null          not handed to Redis yet
- *   webhook_events      status pending            to be booked (shared/webhooks/sweepStuckEvents.ts)
- *   deliveries          status queued / sending   e-mail to send / whose transfer was interrupted
- *   report_submissions  status queued / submitted U30 to upload / upload under way
- *
- * A row in such a state for longer than staleAfterMs whose job Redis no longer has (FLUSHALL, a
- * failover to a replica that had not synced, a restart of a redis-server without persistence) is
- * queued again under its business-key job id — e-mails and U30 submissions once a second run, at
- * least confirmAfterMs later, still finds their job missing (below); a job that still exists is left alone (waiting,
- * delayed for a backoff, active) or, if BullMQ gave it up while the row stayed unfinished (failed
- * after a worker died mid-job maxStalledCount times), retried with fresh attempts. Every job
- * checks its row's state first, so one that was not lost is never run twice: re-adding an
- * existing job id is a no-op in BullMQ, and a job whose work is done returns at once.
- *
- * Never twice for what cannot be repeated: an e-mail delivery still `sending` is re-queued, and
- * its job marks it failed with "outcome unknown" rather than sending again (the transfer may have
- * completed); a live U30 submission still `submitted` is never queued again (its upload may have
- * been filed, and FinanzOnline has no idempotency key): it gets outcome_unknown, exactly what its
- * job would write, for an admin to resolve. Only live rows still `queued` (nothing left for the
- * portal) and test-mode rows (a test upload files nothing) are queued again.
- *
- * Why a second look for those two: a job that was running when Redis lost its data runs on
- * (its worker holds it in memory). Re-added at once, its second run could meet the first one's
- * claim (`sending`) and take it for an interrupted transfer, failing a delivery that is being
- * sent. One interval later the first run has claimed the row (updated_at: no longer stale) or
- * finished it. Webhook events are re-added at once: their job serializes on the row and skips
- * one that is no longer pending.
- *
- * Renders (documents, reports) have no row: a render exists only while an API request waits for
- * it. If Redis loses the job, that request answers 503 + Retry-After when RENDER_WAIT_MS runs out,
- * and the client's retry adds the job again (same id) — it heals itself and needs no sweep.
- *
- * Callers: the recovery loop of every worker process (workers/recoveryLoop.ts) and the scheduled
- * webhook sweep. One run at a time per deployment (Redis prefix): a transaction-scoped advisory
- * lock, tried without waiting; a process that does not get it skips its turn.
+ * Recovery of jobs Redis lost: PostgreSQL rows still "to do" (outbox, webhook_events,
+ * deliveries, report_submissions) whose job is missing are queued again under their business-key
+ * id; work that cannot be repeated (an e-mail `sending`, a live U30 `submitted`) is marked
+ * outcome unknown instead. Which states, the second look for e-mails and U30, and the bound:
+ * docs/resilience.md, "Redis loses its data". One run at a time per deployment (advisory lock,
+ * tried without waiting). Renders have no row and heal through the client's retry.
  */
 export interface RecoveryOptions {
   /** Pending at least this long before its job is checked. Default: config().recovery.staleAfterMs. */

@@ -13,22 +13,11 @@ import { getQueue, QUEUES } from '../shared/queues';
 const SENTINEL_SCHEDULER = 'relay-outbox';
 
 /**
- * Every worker process's recovery loop: a plain timer (RECOVERY_INTERVAL_MS, 20 s by default),
- * plus a run whenever the process's Redis connection becomes ready again (a restarted or failed-
- * over Redis may have come back empty), and one at start. Nothing of it lives in Redis, so losing
- * Redis's data cannot lose it — unlike BullMQ's job schedulers, which are Redis keys. Each run:
- *
- * 1. re-declares the recurring jobs (`schedule`: upsertJobScheduler, idempotent) when they are
- *    gone (SENTINEL_SCHEDULER), so a Redis that lost them has them back within one interval;
- * 2. runs the recovery sweep (shared/recovery.ts): outbox rows not yet handed to Redis, and
- *    webhook events, e-mail deliveries and U30 submissions pending for RECOVERY_STALE_AFTER_MS
- *    whose job Redis no longer has are queued again. One process of the deployment at a time
- *    (advisory lock); the others skip their turn.
- *
- * A job Redis lost is thus queued again within RECOVERY_STALE_AFTER_MS + 2 × RECOVERY_INTERVAL_MS
- * (100 s by default: e-mails and U30 submissions wait for a second run that still finds their job
- * missing; webhook events one interval less), however many worker processes run and without any
- * of them restarting.
+ * Every worker process's recovery loop: a plain timer (RECOVERY_INTERVAL_MS), a run whenever the
+ * Redis connection becomes ready again, and one at start — nothing of it lives in Redis. Each run
+ * re-declares the recurring jobs if SENTINEL_SCHEDULER is gone, then runs the recovery sweep
+ * (shared/recovery.ts; one process at a time). The bound this gives: docs/resilience.md,
+ * "Redis loses its data".
  */
 export interface RecoveryLoop {
   close: () => Promise<void>;

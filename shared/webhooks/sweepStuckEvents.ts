@@ -32,21 +32,11 @@ export interface SweepResult {
 export const SWEEP_DEFAULTS = { staleAfterMinutes: 15, maxAgeHours: 24, limit: 500 } as const;
 
 /**
- * Maintenance for the webhook log: a row can stay pending for ever when its job never finishes
- * its failure path — Redis lost the job, or BullMQ failed it for exceeding maxStalledCount (the
- * worker died three times mid-job), which happens outside processWebhookEvent. Every few minutes:
- *
- * - rows pending longer than staleAfterMinutes: the job `webhook-<rowId>` is looked up. Missing →
- *   added again; failed or completed → retried with its attempts reset. Re-adding is safe because
- *   the job id is the business key and the job skips a row that is no longer pending; but BullMQ
- *   ignores an add whose id still exists, and it keeps failed jobs 14 days, so a failed job has to
- *   be retried, not re-added. Waiting, delayed (a refund's RetryLater backoff) and active jobs are
- *   left alone.
- * - rows pending longer than maxAgeHours: failed with the reason (the status predicate in
- *   markEventFailed keeps a job that finishes at the same moment from being overwritten).
- *
- * Idempotent: a second run finds the re-run jobs waiting or the rows finished. It reads across
- * tenants, like the other maintenance jobs; every write is by row id and tenant.
+ * Rows pending for ever because their job never reached its failure path (Redis lost it, or BullMQ
+ * failed it after maxStalledCount worker deaths). Past staleAfterMinutes: a missing job is added
+ * again, a failed or completed one retried (BullMQ ignores an add whose id still exists), one in
+ * flight left alone; past maxAgeHours the row is failed. Idempotent; reads across tenants, writes
+ * by row id and tenant. Table of cases: docs/webhooks.md, "Rows a job never finished".
  */
 export async function sweepStuckWebhookEvents(opts: SweepOptions = {}): Promise<SweepResult> {
   const now = opts.now ?? new Date();

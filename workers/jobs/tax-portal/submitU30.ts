@@ -11,38 +11,18 @@ import type { SubmitU30Payload } from '../../../shared/jobs/catalog';
 /**
  * Upload one U30 submission to FinanzOnline: session login → fileupload (T = test, P = live) →
  * logout, with the tenant's credentials decrypted here (never in job data, never logged).
- *
- * States of report_submissions (docs/reports.md):
- *   queued     nothing has reached the portal yet (new, or a retry after a failure that proves
- *              the upload was not taken: login failed, or the fileupload service's own answer
- *              rc −1/−2/−3: expired session, maintenance, technical error)
- *   submitted  claimed just before the upload request leaves (for live, atomically: of two runs
- *              of one job only one uploads); stays when its outcome is unknown
- *   accepted   the portal answered rc 0 (the file was taken; in test mode: checked, not filed)
- *   rejected   the portal refused it (rc −4/−5, bad credentials, locked user …) or retries ran out
- *
- * Idempotency: a job that finds accepted/rejected returns at once; a retry that finds a live
- * submission still `submitted` does not upload again, because the first upload may have been
- * filed (crash window: between the portal taking the file and us writing `accepted`, e.g. the
- * worker dies or the connection drops after the request was sent). FinanzOnline has no
- * idempotency key, so neither accepted (we have no rc 0) nor rejected (it may be filed, and a
- * rejected row would let a plain re-filing through) is true. Such a submission keeps status
- * submitted and gets outcome_unknown = true, the job's final answer: an admin checks the DataBox
- * and resolves it to accepted or rejected (POST /api/reports/ust/submissions/:id/resolve), which
- * also unblocks the period (submitVatReturn refuses to file over an unresolved one). Test uploads
- * file nothing, so a test submission is simply uploaded again.
+ * States (queued → submitted → accepted / rejected) and the crash window: docs/reports.md,
+ * "Idempotency and the crash window" and "Outcome unknown". In short: FinanzOnline has no
+ * idempotency key, so a live submission found still `submitted` is never uploaded again; it ends
+ * with outcome_unknown for an admin to resolve. Test uploads file nothing and are simply repeated.
  */
 type Row = { id: string; tenantId: string; mode: 'test' | 'live'; status: string; payload: Buffer | null };
 
 /**
- * Upload failures that prove the file was not taken: the fileupload service's own answer, a
- * well-formed fileuploadResponse with an rc (transient ones are −1/−2/−3: session expired,
- * maintenance, technical error), or a request we refused to send. Anything else after the request
- * left may follow the portal taking the file: a timeout, a dropped connection, and also an HTTP
- * 5xx, an HTML page or a SOAP Server fault, which a proxy or load balancer in front of the
- * service answers as readily as the service itself (a 504 after the backend filed the return).
- * A live upload is then not sent again: FinanzOnline has no idempotency key, and a second P
- * upload would file the return twice.
+ * Failures that prove the file was not taken: the fileupload service's own answer (an rc) or a
+ * request we refused to send. Anything else after the request left (timeout, dropped connection,
+ * HTTP 5xx, HTML page, SOAP Server fault — a proxy answers those as readily as the service) may
+ * follow a filed return, so a live upload is not sent again.
  */
 const provesNotTaken = (err: PortalError) => err.rc !== undefined || err.code === 'INVALID_REQUEST';
 
