@@ -1,19 +1,9 @@
 /**
- * What PostgreSQL cannot store, and how data we must keep is made storable.
- *
- * - U+0000: no text or jsonb value holds it (text: "invalid byte sequence", jsonb: "unsupported
- *   Unicode escape sequence").
- * - Lone surrogates (U+D800–U+DFFF without their pair; JSON allows the escape `"\ud800"`, and
- *   clipping a string can split a pair): JSON.stringify writes them as `\ud800`, which json/jsonb
- *   refuse ("unsupported Unicode escape sequence" / "invalid input syntax for type json"). A text
- *   parameter does not fail: the driver encodes the string as UTF-8, which turns each one into
- *   U+FFFD silently.
- *
- * Request bodies are refused instead (400: validate() names a field holding U+0000, and the
- * database's refusal maps to 400, shared/errors.ts). Data that is not a client's request and that
- * we must keep anyway — a verified webhook event (the provider would redeliver it for days),
- * answers of the providers' and the tax portal's APIs, audit rows, stored responses — goes
- * through storable() before it is written.
+ * What PostgreSQL cannot store: U+0000 in any text or jsonb value, and lone surrogates in json/jsonb
+ * (JSON.stringify writes them as `\ud800`, which json refuses; as a text parameter the driver
+ * silently turns them into U+FFFD). Request bodies with them are refused (400). Data we must keep
+ * anyway — verified webhook events, provider and tax-portal answers, audit rows, stored responses —
+ * goes through storable() before it is written (docs/resilience.md, "Input the database cannot hold").
  */
 
 const NUL = '\u0000';

@@ -9,16 +9,11 @@ export interface CpuPriority {
 }
 
 /**
- * WORKER_NICE: lower this process's CPU priority so that web processes on the same host are served
- * first. A nice value alone is not enough on Linux: with autogrouping (sched(7), on by default)
- * the scheduler first shares the CPU between autogroups, one per session, and a nice value ranks a
- * thread only against threads of its own group. A worker started in a session of its own (its own
- * service, `setsid`) would keep a full group's share whatever its nice value; so when this process
- * leads its session, its autogroup gets the same nice value. When it shares a session with other
- * processes (one supervisor starting web and worker, the benchmark) the group is left alone: its
- * nice would slow the web processes too. Raising a nice value needs no privilege. CPU cgroups
- * (systemd's CPUWeight=, container CPU shares) replace autogroups; there the weight is set
- * outside (docs/production.md).
+ * WORKER_NICE: lower this process's CPU priority so web processes on the same host are served
+ * first. With Linux autogrouping (sched(7)) a nice value only ranks threads within their session's
+ * group, so a process that leads its own session also sets its autogroup's nice; one that shares a
+ * session (a supervisor starting web and worker) leaves the group alone, which would slow the web
+ * processes too. Under CPU cgroups the weight is set outside (docs/production.md).
  */
 export function lowerCpuPriority(nice: number): CpuPriority {
   os.setPriority(nice);

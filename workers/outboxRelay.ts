@@ -5,17 +5,12 @@ import { producerRedis, redisReady } from '../shared/redis';
 import { logger } from '../shared/logger';
 
 /**
- * A worker process's outbox relay: it LISTENs on OUTBOX_CHANNEL and sends outbox rows to their
- * queues as soon as a notifying statement (the webhook store) commits. One pass runs at a time,
- * and passes start at most every PASS_SPACING_MS: notifications that arrive meanwhile collapse
- * into the next pass, so under load a pass takes everything that piled up (BATCH rows at a time)
- * and the jobs of many deliveries cost one addBulk and one UPDATE. A pass costs about 2.6 ms of
- * CPU plus 80 µs per job (docs/benchmarks.md): one pass per delivery would cost the worker more
- * than the accept saves. A lone event waits for nothing. On every (re)connect, and when Redis
- * becomes ready again, it relays once: rows committed while nobody listened are not left
- * waiting. A lost connection is re-established with backoff; meanwhile the recurring
- * relay-outbox job (every 10 s) is the backstop. Several worker processes may each run one:
- * SKIP LOCKED splits the rows between them.
+ * A worker process's outbox relay: it LISTENs on OUTBOX_CHANNEL and relays outbox rows as soon as a
+ * notifying statement (the webhook store) commits. One pass at a time, at most every
+ * PASS_SPACING_MS: notifications meanwhile collapse into the next pass, so under load one addBulk
+ * and one UPDATE carry many deliveries' jobs. It relays once on every (re)connect and when Redis
+ * is ready again; while disconnected the recurring relay-outbox job is the backstop. Several
+ * processes may each run one: SKIP LOCKED splits the rows (docs/operations.md, "Outbox relay").
  */
 export interface OutboxRelay {
   close: () => Promise<void>;

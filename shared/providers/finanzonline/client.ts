@@ -3,19 +3,12 @@ import { XMLParser } from 'fast-xml-parser';
 import { PortalError, sessionRcError, uploadRcError } from './errors';
 
 /**
- * FinanzOnline SOAP client for the session service (login/logout) and the fileupload service
- * (upload), per BMF's WSDLs sessionService.wsdl and fileuploadService.wsdl (official files, not
- * in this repository: docs/official-files.md): SOAP 1.1 document/literal,
- * SOAPAction "login" / "logout" / "upload", body elements in the namespaces
- * https://finanzonline.bmf.gv.at/fon/ws/session and …/fileupload. Plain fetch, XML built as
- * escaped strings, responses parsed with fast-xml-parser.
- *
- * Test vs. live: the fileupload request's `uebermittlung` element is "T" (BMF checks the file but
- * does not file it) or "P" (real submission). Both go to the same endpoint.
- *
- * The client never logs or puts into errors the PIN, Teilnehmer-ID, Benutzer-ID, session id or the
- * uploaded document. Retrying is the caller's job (the submission job), guided by
- * PortalError.transient; `submit` only re-logs in once when the portal reports an expired session.
+ * FinanzOnline SOAP client (SOAP 1.1 document/literal, per BMF's sessionService.wsdl and
+ * fileuploadService.wsdl; docs/official-files.md) for login/logout and upload, with plain fetch.
+ * `uebermittlung` "T" has BMF check the file without filing it, "P" files it; same endpoint.
+ * Never logs or puts into errors the PIN, Teilnehmer-ID, Benutzer-ID, session id or document.
+ * Retrying is the caller's job (PortalError.transient); `submit` re-logs in once on an expired
+ * session. Details: docs/tax-reports.md, "FinanzOnline web services".
  */
 export interface FinanzOnlineCredentials {
   /** Teilnehmer-Identifikation. */

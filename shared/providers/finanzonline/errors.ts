@@ -1,11 +1,8 @@
 /**
  * A failure talking to the FinanzOnline web services. `transient` says whether trying again later
- * can help (network, timeouts, HTTP 5xx, maintenance, an expired session); permanent failures
- * (wrong credentials, locked user, the BMF rejecting the file) need a human. The submission job
- * retries transient errors with backoff and marks the submission rejected on permanent ones.
- *
- * Messages never contain credentials or the uploaded document; `portalMessage` is BMF's own
- * text (msg element), kept verbatim for the submission record.
+ * can help (network, timeouts, HTTP 5xx, maintenance, an expired session); permanent failures need
+ * a human. Messages never contain credentials or the uploaded document; `portalMessage` is BMF's
+ * own text, kept verbatim for the submission record.
  */
 export type PortalErrorCode =
   | 'TIMEOUT'

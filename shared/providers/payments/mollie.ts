@@ -20,13 +20,10 @@ import {
 } from './util';
 
 /**
- * Mollie (classic payment webhooks): the POST carries only `id=tr_…` and no signature, so the
- * delivery proves nothing; the payment is fetched from the API with the tenant's key and only the
- * API's answer is trusted. https://docs.mollie.com/reference/webhooks
+ * Mollie (classic payment webhooks): the POST carries only `id=tr_…` and no signature, so only the
+ * payment fetched from the API with the tenant's key is trusted (docs.mollie.com/reference/webhooks).
  * With a signing secret configured, `X-Mollie-Signature: sha256=<hex>` (HMAC-SHA256 of the raw
- * body, as Mollie's next-gen webhooks send it) is required as well, which turns a forged call
- * away before it costs an API request.
- * https://docs.mollie.com/reference/webhooks-best-practices
+ * body, next-gen webhooks) is required too, turning a forged call away before it costs a request.
  */
 
 const PAYMENT_ID = /^tr_[A-Za-z0-9]{1,64}$/;

@@ -21,18 +21,11 @@ import {
 } from './util';
 
 /**
- * PayPal (REST webhooks, Payments v2): offline verification as in PayPal's SDKs.
- * Signed string: `${transmissionId}|${transmissionTime}|${webhookId}|${crc32(rawBody)}` (CRC32 as
- * unsigned decimal), SHA256withRSA, with the certificate at PAYPAL-CERT-URL.
- * https://developer.paypal.com/api/rest/webhooks/rest/#link-verifysignature
- *
- * The certificate URL arrives in the request, so it is only fetched from an allow-listed origin:
- * otherwise anyone could sign with their own key and point us at their own certificate.
- *
- * Replay: PAYPAL-TRANSMISSION-TIME is part of the signed string, so a delivery whose time is more
- * than 300 s from our clock is refused like Stripe's and the bank's stale timestamps; otherwise a
- * captured delivery could be replayed for ever (the duplicate key only protects money movements
- * already booked, not e.g. one whose first delivery failed).
+ * PayPal (REST webhooks, Payments v2): offline verification as in PayPal's SDKs, SHA256withRSA over
+ * `${transmissionId}|${transmissionTime}|${webhookId}|${crc32(rawBody)}` (CRC32 unsigned decimal).
+ * The certificate URL comes in the request, so only allow-listed origins are fetched (anyone could
+ * otherwise sign with their own key). The signed transmission time must be within 300 s of our
+ * clock, or a captured delivery could be replayed for ever. docs/payment-providers.md, "PayPal".
  */
 
 // ---- CRC32 (IEEE 802.3, the one zlib.crc32 computes; kept here so Node < 20.15 works too) ----

@@ -1,15 +1,9 @@
 /**
  * The contract between the provider-agnostic webhook pipeline and one adapter per payment
- * provider. An adapter knows one provider: how its deliveries are authenticated, and how its
- * payload maps to NormalizedEvent. It has no database, no queue and no tenant knowledge; the
- * only I/O it does is what verification itself needs (PayPal's certificate, Mollie's API).
- *
- * Pipeline usage (see docs/payment-providers.md):
- *   const adapter = getAdapter(slug);
- *   try { event = await adapter.verifyAndParse({ rawBody, headers }, { secrets, config }) }
- *   catch (e) { SignatureError → 400 + log invalid_signature; PayloadError → 200 + log failed
- *               (authentic: a 4xx would only make the provider redeliver it for days);
- *               ProviderUnavailableError → transient, retry (or 503 so the provider retries) }
+ * provider: how its deliveries are authenticated and how its payload maps to NormalizedEvent. No
+ * database, queue or tenant knowledge; the only I/O is what verification needs (PayPal's
+ * certificate, Mollie's API). What each error means to the pipeline (SignatureError 400,
+ * PayloadError 200 + failed, ProviderUnavailableError 503): docs/payment-providers.md.
  */
 
 import type { ProviderSlug } from '../../domain/paymentProviders';
@@ -137,14 +131,10 @@ export interface VerifyContext {
 }
 
 /**
- * A synthetic delivery for POST /api/connectors/<slug>/test-webhook, correctly signed, to be run
- * through verifyAndParse like a real delivery (that is the point of the test); the result equals
- * `event`. stripe and bank sign with the tenant's stored secret. PayPal and Mollie verify against
- * the provider itself, so the synthesizer also plays that side in memory (`providerStub`): PayPal's
- * certificate host serves a self-signed certificate of a throwaway RSA key that signed the
- * delivery for the stored webhook id; Mollie's API answers the synthetic payment to the stored API
- * key. There is deliberately no flag on verifyAndParse that bypasses verification, so no request
- * can ever switch it off; the stub only exists in test-webhook's own context.
+ * A synthetic, correctly signed delivery for POST /api/connectors/<slug>/test-webhook, run through
+ * verifyAndParse like a real one; the result equals `event`. PayPal and Mollie verify against the
+ * provider, so `providerStub` plays that side in memory (certificate host, payments API). There is
+ * deliberately no flag on verifyAndParse that skips verification, so no request can switch it off.
  */
 export interface SyntheticEvent extends InboundRequest {
   event: NormalizedEvent;
