@@ -111,16 +111,12 @@ interface CompiledStatement {
 const compiledStatements = new Map<string, CompiledStatement>();
 
 /**
- * Run a hot statement built with knex once per process: on the first call for `key`, build()
- * runs with placeholders in place of the arguments and the SQL text it compiles to is kept with
- * the position of every argument; each later call only binds `args` and runs it as a prepared
- * statement (queryPrepared: planned once per connection). Compiling knex builders on every call was about a quarter of the webhook job's
- * JavaScript (docs/benchmarks.md).
- *
- * The text must depend on nothing but `key`: build() must bind every argument, unchanged (not
- * sliced, stringified or concatenated: both throw on the first call), and must not branch on one
- * (a placeholder is a non-empty string, never null, so `where({ col: arg })` is always `= $n`,
- * never `is null`). Values that decide the shape belong in the key.
+ * Run a hot statement built with knex once per process: the first call for `key` runs build() with
+ * placeholders and keeps the compiled SQL; later calls only bind `args` and run it as a prepared
+ * statement (docs/benchmarks.md, "Hot statements compiled once"). So the text must depend on
+ * nothing but `key`: build() binds every argument unchanged (slicing or stringifying one throws)
+ * and never branches on one (`where({ col: arg })` is always `= $n`); shape-deciding values go
+ * in the key.
  */
 export async function runCompiled<T = Record<string, unknown>>(
   db: Db,

@@ -5,15 +5,11 @@ import { AppError, duplicate, invalidInput } from './errors';
 import { storableJson } from './storable';
 
 /**
- * Idempotency-Key for POSTs that create money-relevant records (docs/invoices.md, "Idempotency"; Stripe's scheme):
- * same key + same body within 24 h returns the first response (status and body); same key +
- * another body is 409 DUPLICATE.
- *
- * The key row is inserted first, inside the same transaction as the work, keyed by the primary
- * key (tenant, route, key). A concurrent duplicate blocks on that uncommitted row (Postgres waits
- * for the inserting transaction), then sees the committed response and replays it — so the work
- * never runs twice. If the work fails, the transaction rolls back with the key row: errors are
- * not stored, and a retry with the same key runs again.
+ * Idempotency-Key for POSTs that create money-relevant records (Stripe's scheme; docs/invoices.md,
+ * "Idempotency"): same key + same body within 24 h replays the first response, another body is 409
+ * DUPLICATE. The key row is inserted first, in the work's transaction: a concurrent duplicate
+ * blocks on it, then replays the committed response, so the work never runs twice. A failure
+ * rolls the key row back with the work: errors are not stored.
  */
 export const IDEMPOTENCY_TTL_HOURS = 24;
 

@@ -2,13 +2,10 @@ import type { Knex } from 'knex';
 import { runCompiledSql } from './db';
 
 /**
- * Transaction-scoped advisory lock on a string key (released at commit or rollback, also when the
- * process dies and Postgres drops its connection). The webhook pipeline serializes work on one
- * money movement, and the auto-creation of one counterparty's supplier, with it; unique indexes
- * remain the final guard. The U30 submission serializes a tenant's live submissions with it.
- *
- * Every advisory lock key of the service is built in this module, so two keys cannot collide by
- * accident; it sits below the commands and the webhook pipeline, which both take these locks.
+ * Transaction-scoped advisory lock on a string key (released at commit, rollback, or when the
+ * connection dies). Serializes the webhook pipeline's work per money movement and per
+ * counterparty's supplier (unique indexes remain the final guard) and a tenant's live U30
+ * submissions. Every key is built in this module so two cannot collide by accident.
  */
 export async function lockKey(trx: Knex.Transaction, key: string): Promise<void> {
   await runCompiledSql(trx, 'select pg_advisory_xact_lock(hashtextextended(?, 0))', [key]);

@@ -10,13 +10,11 @@ import { findJob } from './jobs/catalog';
 import type { KeyedJobDefinition } from './jobs/define';
 
 /**
- * Transactional outbox. A command that must trigger background work calls enqueueAfterCommit()
- * inside its transaction: the job is written to the outbox table with the data it acts on, so a
- * rollback leaves no job and a commit never loses one. After commit runInTransaction() relays the
- * rows to BullMQ; if Redis is down they stay and the worker's periodic relay sends them later.
- * Rows written by the webhook store are not sent by their writer: its statement
- * notifies OUTBOX_CHANNEL and the workers' listeners relay them (workers/outboxRelay.ts).
- * Job ids come from business keys, so a row relayed twice is deduplicated by BullMQ.
+ * Transactional outbox: enqueueAfterCommit() writes the job into the outbox table inside the
+ * command's transaction, so a rollback leaves no job and a commit never loses one. After commit
+ * runInTransaction() relays the rows; if Redis is down they stay for the periodic relay. Rows of
+ * the webhook store are relayed by the workers' listeners instead (OUTBOX_CHANNEL). Job ids are
+ * business keys, so a row relayed twice is one job (docs/operations.md, "Outbox relay").
  */
 export interface OutboxJob {
   queue: QueueName;
@@ -118,14 +116,11 @@ async function addJobs(jobs: OutboxJob[]): Promise<void> {
 const addBatched = groupBatches<OutboxJob>(addJobs);
 
 /**
- * The notification channel of outbox rows written in the same single statement as their data
- * (atomic without a transaction: the webhook store, shared/webhooks/ingest.ts). Such a writer
- * does not send its jobs itself: the statement calls `pg_notify(OUTBOX_CHANNEL, prefix)`, which
- * PostgreSQL delivers on commit (never on rollback) to the workers' relays
- * (workers/outboxRelay.ts); they add the jobs in batches and mark the rows. Used where requests
- * are many and public (webhooks): their answer waits for neither Redis nor BullMQ, and adding 100
- * jobs at once costs a fraction of 100 single adds (docs/webhooks.md). The periodic relay-outbox
- * job stays the backstop. The payload is the rows' prefix.
+ * Notification channel for outbox rows written in one statement with their data (the webhook
+ * store, shared/webhooks/ingest.ts): the statement calls `pg_notify(OUTBOX_CHANNEL, prefix)`,
+ * delivered on commit only, and the workers' relays (workers/outboxRelay.ts) add the jobs in
+ * batches. Public, numerous requests thus wait for neither Redis nor BullMQ; the periodic
+ * relay-outbox job stays the backstop.
  */
 export const OUTBOX_CHANNEL = 'outbox';
 
@@ -142,10 +137,9 @@ const markEnqueued = groupBatches<string>(async (ids) => {
 });
 
 /**
- * "Group commit" for after-commit work (shared/batches.ts): while one batch is in flight, the items
- * of other callers wait and go together in the next, so N concurrent requests cost about one round
- * trip instead of N. Each caller's promise settles with the batch that carried its items; a failed
- * batch fails all of its callers, who leave their rows to the relay.
+ * "Group commit" for after-commit work (shared/batches.ts): items of concurrent callers go in one
+ * round trip. Each caller's promise settles with its batch; a failed batch fails all of its
+ * callers, who leave their rows to the relay.
  */
 function groupBatches<T>(run: (batch: T[]) => Promise<void>): (items: T[]) => Promise<void> {
   const batches = new Batches<T, void>({
@@ -162,12 +156,10 @@ function groupBatches<T>(run: (batch: T[]) => Promise<void>): (items: T[]) => Pr
 }
 
 /**
- * Send pending outbox rows to their queues, up to `limit` at once: one addBulk per queue and one
- * UPDATE for all of them. Rows are locked with SKIP LOCKED so several relays (every worker's
- * listener and timer) never send the same row concurrently. Should the batch fail, its rows are
- * tried one by one while Redis is connected, so a row Redis refuses (its error noted on the row)
- * holds back no other; once Redis is gone the rest stay pending for the next relay. Jobs of a
- * failed batch that did reach Redis are deduplicated by their job ids on the retry.
+ * Send pending outbox rows, up to `limit`: one addBulk per queue and one UPDATE. SKIP LOCKED keeps
+ * several relays off the same row. A failed batch is retried row by row while Redis is connected,
+ * so a row Redis refuses (its error noted) holds back no other; jobs that did reach Redis are
+ * deduplicated by their ids.
  */
 export async function relayOutbox(opts: { ids?: string[]; limit?: number } = {}): Promise<number> {
   return db().transaction(async (trx) => {

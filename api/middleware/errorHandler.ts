@@ -81,12 +81,10 @@ export function errorHandler(bodyLimitBytes: number): Middleware {
 }
 
 /**
- * An error can come before the request body was read to its end (413 cut off at the limit, 400
- * for bytes that do not decode, 429 before the parser): Node's server does not read the rest of a
- * body someone started reading, so a kept-alive connection waited for the next request behind
- * bytes nobody consumed until the keep-alive timeout (~65 s). If the client is still sending,
- * the answer says `Connection: close` and Node closes the socket once it is written; if the body
- * has fully arrived, the unread rest is discarded and the connection stays usable.
+ * An error can come before the body was read to its end (413, undecodable bytes, 429). Node does
+ * not read the rest of a started body, so a kept-alive connection would wait behind unread bytes
+ * until the keep-alive timeout. Still sending: answer with `Connection: close`; fully arrived:
+ * discard the rest and keep the connection.
  */
 function closeIfBodyUnread(req: IncomingMessage, set: (k: string, v: string) => void): void {
   if (req.readableEnded) return;

@@ -40,13 +40,11 @@ export interface ClaimedAttempt {
 }
 
 /**
- * One login attempt (a password, a TOTP or recovery code, a passkey assertion), counted as failed
- * BEFORE it is checked, under the row lock. A locked account answers 429 here. Counting after the
- * check let parallel attempts through: each read "not locked" before any failure was written, so
- * ten parallel guesses were all checked (and a right one among them reset the counters). Now at
- * most MAX_FAILED_ATTEMPTS attempts are checked per lockout, however they arrive. An attempt that
- * proves right completes the login (completeLogin resets the counters) or, when a second factor
- * follows the password, gives its count back (releaseAttempt).
+ * One login attempt (password, TOTP or recovery code, passkey), counted as failed BEFORE it is
+ * checked, under the row lock; a locked account answers 429 here. So at most MAX_FAILED_ATTEMPTS
+ * guesses are checked per lockout however many arrive in parallel (docs/auth.md, "Login,
+ * enumeration, lockout"). A right attempt completes the login (completeLogin resets the counters)
+ * or, when a second factor follows, gives its count back (releaseAttempt).
  */
 export async function claimAttempt(userId: string): Promise<ClaimedAttempt> {
   return claim({ table: 'users', where: { id: userId } });

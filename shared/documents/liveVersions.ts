@@ -1,17 +1,11 @@
 import type { Knex } from 'knex';
 
 /**
- * Rendered documents are cached per (invoice, kind, version) (artifactStore.ts). A draft shows
- * its customer and its seller (the tenant) live, so an edit of either changes the draft's
- * document without touching the invoice: these give every invoice that reads the edited row
- * live a new version, in the transaction of the edit. A snapshot column that is null is exactly
- * what makes loadInvoiceView()/loadDocumentInput() read the live row, so that is the condition;
- * finalized invoices have their snapshots and keep their version (and documents).
- *
- * The version is only the cache key of documents (and their ETag, `"<kind>-<id>-v<version>"`);
- * no API accepts it back (no If-Match, no expectedVersion), and a render job for the old version
- * finds it stale and stores nothing, so the API asks again for the new one. `updated_at` stays:
- * the invoice itself was not edited.
+ * Documents are cached per (invoice, kind, version) (artifactStore.ts). A draft shows its customer
+ * and seller live (a null snapshot column makes loadInvoiceView()/loadDocumentInput() read the live
+ * row), so an edit of either gives every such invoice a new version in the edit's transaction;
+ * finalized invoices keep theirs. The version is only the documents' cache key and ETag: no API
+ * takes it back, and `updated_at` stays (the invoice itself was not edited).
  */
 
 /**

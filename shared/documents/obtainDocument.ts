@@ -12,12 +12,9 @@ import type { Config } from '../config';
 
 /**
  * The API side of rendering: serve the cached artifact of the invoice's current version, or queue
- * the render job (job id = business key, so concurrent requests share one job) and wait for it a
- * bounded time (shared/queues.ts runAndWait): the wait ends when the job completes or fails, or
- * as soon as the artifact is stored (a worker that lost its lock stores the document but cannot
- * complete the job), and goes on through one takeover when the job's lock lapsed. Past that: 503
- * with a Retry-After from the job's state, and the job keeps running — the next request finds
- * the artifact or joins the job.
+ * the render job (business-key id, so concurrent requests share one) and wait for it a bounded
+ * time (runAndWait in shared/queues.ts). Past that: 503 with a Retry-After from the job's state;
+ * the job keeps running and the next request finds the artifact or joins the job.
  */
 export async function obtainDocument(
   tenantId: string,

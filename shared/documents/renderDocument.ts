@@ -8,19 +8,12 @@ import { assertExportable, EInvoiceExportError } from '../formats/cii/einvoiceMo
 import { AppError, invalidInput } from '../errors';
 
 /**
- * Documents show the invoice as issued: payments [], amountPaid 0.00, amountDue = totalGross, and a
- * paid or partly paid one as offen. Payments change neither the content nor the version of a
- * finalized invoice (GoBD / BAO: an issued invoice is not altered), so nothing of the payment state
- * may reach the document — otherwise the cached PDF would show or omit it depending on when it was
- * first rendered, and a ZUGFeRD PDF could thank for a payment its embedded XML still asks for
- * (Factur-X: the XML is equivalent to the visible invoice). The payment state is in the API
- * (amountPaid, amountDue, payments).
- *
- * A cancelled invoice was issued too, and stays exportable (BAO § 132, GoBD archiving): it keeps
- * its status (the PDF marks it STORNIERT) but shows the amounts it was issued with, not the
- * amountDue 0.00 of the API, which would not reconcile (BR-CO-16, EBI-TOTAL). A Storno credit note
- * (settled by offset: amountPaid = its open amount, no payment records) shows its full amount;
- * an incoming invoice the supplier's total.
+ * Documents show the invoice as issued (GoBD / BAO: an issued invoice is not altered): no payments,
+ * amountDue = totalGross. Payments change neither content nor version, so a cached PDF must not
+ * depend on when it was rendered, and a ZUGFeRD PDF's text must match its XML; the payment state is
+ * in the API. A cancelled invoice stays exportable (BAO § 132) with its issued amounts, marked
+ * STORNIERT (amountDue 0.00 would break BR-CO-16 / EBI-TOTAL); a Storno credit note shows its full
+ * amount, an incoming invoice the supplier's total.
  */
 export function asIssued(input: DocumentInput): DocumentInput {
   const { invoice } = input;

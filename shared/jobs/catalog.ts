@@ -4,16 +4,11 @@ import { monthPeriod, quarterPeriod, type TaxPeriod } from '../domain/tax/period
 import { defineJob, oneOfSchemas, payloadSchema, type AnyJobDefinition, type PayloadOf } from './define';
 
 /**
- * Every job of the service, declared once (docs/jobs.md): its queue, its name, its payload (the
- * TypeScript type and the JSON schema checked against it), its id from business keys, and its
- * options where they differ from the queue's. Producers add jobs only through these entries
- * (enqueue, enqueueAfterCommit, runAndWait; recovery and the webhook sweep re-add by them); the
- * worker maps each entry to its handler (workers/registry.ts) and fails a job whose payload does
- * not match for good. Payloads carry ids only — never secrets or personal data.
- *
- * The job ids are stored business keys (outbox rows, Redis, recovery, tests): never change one.
- * Schemas check the keys a job reads and tolerate others: jobs already in Redis or in the outbox
- * keep running when a payload gains an optional key, in either direction of a rolling deploy.
+ * Every job of the service, declared once (docs/jobs.md): queue, name, payload type and schema,
+ * id from business keys, options. Producers add jobs only through these entries; the worker maps
+ * each to its handler (workers/registry.ts). Payloads carry ids only, never secrets or personal
+ * data. Job ids are stored business keys (outbox, Redis): never change one. Schemas tolerate
+ * extra keys so queued jobs survive a rolling deploy that adds an optional key.
  */
 
 const id = { type: 'string', minLength: 1 } as const;
