@@ -32,17 +32,11 @@ export interface IngestResult {
 const invalidSignature = () => new AppError('INVALID_INPUT', 400, 'Webhook signature verification failed');
 
 /**
- * POST /api/payment-import/<provider>/<token> after the transport checks (HTTPS, rate limit, body
- * size). Order (docs/webhooks.md, "Inbound: what we answer when"): the token first — its installation holds the secret — so an
- * unknown token is 404 whatever the signature; then the adapter verifies (timing-safe, in the
- * adapter); then the verified event is stored durably with its job in the outbox, in one
- * statement shared with the deliveries arriving beside it (storeVerifiedEvents), and the provider
- * gets 200 only after it committed. Processing happens in the worker.
- *
- * Log rows: invalid_signature (400) and failed are written here; duplicate when the money
- * movement is already booked (fast path, 200); otherwise pending, finished by the job. An
- * authentic payload we cannot map (PayloadError) is logged failed and answered 200: a 4xx would
- * only make the provider redeliver the same bytes for days with the same outcome.
+ * POST /api/payment-import/<provider>/<token> after the transport checks. The token first (its
+ * installation holds the secret: unknown → 404 whatever the signature), then the adapter verifies,
+ * then the event is stored with its outbox row (storeVerifiedEvents) and 200 is answered only after
+ * that committed. An authentic payload we cannot map is logged failed and answered 200: a 4xx only
+ * brings redeliveries. Every case: docs/webhooks.md, "Inbound: what we answer when".
  */
 export async function ingestDelivery(args: {
   provider: string;
@@ -129,13 +123,10 @@ export async function ingestDelivery(args: {
 const isDataException = (err: unknown) => /^22/.test(String((err as { code?: unknown })?.code ?? ''));
 
 /**
- * The duplicate check per row of the store statement (its columns in scope). One invoice per
- * (tenant, source, external id): the unique index invoices_external_unique, one equality lookup
- * per movement. Both checks are scalar subqueries, looked up once per row, so that no plan can
- * turn them into a join or a hashed subplan: as `not exists (… where not exists (…))` the generic
- * plan became an anti-join reading all of the tenant's invoices of the provider for every
- * delivery, and an `exists` on webhook_events a scan of all processed rows (`external_id =
- * any(array)` once kept the array as a filter over all invoices too).
+ * The duplicate check per row of the store statement: one invoice per (tenant, source, external
+ * id), invoices_external_unique. Both checks are scalar subqueries so that the generic plan cannot
+ * turn them into a join or hashed subplan that reads all of a tenant's invoices (docs/webhooks.md,
+ * "Store batches"; docs/benchmarks.md, "PostgreSQL's share").
  */
 const DUPLICATE_SQL = `case v.booked_check
        when 'money' then not exists (
@@ -156,12 +147,10 @@ interface VerifiedDelivery {
   rawBody: Buffer | null;
 }
 /**
- * The durable store of verified deliveries, many at once: the store statement runs for whole
- * batches of the deliveries this process is accepting (shared/batches.ts), one statement at a
- * time, so concurrent deliveries share its round trip, planning, commit and WAL flush. Each
- * delivery is still answered only after the statement holding its row committed; a batch that
- * fails stores each of its deliveries on its own (the same statement with one row), so one bad
- * row costs only its own delivery a 503.
+ * Verified deliveries stored in batches (shared/batches.ts): concurrent deliveries share one
+ * statement's round trip, plan and commit; each is answered only after its row committed. A failed
+ * batch stores each delivery alone, so one bad row costs only its own delivery a 503
+ * (docs/webhooks.md, "Store batches").
  */
 let batches: Batches<VerifiedDelivery, IngestResult> | undefined;
 function storeBatches(): Batches<VerifiedDelivery, IngestResult> {
@@ -182,12 +171,10 @@ function storeBatches(): Batches<VerifiedDelivery, IngestResult> {
 
 /**
  * The store as ONE autocommitted statement (a data-modifying CTE) for any number of deliveries:
- * per delivery the duplicate fast path, the log row and — when pending — its outbox row; all of
- * them commit together or none does, as in a transaction, in one round trip. The deliveries travel
- * as one jsonb array, so the text (and its prepared plan) is the same for every batch. Row ids are
- * generated here so job ids and payloads are known before the statement. With outbox rows the
- * statement notifies the workers' relays once (delivered on commit; see OUTBOX_CHANNEL): the answer
- * waits for neither Redis nor BullMQ, and a relay adds the jobs of many deliveries at once.
+ * per delivery the duplicate fast path, the log row and, when pending, its outbox row, all or
+ * nothing in one round trip. Deliveries travel as one jsonb array so the prepared text is the same
+ * for every batch; row ids are made here so job ids are known beforehand. With outbox rows it
+ * notifies the workers' relays once (OUTBOX_CHANNEL), so the answer waits for neither Redis nor BullMQ.
  */
 export const STORE_SQL = `with v as (
      select * from jsonb_to_recordset(cast(? as jsonb)) as v(

@@ -7,15 +7,11 @@ import { eventLockKey, lockKey, moneyLockKey } from '../locks';
 import { createSupplierFor, findSupplier, type SupplierResolution } from './resolveSupplier';
 
 /**
- * The provider-agnostic part of the webhook pipeline (spec "Processing pipeline", steps 3–6), run
- * on an already verified NormalizedEvent inside the caller's transaction. The worker job commits
- * it; POST /api/connectors/<slug>/test-webhook runs the very same code and rolls back.
- *
- * Exactly once: work on one money movement is serialized by an advisory lock on
- * (tenant, provider, externalId); under it an existing invoice means duplicate, before anything
- * (not even a supplier) is created. The unique index invoices_external_unique stays the final
- * guard: should it still refuse the insert (ON CONFLICT DO NOTHING), the event is a duplicate, and
- * an auto-created supplier is rolled back with its savepoint. Journal entries are unique per invoice.
+ * The provider-agnostic part of the webhook pipeline (docs/webhooks.md, "The pipeline job", steps
+ * 3–6) on a verified NormalizedEvent, in the caller's transaction: the worker job commits it,
+ * test-webhook runs the same code and rolls back. Exactly once: an advisory lock per money movement,
+ * under which an existing invoice means duplicate before anything is created; the unique index
+ * invoices_external_unique stays the final guard (a refused insert is a duplicate too).
  */
 export type StepName = 'signature' | 'tenant' | 'supplier' | 'invoice' | 'duplicate' | 'autoPost';
 

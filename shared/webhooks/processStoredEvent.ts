@@ -44,12 +44,10 @@ export interface StoredEventRef {
 export const BATCH_LOCK_TIMEOUT_MS = 100;
 
 /**
- * Several stored events in ONE transaction, one after the other, each exactly as
- * processStoredEvent does it (workers/jobs/webhooks/eventBatches.ts decides when). All or
- * nothing: if any event throws, every event of the batch is rolled back and the error is thrown,
- * and the caller runs each event alone, so the one that failed fails alone. Events of the same
- * money movement in one batch are safe: advisory locks are re-entrant within the transaction, and
- * the second event sees the first one's invoice and ends duplicate.
+ * Several stored events in ONE transaction, each exactly as processStoredEvent does it. All or
+ * nothing: if any throws, the batch rolls back and the caller runs each event alone. Two events
+ * of one money movement are safe: advisory locks are re-entrant, and the second sees the first
+ * one's invoice and ends duplicate (docs/webhooks.md, "Batches").
  */
 export async function processStoredEventBatch(events: readonly StoredEventRef[]): Promise<ProcessOutcome[]> {
   const outcomes = await runInTransaction(async (trx) => {

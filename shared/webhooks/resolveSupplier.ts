@@ -42,12 +42,10 @@ async function match(trx: Knex.Transaction, tenantId: string, provider: Provider
 }
 
 /**
- * Pipeline step 3 (spec): the connector's default supplier wins when set (and still active);
- * otherwise an existing supplier with the provider's merchant id, then with the e-mail
- * (case-insensitive); otherwise one is created from the event's counterparty. Creation holds an
- * advisory lock on the counterparty's identity and matches again under it, so concurrent events
- * of one new counterparty create one supplier. A counterparty with no identity at all (no
- * merchant id, e-mail or name) books on one placeholder supplier per provider.
+ * Pipeline step 3 (docs/webhooks.md, "The pipeline job"): the connector's active default supplier,
+ * else one with the provider's merchant id, else with the e-mail (case-insensitive), else one is
+ * created from the counterparty under an advisory lock on its identity (matched again under it), so
+ * concurrent events create one supplier. No identity at all: one placeholder supplier per provider.
  */
 export async function resolveSupplier(
   trx: Knex.Transaction,

@@ -38,16 +38,11 @@ const SIGNED_WITH: Record<string, string> = {
 };
 
 /**
- * POST /api/connectors/<slug>/test-webhook: the adapter's synthetic event through the real
- * verification and pipeline code, and nothing persists. Signature: every provider's synthetic
- * delivery is correctly signed and goes through verifyAndParse — stripe and bank with the stored
- * secret; paypal signed for the stored webhook id with a throwaway key whose certificate the
- * adapter's in-memory certificate host serves; mollie fetched with the stored API key from an
- * in-memory Mollie API that knows the synthetic payment. The fetch handed to verification answers
- * only those stubs, so no outbound call can happen. Tenant: the installation's own URL token is
- * resolved the way an inbound delivery is. Supplier to auto-post: runPipeline in a transaction
- * that is always rolled back, so suppliers, invoices, entries, references and audit rows it wrote
- * vanish, and no log row or job is written.
+ * POST /api/connectors/<slug>/test-webhook: the adapter's synthetic, correctly signed event through
+ * the real verification and pipeline code, with nothing persisted. PayPal and Mollie are answered
+ * by in-memory stubs (the fetch handed to verification reaches nothing else); the tenant is resolved
+ * from the installation's URL token; runPipeline runs in a transaction that is always rolled back,
+ * and no log row or job is written (docs/webhooks.md, "test-webhook").
  */
 export async function runTestWebhook(actor: Actor, slugRaw: string, cfg: PaymentProviderConfig): Promise<TestWebhookResult> {
   const slug = slugOrNotFound(slugRaw);

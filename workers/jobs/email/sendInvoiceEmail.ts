@@ -15,13 +15,10 @@ const UNKNOWN_OUTCOME =
   'Delivery outcome unknown: the worker stopped during the SMTP transfer. Not sent again to avoid a duplicate; check with the recipient or send again.';
 
 /**
- * Send one invoice e-mail delivery. Never twice: the delivery row is claimed (queued → sending)
- * right before the SMTP transfer, after the attachments are ready. A retry that finds the row
- * 'sent' does nothing; one that finds it still 'sending' (the worker died mid-transfer) marks it
- * failed with an explanation instead of risking a duplicate. Temporary SMTP failures (4xx,
- * network) put the row back to queued and retry with backoff; permanent ones (5xx) fail it. Once
- * the server accepted the message, only recording it is left: if that fails, the job's data keeps
- * the server's answer and the retry records it without sending (data.accepted).
+ * Send one invoice e-mail delivery, never twice: the row is claimed (queued → sending) right
+ * before the SMTP transfer; a retry finding it 'sending' (worker died mid-transfer) fails it as
+ * outcome unknown. SMTP 4xx/network errors requeue with backoff, 5xx fail. Once the server
+ * accepted the message, a failed record is retried from job data (data.accepted), not re-sent.
  */
 export async function sendInvoiceEmailJob(job: Job<SendInvoiceEmailPayload>) {
   const { deliveryId, tenantId } = job.data;
@@ -142,15 +139,10 @@ interface PreparedMail {
 }
 
 /**
- * The attachment for the invoice as it is now. Content, version and tenant settings come from one
- * repeatable-read snapshot (as in the render job): read separately, an edit in between (a PUT on
- * notes/footerText/customFields bumps the version) would cache the old content under the new
- * version, and GET …/pdf would serve that stale artifact for good.
- *
- * With the tenant's zugferdByDefault, an e-invoiceable document is sent as ZUGFeRD *instead of*
- * the plain PDF: a ZUGFeRD file is a complete, readable PDF, so a second copy would only confuse.
- * When the invoice cannot be an e-invoice (e.g. seller without VAT ID: BR-S-02) the plain PDF is
- * sent and the reason returned as a notice — the e-mail still goes out, and retrying cannot help.
+ * The attachment for the invoice as it is now: content, version and settings from one
+ * repeatable-read snapshot, or an edit in between would cache old content under the new version.
+ * With zugferdByDefault a ZUGFeRD file replaces the plain PDF (it is a complete PDF); when the
+ * invoice cannot be an e-invoice (e.g. BR-S-02) the plain PDF goes out with a notice.
  */
 async function prepareAttachments(tenantId: string, invoiceId: string): Promise<PreparedMail> {
   const { input, version, tenant } = await db().transaction(async (trx) => {

@@ -34,14 +34,11 @@ let batches: ReturnType<typeof createEventBatches> | undefined;
 const eventBatches = () => (batches ??= createEventBatches(config().webhookBatchMax, config().webhookBatchesInFlight));
 
 /**
- * Job "process-webhook-event" (queue webhooks, jobId webhook-<eventRowId>): runs one stored,
- * verified event through the pipeline (shared/webhooks), batched with the process's other
- * webhook jobs unless WEBHOOK_BATCH_MAX is 1 (./eventBatches.ts). Idempotent: the log row is the state;
- * a finished row is skipped. Transient errors (database, deadlock, a lost connection) throw and
- * BullMQ retries with exponential backoff and jitter; permanent ones, and the last attempt, end
- * the log row as failed with the reason. Refused input (isRefusedInput) ends it failed too, but
- * the job completes with `{ status: 'failed', reason }` and the line is a warn: "job failed" at
- * error (workers/worker.ts) stays for failures of ours.
+ * Job "process-webhook-event": one stored, verified event through the pipeline, batched with the
+ * process's other webhook jobs (./eventBatches.ts). The log row is the state; a finished row is
+ * skipped. Transient errors throw for a retry; permanent ones and the last attempt fail the row.
+ * Refused input (isRefusedInput) fails the row but completes the job with a warn, keeping "job
+ * failed" (workers/worker.ts) for failures of ours.
  */
 export async function processWebhookEventJob(job: Job<ProcessWebhookEventPayload>) {
   const { eventRowId, tenantId } = job.data;
