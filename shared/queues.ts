@@ -99,12 +99,9 @@ export function getQueueEvents(name: QueueName): QueueEvents {
 }
 
 /**
- * Add a job of the catalog (shared/jobs/catalog.ts) now, outside any transaction: its queue, name,
- * id and options come from its entry, the payload is typed by it. If Redis is unreachable the
- * caller gets 503 with Retry-After instead of a hang or a 500. `opts` overrides the entry's (tests).
- *
- * The (queue, name, data) form adds a job outside the catalog: tests and tools only (an unknown
- * job, a job with a payload its schema refuses); application code uses the entries.
+ * Add a job of the catalog (shared/jobs/catalog.ts) now, outside any transaction; queue, name, id
+ * and options come from its entry. Redis unreachable → 503 with Retry-After, not a hang or a 500.
+ * `opts` and the (queue, name, data) form, which bypasses the catalog, are for tests and tools.
  */
 export function enqueue<P extends object>(job: JobDefinition<P, QueueName>, payload: P, opts?: JobsOptions): Promise<Job>;
 export function enqueue(queue: QueueName, name: string, data: object, opts?: JobsOptions): Promise<Job>;
