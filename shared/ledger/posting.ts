@@ -12,6 +12,294 @@ import { CHARTS } from '../domain/charts';
  */
 export const INVOICE_SOURCE = 'invoice';
 /**
+ * The reversal of a cancelled incoming invoice's entry: source_id is the invoice as for its entry,
+ * so the unique (tenant_id, source_type, source_id) lets it be reversed once, never twice.
+ */
+export const CANCELLATION_SOURCE = 'invoice_cancellation';
+
+export class PostingError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PostingError';
+  }
+}
+
+export interface PostingSettings {
+  expenseAccount?: string | null;
+  clearingAccount?: string | null;
+}
+
+export interface PostedEntry {
+  entryId: string;
+  debitAccount: string;
+  creditAccount: string;
+  amount: string;
+  reversesEntryId: string | null;
+  /** How the expense account was chosen: settings, supplier, history, chart default, or the original entry (refunds). */
+  expenseSource: 'settings' | 'supplier' | 'history' | 'default' | 'original';
+}
+
+export interface InvoiceToPost {
+  id: string;
+  tenantId: string;
+  supplierId: string;
+  invoiceDate: string;
+  totalGross: string;
+  invoiceNumber: string;
+  relatedInvoiceId?: string | null;
+}
+
+/** A piece of SQL with its `?` bindings, to be placed inside a larger statement. */
+interface SqlFragment {
+  sql: string;
+  bindings: Knex.RawBinding[];
+}
+
+/**
+ * The expense account most used on the supplier's earlier posted incoming invoices (debit side,
+ * reversals excluded; ties to the most recent, then the account number, so the pick is stable), as
+ * one-column SQL for the posting statement. Read from supplier_expense_usage, counts a trigger
+ * keeps (docs/ledger.md, "Posting rules").
+ */
+function expenseHistorySql(tenantId: string, supplierId: string): SqlFragment {
+  return {
+    sql: `select u.account_number from supplier_expense_usage u
+           where u.tenant_id = ? and u.supplier_id = ?
+           order by u.uses desc, u.last_used_at desc, u.account_number
+           limit 1`,
+    bindings: [tenantId, supplierId],
+  };
+}
+
+/** Each chart's fallback accounts, as JSON for the posting statement to pick from by the tenant's chart. */
+const CHART_FALLBACKS = JSON.stringify(
+  Object.fromEntries(Object.entries(CHARTS).map(([name, c]) => [name, { defaultExpense: c.defaultExpense, clearing: c.clearing }])),
+);
+
+/** Which accounts an entry books, as SQL for postEntry's first CTE: one row (debit, credit, source, chart). */
+type AccountPick = SqlFragment;
+
+/** Accounts the caller knows already (a refund reversing its original's entry). */
+const knownAccounts = (debit: string, credit: string): AccountPick => ({
+  sql: `select cast(? as text) as debit, cast(? as text) as credit, cast('original' as text) as source, cast(null as text) as chart`,
+  bindings: [debit, credit],
+});
+
+/**
+ * The accounts decided in the posting statement itself: expense from the connector's settings,
+ * else the supplier's default if in the chart, else the supplier's history (asked only when neither
+ * decides), else the chart's default; clearing from the settings, else the chart's for the
+ * provider. `reversed` books the clearing account on the debit side (a refund without an original).
+ */
+function decidedAccounts(tenantId: string, supplierId: string, provider: ProviderSlug, settings: PostingSettings, reversed: boolean): AccountPick {
+  const [expenseSide, clearingSide] = reversed ? ['credit', 'debit'] : ['debit', 'credit'];
+  const settingsExpense = settings.expenseAccount || null;
+  const history = expenseHistorySql(tenantId, supplierId);
+  // `offset 0` keeps x a subquery of its own: flattened, each of its subqueries would be copied to
+  // (and run at) every place x's columns are used. The supplier is read by its key alone (its own
+  // `offset 0`): with the tenant as a second condition the generic plan made on fresh statistics
+  // went through a tenant index and read all of the tenant's suppliers.
+  return {
+    sql: `select coalesce(cast(? as text), x.supplier_default, x.history, cast(? as jsonb) -> x.chart ->> 'defaultExpense') as ${expenseSide},
+                 coalesce(cast(? as text), cast(? as jsonb) -> x.chart -> 'clearing' ->> cast(? as text)) as ${clearingSide},
+                 case when ? then 'settings' when x.supplier_default is not null then 'supplier' when x.history is not null then 'history' else 'default' end as source,
+                 x.chart
+            from (select c.chart, c.supplier_default, case when c.supplier_default is null and not ? then (${history.sql}) end as history
+                    from (select (select chart from ledger_accounts where tenant_id = ? limit 1) as chart,
+                                 (select a.number from (select tenant_id, default_expense_account from suppliers where id = ? offset 0) s
+                                    join ledger_accounts a on a.tenant_id = s.tenant_id and a.number = s.default_expense_account
+                                   where s.tenant_id = ?) as supplier_default
+                          offset 0) c
+                  offset 0) x`,
+    bindings: [
+      settingsExpense,
+      CHART_FALLBACKS,
+      settings.clearingAccount || null,
+      CHART_FALLBACKS,
+      provider,
+      !!settingsExpense,
+      !!settingsExpense,
+      ...history.bindings,
+      tenantId,
+      supplierId,
+      tenantId,
+    ],
+  };
+}
+
+interface EntryOutcome {
+  /** The entry's id; null when the source was posted already (never twice). */
+  id: string | null;
+  debit: string;
+  credit: string;
+  source: PostedEntry['expenseSource'];
+}
+
+/**
+ * The entry and its two lines in one statement, with the accounts picked (AccountPick) and looked
+ * up by number in it and locked FOR SHARE (they cannot be deleted or renumbered while the entry
+ * commits). A missing account writes nothing and fails with the first missing one, debit before
+ * credit; a source that is posted already writes nothing and gives id null: never twice. A tenant
+ * without a chart of accounts yet gets it seeded (tenantChart) and the statement runs again.
+ */
+async function postEntry(
+  trx: Knex.Transaction,
+  e: { tenantId: string; date: string; description: string; sourceId: string; reversesEntryId: string | null; sourceType?: string },
+  pick: AccountPick,
+  what: { debit: string; credit: string },
+  amount: string,
+): Promise<EntryOutcome> {
+  const text = `with pick as (${pick.sql}
+       ), acc as (
+         select id, number from ledger_accounts where tenant_id = ? and number in ((select debit from pick), (select credit from pick)) for share
+       ), complete as (
+         select count(*) = (select count(distinct n) from (select debit from pick union all select credit from pick) x(n))
+                and (select debit is not null and credit is not null from pick) as ok
+           from acc
+       ), e as (
+         insert into journal_entries (tenant_id, date, description, source_type, source_id, reverses_entry_id)
+         select cast(? as uuid), cast(? as date), cast(? as text), cast(? as text), cast(? as uuid), cast(? as uuid)
+          where (select ok from complete)
+         on conflict (tenant_id, source_type, source_id) do nothing
+         returning id
+       ), l as (
+         insert into journal_lines (tenant_id, entry_id, account_id, debit, credit)
+         select cast(? as uuid), e.id, acc.id, x.debit, x.credit
+           from e cross join pick
+           cross join lateral (values (pick.debit, cast(? as numeric), cast(? as numeric)), (pick.credit, cast(? as numeric), cast(? as numeric))) as x(number, debit, credit)
+           join acc on acc.number = x.number
+       )
+       select (select ok from complete) as "complete", (select id from e) as "id", (select coalesce(json_agg(number), '[]') from acc) as "found",
+              pick.debit, pick.credit, pick.source, pick.chart
+         from pick`;
+  const bindings = [
+    ...pick.bindings,
+    e.tenantId,
+    e.tenantId,
+    e.date,
+    e.description.slice(0, 500),
+    e.sourceType ?? INVOICE_SOURCE,
+    e.sourceId,
+    e.reversesEntryId,
+    e.tenantId,
+    amount,
+    '0.00',
+    '0.00',
+    amount,
+  ];
+  // Three texts (forward, reversed, an original's accounts), each compiled once.
+  type Row = {
+    complete: boolean;
+    id: string | null;
+    found: string[];
+    debit: string | null;
+    credit: string | null;
+    source: PostedEntry['expenseSource'];
+    chart: string | null;
+  };
+  const run = () => runCompiledSql<Row>(trx, text, bindings);
+  let [r] = await run();
+  if (!r.id && r.source !== 'original' && !(r.chart && r.chart in CHARTS)) {
+    // No chart yet (nothing was written: no account matched): seed it, then post.
+    await tenantChart(trx, e.tenantId);
+    [r] = await run();
+  }
+  if (!r.complete) {
+    const missing = (['debit', 'credit'] as const).find((side) => !r[side] || !r.found.includes(r[side]!))!;
+    throw new PostingError(`${what[missing]} ${r[missing] ?? '(none)'} does not exist in the tenant's chart of accounts`);
+  }
+  return { id: r.id, debit: r.debit!, credit: r.credit!, source: r.source };
+}
+
+/**
+ * Post a paid incoming invoice: debit the expense account, credit the provider's clearing
+ * account (decidedAccounts). Returns null when the invoice already has its entry.
+ */
+export async function postIncomingInvoice(
+  trx: Knex.Transaction,
+  invoice: InvoiceToPost,
+  provider: ProviderSlug,
+  settings: PostingSettings,
+  description: string,
+): Promise<PostedEntry | null> {
+  const amount = fmtMoney(dec(invoice.totalGross).abs());
+  const posted = await postEntry(
+    trx,
+    { tenantId: invoice.tenantId, date: invoice.invoiceDate, description, sourceId: invoice.id, reversesEntryId: null },
+    decidedAccounts(invoice.tenantId, invoice.supplierId, provider, settings, false),
+    { debit: 'Expense account', credit: 'Clearing account' },
+    amount,
+  );
+  if (!posted.id) return null;
+  return { entryId: posted.id, debitAccount: posted.debit, creditAccount: posted.credit, amount, reversesEntryId: null, expenseSource: posted.source };
+}
+
+/**
+ * Post a refund (negative incoming invoice) as the reversal of the original payment's entry: the
+ * original's accounts with sides swapped, for the refund's own amount (a partial refund reverses
+ * part of it). Without an original entry (original not found or never posted) it reverses what a
+ * posting of the payment would have used.
+ */
+export async function postRefund(
+  trx: Knex.Transaction,
+  refund: InvoiceToPost,
+  provider: ProviderSlug,
+  settings: PostingSettings,
+  description: string,
+): Promise<PostedEntry | null> {
+  const amount = fmtMoney(dec(refund.totalGross).abs());
+  if (refund.relatedInvoiceId) {
+    // A cancelled payment is void and its entry reversed in full already (postCancellationReversal):
+    // reversing it again for the refund would book the expense below zero. The refund stays
+    // unposted with the reason on its log row; the user books it against the replacing document.
+    const related = await trx('invoices').where({ tenantId: refund.tenantId, id: refund.relatedInvoiceId }).first('status', 'totalGross');
+    if (related?.status === 'storniert') {
+      throw new PostingError(`the refunded payment's invoice ${refund.relatedInvoiceId} was cancelled (void, its entry reversed): post this refund by hand`);
+    }
+    // No provider refunds more than was paid; should one report it, reversing more than the payment's
+    // entry would take the expense account below zero. The refund document stands, unposted.
+    if (related) {
+      const [{ refunded }] = await trx('invoices')
+        .where({ tenantId: refund.tenantId, relatedInvoiceId: refund.relatedInvoiceId, type: 'eingangsrechnung' })
+        .whereNot({ id: refund.id })
+        .whereNot({ status: 'storniert' })
+        .where('totalGross', '<', 0)
+        .sum({ refunded: 'totalGross' });
+      const total = dec(refunded ?? '0')
+        .abs()
+        .plus(amount);
+      if (total.greaterThan(dec(related.totalGross))) {
+        throw new PostingError(
+          `the refunds of ${refund.relatedInvoiceId} (${fmtMoney(total)}) would exceed its payment of ${fmtMoney(dec(related.totalGross))}: post this refund by hand`,
+        );
+      }
+    }
+  }
+  const original = refund.relatedInvoiceId
+    ? await trx('journalEntries').where({ tenantId: refund.tenantId, sourceType: INVOICE_SOURCE, sourceId: refund.relatedInvoiceId }).first()
+    : undefined;
+  const pick: AccountPick = original
+    ? (await reversalOf(trx, refund.tenantId, original.id)).pick
+    : decidedAccounts(refund.tenantId, refund.supplierId, provider, settings, true);
+  const posted = await postEntry(
+    trx,
+    { tenantId: refund.tenantId, date: refund.invoiceDate, description, sourceId: refund.id, reversesEntryId: original?.id ?? null },
+    pick,
+    { debit: 'Clearing account', credit: 'Expense account' },
+    amount,
+  );
+  if (!posted.id) return null;
+  return {
+    entryId: posted.id,
+    debitAccount: posted.debit,
+    creditAccount: posted.credit,
+    amount,
+    reversesEntryId: original?.id ?? null,
+    expenseSource: posted.source,
+  };
+}
+
+/**
  * The reversal of a cancelled incoming invoice's entry (cancelInvoice, same transaction): the
  * original's accounts swapped, full amount, linked by reverses_entry_id, dated like the original
  * so the ledger nets to zero in the period where the reports drop the invoice (docs/reports.md).
