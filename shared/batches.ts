@@ -1,12 +1,10 @@
 import { currentLogContext, type LogContext, runWithLogContext, runWithoutLogContext } from './logContext';
 
 /**
- * Work handed over one item at a time, done in batches of up to `maxSize`, each caller's promise
- * settling with its own item's result; the fixed cost of a statement, transaction or round trip
- * is paid once per batch. A batch starts at once with what arrived in the same tick (no waiting
- * to fill); up to `maxInFlight` run side by side. runBatch is all or nothing: if it throws, each
- * item runs alone through runOne (not awaited, in its caller's log context) so each caller sees
- * the result it would have had unbatched; without runOne every item fails with the error.
+ * Work handed over one item at a time, done in batches of up to `maxSize` (a statement's, commit's
+ * or round trip's fixed cost paid once), each caller settling with its own item's result. No
+ * waiting to fill; up to `maxInFlight` batches at once. runBatch is all or nothing: if it throws,
+ * each item runs alone through runOne (in its caller's log context), else all fail with the error.
  */
 export interface BatchesOptions<T, R> {
   maxSize: number;

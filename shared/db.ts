@@ -111,12 +111,10 @@ interface CompiledStatement {
 const compiledStatements = new Map<string, CompiledStatement>();
 
 /**
- * Run a hot statement built with knex once per process: the first call for `key` runs build() with
- * placeholders and keeps the compiled SQL; later calls only bind `args` and run it as a prepared
- * statement (docs/benchmarks.md, "Hot statements compiled once"). So the text must depend on
- * nothing but `key`: build() binds every argument unchanged (slicing or stringifying one throws)
- * and never branches on one (`where({ col: arg })` is always `= $n`); shape-deciding values go
- * in the key.
+ * Run a hot statement built with knex once per process: the first call for `key` compiles build()
+ * with placeholders, later calls bind `args` to the prepared text (docs/benchmarks.md, "Hot
+ * statements compiled once"). So build() must bind every argument unchanged (slicing or
+ * stringifying one throws) and never branch on one; shape-deciding values belong in `key`.
  */
 export async function runCompiled<T = Record<string, unknown>>(
   db: Db,

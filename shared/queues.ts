@@ -45,12 +45,10 @@ export const QUEUE_JOB_OPTIONS: Partial<Record<QueueName, JobsOptions>> = {
 export const jobOptionsFor = (queue: QueueName): JobsOptions => QUEUE_JOB_OPTIONS[queue] ?? DEFAULT_JOB_OPTIONS;
 
 /**
- * How a queue's workers hold their jobs (workers/worker.ts): a live worker keeps its lock under
- * CPU starvation, a dead or frozen one is taken over quickly. lockDuration WORKER_LOCK_DURATION_MS;
- * renewal every sixth of it (lapses only after ~25 s without an event-loop turn); stalled check
- * every third (a lapsed job is back in waiting within two checks); maxStalledCount 3 fails a job
- * that keeps killing its worker. The API reads the same numbers (runAndWait). Numbers and their
- * history: docs/operations.md, "Locks: a job whose worker stops renewing".
+ * How a queue's workers hold their jobs (workers/worker.ts): a live worker keeps its lock under CPU
+ * starvation (renewed every sixth of WORKER_LOCK_DURATION_MS), a dead or frozen one is taken over
+ * within two stalled checks (every third); maxStalledCount 3 fails a job that keeps killing its
+ * worker. The API reads the same numbers. docs/operations.md, "Locks: a job whose worker stops renewing".
  */
 export function workerLockOptions(cfg: Config) {
   const lockDuration = cfg.workerLockDurationMs;
@@ -175,15 +173,10 @@ async function retryAfterFor(queue: QueueName, jobId: string, cfg: Config): Prom
 }
 
 /**
- * Add a job of the catalog (or join the existing one with the same id: the entry's jobId) and wait
- * for its result, bounded. The QueueEvents connection is made ready first: a fresh connection
- * reads the event stream from "now" and would miss a completion that happened while it was still
- * connecting. BullMQ's waitUntilFinished also checks the job's state after subscribing, so an
- * already finished job resolves at once. A failed job rejects with its reason.
- * `settled`, polled every `pollMs`, ends the wait with `{ settled: true }` once the job's effect
- * exists: a worker that lost its lock may have done the work but cannot complete the job.
- * Past waitMs with the lock lapsed, it waits through one takeover (docs/operations.md, "Locks");
- * then JobWaitTimeout, with a Retry-After from the job's state.
+ * Add a catalog job (or join the one with the same id) and wait for its result, bounded. The
+ * QueueEvents connection is made ready first, or a completion during connecting would be missed.
+ * `settled` (polled) ends the wait once the job's effect exists (a worker that lost its lock cannot
+ * complete it); a lapsed lock gets one takeover, then JobWaitTimeout (docs/operations.md, "Locks").
  */
 export async function runAndWait<T, P extends object = object>(
   def: KeyedJobDefinition<P, QueueName>,

@@ -12,12 +12,10 @@ import { jobs } from './jobs/catalog';
 import { addOptions, type KeyedJobDefinition } from './jobs/define';
 
 /**
- * Recovery of jobs Redis lost: PostgreSQL rows still "to do" (outbox, webhook_events,
- * deliveries, report_submissions) whose job is missing are queued again under their business-key
- * id; work that cannot be repeated (an e-mail `sending`, a live U30 `submitted`) is marked
- * outcome unknown instead. Which states, the second look for e-mails and U30, and the bound:
- * docs/resilience.md, "Redis loses its data". One run at a time per deployment (advisory lock,
- * tried without waiting). Renders have no row and heal through the client's retry.
+ * Recovery of jobs Redis lost: PostgreSQL rows still "to do" whose job is missing are queued again
+ * under their business-key id; what cannot be repeated (an e-mail `sending`, a live U30
+ * `submitted`) is marked outcome unknown instead. One run at a time per deployment (advisory lock,
+ * not waited for). States, the second look and the bound: docs/resilience.md, "Redis loses its data".
  */
 export interface RecoveryOptions {
   /** Pending at least this long before its job is checked. Default: config().recovery.staleAfterMs. */

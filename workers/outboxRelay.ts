@@ -5,12 +5,10 @@ import { producerRedis, redisReady } from '../shared/redis';
 import { logger } from '../shared/logger';
 
 /**
- * A worker process's outbox relay: it LISTENs on OUTBOX_CHANNEL and relays outbox rows as soon as a
- * notifying statement (the webhook store) commits. One pass at a time, at most every
- * PASS_SPACING_MS: notifications meanwhile collapse into the next pass, so under load one addBulk
- * and one UPDATE carry many deliveries' jobs. It relays once on every (re)connect and when Redis
- * is ready again; while disconnected the recurring relay-outbox job is the backstop. Several
- * processes may each run one: SKIP LOCKED splits the rows (docs/operations.md, "Outbox relay").
+ * A worker process's outbox relay: LISTENs on OUTBOX_CHANNEL and relays rows once a notifying
+ * statement commits, one pass at a time and at most every PASS_SPACING_MS, so under load a pass
+ * carries many deliveries' jobs. Relays once on every (re)connect and Redis ready; the relay-outbox
+ * job is the backstop; SKIP LOCKED splits rows between processes (docs/operations.md, "Outbox relay").
  */
 export interface OutboxRelay {
   close: () => Promise<void>;

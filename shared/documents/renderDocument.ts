@@ -8,12 +8,11 @@ import { assertExportable, EInvoiceExportError } from '../formats/cii/einvoiceMo
 import { AppError, invalidInput } from '../errors';
 
 /**
- * Documents show the invoice as issued (GoBD / BAO: an issued invoice is not altered): no payments,
- * amountDue = totalGross. Payments change neither content nor version, so a cached PDF must not
- * depend on when it was rendered, and a ZUGFeRD PDF's text must match its XML; the payment state is
- * in the API. A cancelled invoice stays exportable (BAO § 132) with its issued amounts, marked
- * STORNIERT (amountDue 0.00 would break BR-CO-16 / EBI-TOTAL); a Storno credit note shows its full
- * amount, an incoming invoice the supplier's total.
+ * Documents show the invoice as issued (GoBD / BAO: not altered): no payments, amountDue =
+ * totalGross, so a cached PDF does not depend on when it was rendered and a ZUGFeRD PDF matches
+ * its XML; the payment state is in the API. A cancelled invoice keeps its issued amounts, marked
+ * STORNIERT (BAO § 132; amountDue 0.00 would break BR-CO-16 / EBI-TOTAL); a Storno credit note
+ * shows its full amount, an incoming invoice the supplier's total.
  */
 export function asIssued(input: DocumentInput): DocumentInput {
   const { invoice } = input;

@@ -3,12 +3,10 @@ import { XMLParser } from 'fast-xml-parser';
 import { PortalError, sessionRcError, uploadRcError } from './errors';
 
 /**
- * FinanzOnline SOAP client (SOAP 1.1 document/literal, per BMF's sessionService.wsdl and
- * fileuploadService.wsdl; docs/official-files.md) for login/logout and upload, with plain fetch.
- * `uebermittlung` "T" has BMF check the file without filing it, "P" files it; same endpoint.
- * Never logs or puts into errors the PIN, Teilnehmer-ID, Benutzer-ID, session id or document.
- * Retrying is the caller's job (PortalError.transient); `submit` re-logs in once on an expired
- * session. Details: docs/tax-reports.md, "FinanzOnline web services".
+ * FinanzOnline SOAP 1.1 client (BMF's sessionService and fileuploadService WSDLs) for login, logout
+ * and upload; `uebermittlung` "T" is checked, not filed, "P" is filed. Never logs or puts into
+ * errors the PIN, the ids, the session id or the document. Retries are the caller's
+ * (PortalError.transient); `submit` re-logs in once on an expired session (docs/tax-reports.md).
  */
 export interface FinanzOnlineCredentials {
   /** Teilnehmer-Identifikation. */

@@ -9,12 +9,10 @@ import { outcomeUnknownMessage } from '../../../shared/commands/submitVatReturn'
 import type { SubmitU30Payload } from '../../../shared/jobs/catalog';
 
 /**
- * Upload one U30 submission to FinanzOnline: session login → fileupload (T = test, P = live) →
- * logout, with the tenant's credentials decrypted here (never in job data, never logged).
- * States (queued → submitted → accepted / rejected) and the crash window: docs/reports.md,
- * "Idempotency and the crash window" and "Outcome unknown". In short: FinanzOnline has no
- * idempotency key, so a live submission found still `submitted` is never uploaded again; it ends
- * with outcome_unknown for an admin to resolve. Test uploads file nothing and are simply repeated.
+ * Upload one U30 submission to FinanzOnline (login → fileupload T/P → logout), credentials
+ * decrypted here only. FinanzOnline has no idempotency key, so a live submission found still
+ * `submitted` is never uploaded again: it ends outcome_unknown for an admin to resolve; test uploads
+ * are simply repeated. docs/reports.md, "Idempotency and the crash window".
  */
 type Row = { id: string; tenantId: string; mode: 'test' | 'live'; status: string; payload: Buffer | null };
 
