@@ -3,7 +3,7 @@
  * - DATABASE_URL set (CI): used as the admin connection to create and later drop the test DB.
  * - otherwise an embedded PostgreSQL is started (its own data dir per run, removed afterwards).
  * - REDIS_URL set: used with a unique key prefix for this run; otherwise a private redis-server.
- * Extra arguments are passed to vitest (e.g. `npm test -- test/api/health.test.ts`).
+ * Extra arguments are passed to vitest (e.g. `npm test -- test/api/foundation.test.ts`).
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';

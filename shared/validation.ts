@@ -22,11 +22,9 @@ function makeAjv(coerce: boolean, allErrors = true): Ajv {
 export const bodyAjv = makeAjv(false);
 export const queryAjv = makeAjv(true);
 /**
- * The same schemas, stopping at the first problem. allErrors costs work (and error objects) per
- * value of the input: 100,000 `{}` invoice items were an error per missing field of every item,
- * ~1 s of CPU and a 23 MB answer (issue 32). Input with more than MAX_VALUES_FOR_ALL_ERRORS values is validated fail-fast: a refusal
- * then costs what its one detail says (maxItems and additionalProperties: false are checked
- * before the elements/keys they bound are walked). Normal bad input — small — still gets every problem.
+ * The same schemas, stopping at the first problem: allErrors costs work and an error object per
+ * value, so input with more than MAX_VALUES_FOR_ALL_ERRORS values is validated fail-fast
+ * (docs/resilience.md, "Hostile input"). Small bad input still gets every problem.
  */
 const bodyAjvFirst = makeAjv(false, false);
 const queryAjvFirst = makeAjv(true, false);

@@ -94,9 +94,8 @@ export async function sendInvoiceEmailJob(job: Job<SendInvoiceEmailPayload>) {
     throw new UnrecoverableError(message);
   }
 
-  // Accepted by the server: from here the delivery can only end 'sent'. Recording it used to share
-  // the SMTP error path, so a database failure at this point (a lock held past statement_timeout,
-  // a lost connection) put the row back to queued, and the retry sent the e-mail a second time.
+  // Accepted by the server: from here the delivery can only end 'sent'. A database failure while
+  // recording it must not put the row back to queued, or the retry would send the e-mail twice.
   const accepted: AcceptedMail = { smtpResponse: String(info.response ?? '').slice(0, 1000), messageId: info.messageId, notice };
   try {
     await recordSent(deliveryId, tenantId, accepted);
