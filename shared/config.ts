@@ -57,7 +57,7 @@ export interface Config {
   webhookBatchesInFlight: number;
   /** Verified webhook deliveries an API process stores in one statement (1 = one statement per delivery). */
   webhookStoreBatchMax: number;
-  /** BullMQ job lock: a job whose worker died is retried after this long (stalled-job check). */
+  /** BullMQ job lock: a job whose worker died is taken over once it lapses, within two stalled checks (docs/operations.md, "Locks"). */
   workerLockDurationMs: number;
   /**
    * The workers' recovery loop (workers/recoveryLoop.ts), which does not depend on what Redis
