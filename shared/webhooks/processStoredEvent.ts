@@ -35,11 +35,10 @@ export interface StoredEventRef {
 }
 
 /**
- * A batch waits at most this long for any one lock (a row lock, a money movement's or a payer's
- * advisory lock, another transaction's uncommitted invoice with the same external id). Batches
- * of different worker processes, or two in flight in one, take locks in no common order, so two
- * could deadlock; rather than wait for PostgreSQL's deadlock check (deadlock_timeout, 1 s) a
- * contended batch gives up at once and its events run one by one, as they always did.
+ * A batch waits at most this long for any one lock (a row lock; a money movement's, event's or
+ * counterparty's advisory lock; another transaction's uncommitted invoice with the same external
+ * id). Batches take locks in no common order and could deadlock; rather than wait for PostgreSQL's
+ * deadlock check (1 s), a contended batch gives up at once and its events run one by one.
  */
 export const BATCH_LOCK_TIMEOUT_MS = 100;
 
