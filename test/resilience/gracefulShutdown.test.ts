@@ -3,13 +3,11 @@ import net from 'node:net';
 import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTeam } from '../helpers/factories';
-import { createDraftInvoice } from '../helpers/invoiceFactory';
 import { exitOf, spawnEntry, waitForOutput } from '../helpers/processes';
 import { db } from '../../shared/db';
 import { enqueue, getQueue, QUEUES } from '../../shared/queues';
-import { renderJobId } from '../../shared/documents/kinds';
 import { waitUntil } from './faults';
-import { holdArtifactKey, startWorkerProcess, waitForBlockedDocumentInsert } from './workerKill';
+import { draftPdfToRender, holdArtifactKey, startWorkerProcess, waitForBlockedDocumentInsert } from './workerKill';
 
 /**
  * SIGTERM as a platform sends it, to processes started as the Procfile starts them. The API under
@@ -224,11 +222,7 @@ describe('SIGTERM to the API under keep-alive load (node --import tsx api/server
 
 describe('SIGTERM to a worker mid-job (node --import tsx workers/index.ts)', () => {
   it('the worker finishes the active render job, stores its document, and exits 0', async () => {
-    const { tenant, admin } = await createTeam();
-    const draft = await createDraftInvoice(tenant, admin);
-    const { version } = await db()('invoices').where({ id: draft.id }).first('version');
-    const key = { tenantId: tenant.id, invoiceId: draft.id, kind: 'pdf' as const, version };
-    const jobId = renderJobId('pdf', draft.id, version);
+    const { draft, key, jobId } = await draftPdfToRender();
 
     const held = await holdArtifactKey(key);
     let worker: ChildProcess & { output: () => string };
@@ -248,7 +242,7 @@ describe('SIGTERM to a worker mid-job (node --import tsx workers/index.ts)', () 
     }
     expect(await exitOf(worker!)).toEqual({ code: 0, signal: null });
     expect(await getQueue(QUEUES.documents).getJobState(jobId)).toBe('completed');
-    const rows = await db()('documents').where({ invoiceId: draft.id, kind: 'pdf', version }).select('content');
+    const rows = await db()('documents').where({ invoiceId: draft.id, kind: 'pdf', version: key.version }).select('content');
     expect(rows).toHaveLength(1);
     expect(rows[0].content.subarray(0, 5).toString()).toBe('%PDF-');
     expect(worker!.output()).not.toMatch(/shutdown deadline/);

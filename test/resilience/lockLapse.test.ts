@@ -1,14 +1,11 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createTeam } from '../helpers/factories';
-import { createDraftInvoice } from '../helpers/invoiceFactory';
 import { useTestServer } from '../helpers/server';
 import { db } from '../../shared/db';
 import { enqueue, getQueue, QUEUES } from '../../shared/queues';
-import { renderJobId } from '../../shared/documents/kinds';
 import { exitOf } from '../helpers/processes';
 import { processTree, waitUntil } from './faults';
-import { holdArtifactKey, startWorkerProcess, waitForBlockedDocumentInsert } from './workerKill';
+import { draftPdfToRender, holdArtifactKey, startWorkerProcess, waitForBlockedDocumentInsert } from './workerKill';
 
 /**
  * A render job whose worker stops renewing its lock (frozen with SIGSTOP, as a process starved of
@@ -58,11 +55,7 @@ const blockedDocumentInserts = async () =>
 
 describe('a render job whose lock lapsed', () => {
   it('is taken over by another worker and the waiting request gets the document', async () => {
-    const { tenant, admin } = await createTeam();
-    const draft = await createDraftInvoice(tenant, admin);
-    const { version } = await db()('invoices').where({ id: draft.id }).first('version');
-    const key = { tenantId: tenant.id, invoiceId: draft.id, kind: 'pdf' as const, version };
-    const jobId = renderJobId('pdf', draft.id, version);
+    const { admin, draft, key, jobId } = await draftPdfToRender();
 
     // The render of worker A stops at its INSERT (the test holds the key), so it is mid-job.
     const held = await holdArtifactKey(key);
@@ -114,17 +107,13 @@ describe('a render job whose lock lapsed', () => {
     expect(answer?.raw.subarray(0, 5).toString()).toBe('%PDF-');
     // The wait ended with the job: no 503 on the way.
     expect(statuses).toEqual([200]);
-    const rows = await db()('documents').where({ invoiceId: draft.id, kind: 'pdf', version }).select('content');
+    const rows = await db()('documents').where({ invoiceId: draft.id, kind: 'pdf', version: key.version }).select('content');
     expect(rows).toHaveLength(1);
     expect(rows[0].content.subarray(0, 5).toString()).toBe('%PDF-');
   }, 300_000);
 
   it('with no worker left to take it over, the 503 says when a takeover can be (not a constant), and the document is served once the worker runs again', async () => {
-    const { tenant, admin } = await createTeam();
-    const draft = await createDraftInvoice(tenant, admin);
-    const { version } = await db()('invoices').where({ id: draft.id }).first('version');
-    const key = { tenantId: tenant.id, invoiceId: draft.id, kind: 'pdf' as const, version };
-    const jobId = renderJobId('pdf', draft.id, version);
+    const { admin, draft, key, jobId } = await draftPdfToRender();
     const held = await holdArtifactKey(key);
     const retryAfters = new Set<string>();
     let a: ChildProcess | undefined;

@@ -1,13 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChildProcess } from 'node:child_process';
-import { createTeam } from '../helpers/factories';
-import { createDraftInvoice } from '../helpers/invoiceFactory';
 import { db } from '../../shared/db';
 import { enqueue, getQueue, QUEUES } from '../../shared/queues';
-import { renderJobId } from '../../shared/documents/kinds';
 import { exitOf } from '../helpers/processes';
 import { sigkillTree, waitUntil } from './faults';
-import { holdArtifactKey, startWorkerProcess, waitForBlockedDocumentInsert } from './workerKill';
+import { draftPdfToRender, holdArtifactKey, startWorkerProcess, waitForBlockedDocumentInsert } from './workerKill';
 
 /**
  * A worker process (and its sandboxed renderer children) is SIGKILLed while a PDF job is in
@@ -27,11 +24,7 @@ afterEach(async () => {
 
 describe('worker SIGKILLed during PDF rendering (documents queue, sandboxed)', () => {
   it('the stalled job is retried by a new worker and exactly one artifact is stored', async () => {
-    const { tenant, admin } = await createTeam();
-    const draft = await createDraftInvoice(tenant, admin);
-    const { version } = await db()('invoices').where({ id: draft.id }).first('version');
-    const key = { tenantId: tenant.id, invoiceId: draft.id, kind: 'pdf' as const, version };
-    const jobId = renderJobId('pdf', draft.id, version);
+    const { draft, key, jobId } = await draftPdfToRender();
 
     const held = await holdArtifactKey(key);
     let released = false;
@@ -63,7 +56,7 @@ describe('worker SIGKILLed during PDF rendering (documents queue, sandboxed)', (
     );
     expect(job.returnvalue).toBeTruthy();
 
-    const rows = await db()('documents').where({ invoiceId: draft.id, kind: 'pdf', version }).select('content');
+    const rows = await db()('documents').where({ invoiceId: draft.id, kind: 'pdf', version: key.version }).select('content');
     expect(rows).toHaveLength(1);
     expect(rows[0].content.subarray(0, 5).toString()).toBe('%PDF-');
   }, 90_000);

@@ -8,6 +8,9 @@ import { db } from '../../shared/db';
 import { spawnEntry, waitForOutput } from '../helpers/processes';
 import type { ArtifactKey } from '../../shared/documents/artifactStore';
 import { waitUntil } from './faults';
+import { renderJobId } from '../../shared/documents/kinds';
+import { createTeam } from '../helpers/factories';
+import { createDraftInvoice } from '../helpers/invoiceFactory';
 
 /** WORKER_LOCK_DURATION_MS: also the stalled-check interval (workers/worker.ts). */
 export const LOCK_MS = '3000';
@@ -16,6 +19,15 @@ export async function startWorkerProcess(env: Record<string, string> = {}) {
   const child = spawnEntry('workers/index.ts', { WORKER_LOCK_DURATION_MS: LOCK_MS, ...env });
   await waitForOutput(child, /workers started/, 30_000);
   return child;
+}
+
+/** A new tenant's draft invoice, the artifact key of its PDF and the id of the job that renders it. */
+export async function draftPdfToRender() {
+  const { tenant, admin } = await createTeam();
+  const draft = await createDraftInvoice(tenant, admin);
+  const { version } = await db()('invoices').where({ id: draft.id }).first('version');
+  const key: ArtifactKey = { tenantId: tenant.id, invoiceId: draft.id, kind: 'pdf', version };
+  return { tenant, admin, draft, key, jobId: renderJobId('pdf', draft.id, version) };
 }
 
 /**
