@@ -49,7 +49,6 @@ export function toAppError(err: unknown, bodyLimitBytes: number): AppError {
   if (e?.type === 'stream.not.readable') return new AppError('INVALID_INPUT', 400, 'The request body could not be read: the connection was closed');
   const dbError = fromDatabaseError(err);
   if (dbError) return dbError;
-  if (e?.name === 'NotFoundError') return new AppError('NOT_FOUND', 404, 'Resource not found');
   return new AppError('INTERNAL_ERROR', 500, 'An unexpected error occurred');
 }
 

@@ -6,6 +6,7 @@ import { toCustomerView, type CustomerView } from '../queries/customers';
 import type { CommandContext } from './types';
 import { cleanPartyFields } from './partyFields';
 import { customerSnapshot } from '../queries/invoices';
+import { Customer } from '../models/Customer';
 import { bumpLiveCustomerInvoices, lockLiveCustomerInvoices } from '../documents/liveVersions';
 
 /**
@@ -27,7 +28,7 @@ export interface CustomerInput {
 
 const FIELDS: (keyof CustomerInput)[] = ['name', 'company', 'email', 'phone', 'address', 'vatId', 'country', 'currency', 'paymentTermDays', 'color'];
 
-function clean(input: CustomerInput): Record<string, unknown> {
+function clean(input: CustomerInput): Partial<Customer> {
   const details: ErrorDetail[] = [];
   const out = cleanPartyFields(input, FIELDS, details);
   if (typeof out.currency === 'string') {
@@ -45,7 +46,7 @@ function clean(input: CustomerInput): Record<string, unknown> {
 export async function createCustomer({ trx, actor }: CommandContext, input: CustomerInput): Promise<CustomerView> {
   if (!input.name) throw invalidInput('Customer failed validation', [{ field: 'name', message: 'is required' }]);
   const values = clean(input);
-  const [row] = await trx('customers')
+  const row = await Customer.query(trx)
     .insert({ ...values, tenantId: actor.tenantId })
     .returning('*');
   await audit(trx, actor, { action: 'customer.created', entityType: 'customer', entityId: row.id });
@@ -59,12 +60,12 @@ export async function createCustomer({ trx, actor }: CommandContext, input: Cust
  */
 export async function updateCustomer({ trx, actor }: CommandContext, id: string, input: CustomerInput): Promise<CustomerView> {
   await lockLiveCustomerInvoices(trx, actor.tenantId, id);
-  const existing = await trx('customers').where({ tenantId: actor.tenantId, id }).whereNull('deletedAt').forUpdate().first();
+  const existing = await Customer.query(trx).where({ tenantId: actor.tenantId, id }).whereNull('deletedAt').forUpdate().first();
   if (!existing) throw notFound('Customer');
   const values = clean(input);
-  const [row] = await trx('customers')
+  const [row] = await Customer.query(trx)
     .where({ tenantId: actor.tenantId, id })
-    .update({ ...values, updatedAt: trx.fn.now() })
+    .patch({ ...values, updatedAt: trx.fn.now() })
     .returning('*');
   if (JSON.stringify(customerSnapshot(existing)) !== JSON.stringify(customerSnapshot(row))) {
     await bumpLiveCustomerInvoices(trx, actor.tenantId, id);
@@ -79,7 +80,7 @@ export async function updateCustomer({ trx, actor }: CommandContext, id: string,
  * invoices keep their customer snapshot. The row lock serializes this with invoice creation.
  */
 export async function deleteCustomer({ trx, actor }: CommandContext, id: string): Promise<void> {
-  const existing = await trx('customers').where({ tenantId: actor.tenantId, id }).whereNull('deletedAt').forUpdate().first();
+  const existing = await Customer.query(trx).where({ tenantId: actor.tenantId, id }).whereNull('deletedAt').forUpdate().first();
   if (!existing) throw notFound('Customer');
   const open = await trx('invoices')
     .where({ tenantId: actor.tenantId, customerId: id })
@@ -91,6 +92,6 @@ export async function deleteCustomer({ trx, actor }: CommandContext, id: string)
   if (count > 0) {
     throw dependency(`Customer has ${count} open or partially paid invoice(s); settle or cancel them before deleting the customer`);
   }
-  await trx('customers').where({ tenantId: actor.tenantId, id }).update({ deletedAt: trx.fn.now(), updatedAt: trx.fn.now() });
+  await Customer.query(trx).where({ tenantId: actor.tenantId, id }).patch({ deletedAt: trx.fn.now(), updatedAt: trx.fn.now() });
   await audit(trx, actor, { action: 'customer.deleted', entityType: 'customer', entityId: id });
 }

@@ -1,5 +1,6 @@
 import type { Db } from '../db';
 import { notFound } from '../errors';
+import { Customer } from '../models/Customer';
 
 /** A customer as the API returns it (spec fields + id, timestamps). */
 export interface CustomerView {
@@ -21,7 +22,7 @@ export interface CustomerView {
 
 const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : v == null ? null : String(v));
 
-export function toCustomerView(r: Record<string, any>): CustomerView {
+export function toCustomerView(r: Customer): CustomerView {
   return {
     id: r.id,
     name: r.name,
@@ -42,7 +43,7 @@ export function toCustomerView(r: Record<string, any>): CustomerView {
 
 /** Live (not soft-deleted) customers of a tenant, by name. */
 export async function listCustomers(db: Db, tenantId: string): Promise<CustomerView[]> {
-  const rows = await db('customers')
+  const rows = await Customer.query(db)
     .where({ tenantId })
     .whereNull('deletedAt')
     .orderBy([{ column: 'name' }, { column: 'createdAt' }]);
@@ -50,7 +51,7 @@ export async function listCustomers(db: Db, tenantId: string): Promise<CustomerV
 }
 
 export async function getCustomer(db: Db, tenantId: string, id: string): Promise<CustomerView> {
-  const row = await db('customers').where({ tenantId, id }).whereNull('deletedAt').first();
+  const row = await Customer.query(db).where({ tenantId, id }).whereNull('deletedAt').first();
   if (!row) throw notFound('Customer');
   return toCustomerView(row);
 }
