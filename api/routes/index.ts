@@ -13,6 +13,7 @@ import { invoiceDocumentsRouter } from './invoiceDocuments/router';
 import { docsRouter } from './docs/router';
 import { connectorsRouter } from './connectors/router';
 import { paymentImportRouter } from './paymentImport/router';
+import { taxRouter } from './tax/router';
 
 /** Every route group of the API. A new group is one import and one entry here. */
 export const routers: Router[] = [
@@ -30,4 +31,5 @@ export const routers: Router[] = [
   reportsRouter,
   connectorsRouter,
   paymentImportRouter,
+  taxRouter,
 ];
