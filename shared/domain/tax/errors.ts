@@ -13,7 +13,8 @@ export type TaxReportReason =
   | 'INVALID_BOOKING'
   | 'PERIOD_NOT_SUPPORTED'
   | 'FOREIGN_CURRENCY'
-  | 'ACCOUNT_LENGTH';
+  | 'ACCOUNT_LENGTH'
+  | 'NOTHING_TO_REPORT';
 
 /** extra: further fields for the error envelope (e.g. the documents that block the report). */
 export function taxReportError(reason: TaxReportReason, message: string, details?: ErrorDetail[], extra?: Record<string, unknown>): AppError {

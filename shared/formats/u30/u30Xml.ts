@@ -1,9 +1,8 @@
 import { D, type Dec, dec } from '../../domain/tax/amounts';
 import { taxReportError } from '../../domain/tax/errors';
-import { type TaxPeriod, monthPeriod, quarterPeriod, periodYearMonths, viennaDateTime } from '../../domain/tax/period';
+import { type TaxPeriod, monthPeriod, quarterPeriod, periodYearMonths } from '../../domain/tax/period';
 import type { U30Kennzahl } from '../../domain/tax/u30';
-import { encodeXmlDocument } from './xmlText';
-import { escapeAttr, stripInvalidXmlChars } from '../xml';
+import { buildBmfEnvelope } from './bmfEnvelope';
 
 /**
  * FinanzOnline U30 upload file (BMF "ERKLAERUNGS_UEBERMITTLUNG", one ERKLAERUNG art="U30"),
@@ -118,39 +117,22 @@ export function buildU30Xml(input: U30XmlInput): Buffer {
     return body ? `${indent}<${name}>\n${body}${indent}</${name}>\n` : '';
   };
 
-  const { date, time } = viennaDateTime(input.createdAt ?? new Date());
-  const { from, to } = periodYearMonths(period);
-  const info = input.customerInfo !== undefined ? stripInvalidXmlChars(input.customerInfo).slice(0, 50) : undefined;
-
-  const xml =
-    '<?xml version="1.0" encoding="iso-8859-1"?>\n' +
-    '<ERKLAERUNGS_UEBERMITTLUNG>\n' +
-    '\t<INFO_DATEN>\n' +
-    '\t\t<ART_IDENTIFIKATIONSBEGRIFF>FASTNR</ART_IDENTIFIKATIONSBEGRIFF>\n' +
-    `\t\t<IDENTIFIKATIONSBEGRIFF>${submitter}</IDENTIFIKATIONSBEGRIFF>\n` +
-    `\t\t<PAKET_NR>${packageNumber}</PAKET_NR>\n` +
-    `\t\t<DATUM_ERSTELLUNG type="datum">${date}</DATUM_ERSTELLUNG>\n` +
-    `\t\t<UHRZEIT_ERSTELLUNG type="uhrzeit">${time}</UHRZEIT_ERSTELLUNG>\n` +
-    '\t\t<ANZAHL_ERKLAERUNGEN>1</ANZAHL_ERKLAERUNGEN>\n' +
-    '\t</INFO_DATEN>\n' +
-    '\t<ERKLAERUNG art="U30">\n' +
-    '\t\t<SATZNR>1</SATZNR>\n' +
-    '\t\t<ALLGEMEINE_DATEN>\n' +
-    '\t\t\t<ANBRINGEN>U30</ANBRINGEN>\n' +
-    `\t\t\t<ZRVON type="jahrmonat">${from}</ZRVON>\n` +
-    `\t\t\t<ZRBIS type="jahrmonat">${to}</ZRBIS>\n` +
-    `\t\t\t<FASTNR>${fastnr}</FASTNR>\n` +
-    (info !== undefined ? `\t\t\t<KUNDENINFO>${escapeAttr(info)}</KUNDENINFO>\n` : '') +
-    '\t\t</ALLGEMEINE_DATEN>\n' +
+  const body =
     '\t\t<LIEFERUNGEN_LEISTUNGEN_EIGENVERBRAUCH>\n' +
     kzLine('000', '\t\t\t') +
     HEAD_KZ.map((kz) => kzLine(kz, '\t\t\t')).join('') +
     group('STEUERFREI', STEUERFREI_KZ, '\t\t\t') +
     group('VERSTEUERT', VERSTEUERT_KZ, '\t\t\t') +
     '\t\t</LIEFERUNGEN_LEISTUNGEN_EIGENVERBRAUCH>\n' +
-    group('VORSTEUER', VORSTEUER_KZ, '\t\t') +
-    '\t</ERKLAERUNG>\n' +
-    '</ERKLAERUNGS_UEBERMITTLUNG>\n';
-
-  return encodeXmlDocument(xml, 'ISO-8859-1');
+    group('VORSTEUER', VORSTEUER_KZ, '\t\t');
+  return buildBmfEnvelope({
+    art: 'U30',
+    period,
+    fastnr,
+    submitter,
+    packageNumber,
+    createdAt: input.createdAt ?? new Date(),
+    customerInfo: input.customerInfo,
+    body,
+  });
 }
