@@ -65,7 +65,13 @@ describe('VAT category of a line', () => {
 
   it('names the categories that would fit a bare 0 % line', () => {
     expect(fittingZeroCategories(at({ taxRate: '0' }))).toEqual(['exempt', 'export', 'notSubject']);
-    expect(fittingZeroCategories(at({ taxRate: '0', buyerVatId: 'DE123456789' }))).toEqual(['exempt', 'reverseCharge', 'intraCommunitySupply', 'export', 'notSubject']);
+    expect(fittingZeroCategories(at({ taxRate: '0', buyerVatId: 'DE123456789' }))).toEqual([
+      'exempt',
+      'reverseCharge',
+      'intraCommunitySupply',
+      'export',
+      'notSubject',
+    ]);
     expect(fittingZeroCategories(at({ sellerCountry: 'DE', taxRate: '0' }))[0]).toBe('zeroRated');
     expect(fittingZeroCategories(at({ smallBusiness: true, taxRate: '0' }))).toEqual(['exempt']);
   });
@@ -82,5 +88,22 @@ describe('VAT category of a line', () => {
     }
     expect(exemptionReason('AT', 'AT-6-1-16')?.legalBasis).toBe('§ 6 Abs. 1 Z 16 UStG 1994');
     expect(exemptionReason('FR', 'AT-6-1-16')).toBeNull();
+  });
+});
+
+describe('statutory wording and VATEX per category', () => {
+  it('words each category per seller country and takes the VATEX of the category or the reason', async () => {
+    const { categoryNote, categoryVatex } = await import('../../shared/domain/tax/vatCategory');
+    expect(categoryNote('standard', 'AT')).toBeNull();
+    expect(categoryNote('reverseCharge', 'DE')).toMatch(/^Steuerschuldnerschaft des Leistungsempfängers/);
+    expect(categoryNote('intraCommunitySupply', 'AT')).toMatch(/Art\. 6 Abs\. 1 i\. V\. m\. Art\. 7 UStG 1994/);
+    expect(categoryNote('export', 'DE')).toMatch(/§ 4 Nr\. 1 Buchst\. a/);
+    expect(categoryNote('exempt', 'AT', 'AT-6-1-27')).toBe('Umsatzsteuerbefreit – Kleinunternehmer: steuerfrei gemäß § 6 Abs. 1 Z 27 UStG 1994.');
+    expect(categoryNote('exempt', 'DE', 'DE-19')).toMatch(/§ 19 UStG wird keine Umsatzsteuer berechnet/);
+    expect(categoryNote('notSubject', 'FR')).toMatch(/Not subject/);
+    expect(categoryVatex('export', 'AT')).toBe('VATEX-EU-G');
+    expect(categoryVatex('exempt', 'AT', 'AT-6-1-19')).toBe('VATEX-EU-132-1C');
+    expect(categoryVatex('exempt', 'AT', 'AT-6-1-16')).toBeNull();
+    expect(categoryVatex('zeroRated', 'DE')).toBeNull();
   });
 });

@@ -53,7 +53,12 @@ export const EXEMPTION_REASONS: Record<TaxCountry, readonly ExemptionReason[]> =
     { code: 'AT-6-1-11', text: 'Schul- und Bildungsleistungen privater Schulen', legalBasis: '§ 6 Abs. 1 Z 11 UStG 1994', vatex: 'VATEX-EU-132-1I' },
     { code: 'AT-6-1-16', text: 'Vermietung und Verpachtung von Grundstücken', legalBasis: '§ 6 Abs. 1 Z 16 UStG 1994', vatex: null },
     { code: 'AT-6-1-18', text: 'Leistungen von Kranken- und Kuranstalten', legalBasis: '§ 6 Abs. 1 Z 18 UStG 1994', vatex: 'VATEX-EU-132-1B' },
-    { code: 'AT-6-1-19', text: 'Heilbehandlung als Arzt, Zahnarzt, Psychotherapeut oder Hebamme', legalBasis: '§ 6 Abs. 1 Z 19 UStG 1994', vatex: 'VATEX-EU-132-1C' },
+    {
+      code: 'AT-6-1-19',
+      text: 'Heilbehandlung als Arzt, Zahnarzt, Psychotherapeut oder Hebamme',
+      legalBasis: '§ 6 Abs. 1 Z 19 UStG 1994',
+      vatex: 'VATEX-EU-132-1C',
+    },
     {
       code: 'AT-6-1-27',
       text: 'Umsatzsteuerbefreit – Kleinunternehmer',
@@ -68,11 +73,26 @@ export const EXEMPTION_REASONS: Record<TaxCountry, readonly ExemptionReason[]> =
     { code: 'DE-4-10', text: 'Leistungen auf Grund eines Versicherungsverhältnisses', legalBasis: '§ 4 Nr. 10 UStG', vatex: null },
     { code: 'DE-4-11', text: 'Leistungen als Bausparkassen- oder Versicherungsvertreter', legalBasis: '§ 4 Nr. 11 UStG', vatex: null },
     { code: 'DE-4-12', text: 'Vermietung und Verpachtung von Grundstücken', legalBasis: '§ 4 Nr. 12 UStG', vatex: null },
-    { code: 'DE-4-14a', text: 'Heilbehandlung als Arzt, Zahnarzt, Heilpraktiker oder ähnlicher Heilberuf', legalBasis: '§ 4 Nr. 14 Buchst. a UStG', vatex: 'VATEX-EU-132-1C' },
-    { code: 'DE-4-14b', text: 'Krankenhausbehandlung und ärztliche Heilbehandlung in Einrichtungen', legalBasis: '§ 4 Nr. 14 Buchst. b UStG', vatex: 'VATEX-EU-132-1B' },
+    {
+      code: 'DE-4-14a',
+      text: 'Heilbehandlung als Arzt, Zahnarzt, Heilpraktiker oder ähnlicher Heilberuf',
+      legalBasis: '§ 4 Nr. 14 Buchst. a UStG',
+      vatex: 'VATEX-EU-132-1C',
+    },
+    {
+      code: 'DE-4-14b',
+      text: 'Krankenhausbehandlung und ärztliche Heilbehandlung in Einrichtungen',
+      legalBasis: '§ 4 Nr. 14 Buchst. b UStG',
+      vatex: 'VATEX-EU-132-1B',
+    },
     { code: 'DE-4-16', text: 'Betreuungs- und Pflegeleistungen', legalBasis: '§ 4 Nr. 16 UStG', vatex: 'VATEX-EU-132-1G' },
     { code: 'DE-4-21', text: 'Schul- und Bildungsleistungen', legalBasis: '§ 4 Nr. 21 UStG', vatex: 'VATEX-EU-132-1I' },
-    { code: 'DE-4-22', text: 'Vorträge, Kurse und Veranstaltungen wissenschaftlicher oder belehrender Art', legalBasis: '§ 4 Nr. 22 Buchst. a UStG', vatex: 'VATEX-EU-132-1I' },
+    {
+      code: 'DE-4-22',
+      text: 'Vorträge, Kurse und Veranstaltungen wissenschaftlicher oder belehrender Art',
+      legalBasis: '§ 4 Nr. 22 Buchst. a UStG',
+      vatex: 'VATEX-EU-132-1I',
+    },
     {
       code: 'DE-19',
       text: 'Steuerfreier Umsatz – Kleinunternehmer',
@@ -166,7 +186,8 @@ export function checkTaxCategory(category: TaxCategory, reasonCode: string | nul
   if (category === 'exempt') {
     if (!reasonCode) return { field: 'exemptionReason', message: 'is required for taxCategory exempt (GET /api/tax/exemption-reasons)' };
     const reason = exemptionReason(f.sellerCountry, reasonCode);
-    if (!reason) return { field: 'exemptionReason', message: `${reasonCode} is not an exemption reason of ${f.sellerCountry} (GET /api/tax/exemption-reasons)` };
+    if (!reason)
+      return { field: 'exemptionReason', message: `${reasonCode} is not an exemption reason of ${f.sellerCountry} (GET /api/tax/exemption-reasons)` };
     if (reason.smallBusiness && !f.smallBusiness) {
       return { field: 'exemptionReason', message: `${reasonCode} applies only when the small-business scheme is on (PUT /api/settings {smallBusiness: true})` };
     }
@@ -183,4 +204,46 @@ export function fittingZeroCategories(f: LineTaxFacts): TaxCategory[] {
   if (f.sellerVatId && buyerInOtherMemberState(f)) out.push('reverseCharge', 'intraCommunitySupply');
   out.push('export', 'notSubject');
   return out;
+}
+
+/**
+ * The statutory wording a document carries for a category (AT § 11 UStG 1994, DE § 14 Abs. 4
+ * Nr. 8 and § 14a UStG; Art. 226 Nr. 11 and 11a VAT Directive for other sellers). The same text
+ * is the e-invoice's exemption reason (BT-120). Null for standard lines: they need no note.
+ */
+export function categoryNote(category: TaxCategory, sellerCountry: string, reasonCode?: string | null): string | null {
+  const de = sellerCountry === 'DE';
+  const at = sellerCountry === 'AT';
+  switch (category) {
+    case 'standard':
+      return null;
+    case 'zeroRated':
+      return de ? 'Umsatzsteuer 0 % (Nullsteuersatz gemäß § 12 Abs. 3 UStG).' : 'VAT 0 % (zero rate).';
+    case 'exempt': {
+      const reason = exemptionReason(sellerCountry, reasonCode);
+      if (!reason) return 'Steuerfreie Leistung.';
+      if (reason.code === 'DE-19') return 'Gemäß § 19 UStG wird keine Umsatzsteuer berechnet (Kleinunternehmer).';
+      return `${reason.text}: steuerfrei gemäß ${reason.legalBasis}.`;
+    }
+    case 'reverseCharge':
+      if (de) return 'Steuerschuldnerschaft des Leistungsempfängers (Reverse Charge).';
+      if (at) return 'Übergang der Steuerschuld auf den Leistungsempfänger (Reverse Charge).';
+      return 'Reverse charge: VAT to be accounted for by the recipient (Art. 196 Directive 2006/112/EC).';
+    case 'intraCommunitySupply':
+      if (de) return 'Steuerfreie innergemeinschaftliche Lieferung (§ 4 Nr. 1 Buchst. b i. V. m. § 6a UStG).';
+      if (at) return 'Steuerfreie innergemeinschaftliche Lieferung (Art. 6 Abs. 1 i. V. m. Art. 7 UStG 1994).';
+      return 'Exempt intra-Community supply (Art. 138 Directive 2006/112/EC).';
+    case 'export':
+      if (de) return 'Steuerfreie Ausfuhrlieferung (§ 4 Nr. 1 Buchst. a i. V. m. § 6 UStG).';
+      if (at) return 'Steuerfreie Ausfuhrlieferung (§ 6 Abs. 1 Z 1 i. V. m. § 7 UStG 1994).';
+      return 'Exempt export supply (Art. 146 Directive 2006/112/EC).';
+    case 'notSubject':
+      return de || at ? 'Nicht im Inland steuerbare Leistung.' : 'Not subject to VAT in the seller’s member state.';
+  }
+}
+
+/** The VATEX code a line's e-invoice carries (BT-121): the category's own, or the exemption reason's. */
+export function categoryVatex(category: TaxCategory, sellerCountry: string, reasonCode?: string | null): string | null {
+  if (category === 'exempt') return exemptionReason(sellerCountry, reasonCode)?.vatex ?? null;
+  return CATEGORY_VATEX[category] ?? null;
 }
