@@ -1,7 +1,7 @@
 /**
  * A payment connector installation's settings (PUT /api/connectors/<slug>/settings, docs/webhooks.md):
  * validated and stored by the connector commands (shared/commands/connectors.ts), read by the
- * webhook pipeline (shared/webhooks/pipeline.ts) and the ledger posting. A plain type, here so
+ * webhook booking (shared/commands/webhooks/bookPaymentEvent.ts) and the ledger posting. A plain type, here so
  * both sides import it from below.
  */
 export interface ConnectorSettings {

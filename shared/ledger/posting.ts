@@ -4,6 +4,7 @@ import { dec, fmtMoney } from '../domain/money';
 import type { ProviderSlug } from '../providers/payments/types';
 import { tenantChart } from './accounts';
 import { CHARTS } from '../domain/charts';
+import { JournalEntry } from '../models/JournalEntry';
 
 /**
  * Posting incoming invoices to the general ledger (docs/ledger.md). Double entry is enforced by
@@ -141,6 +142,7 @@ interface EntryOutcome {
  * commits). A missing account writes nothing and fails with the first missing one, debit before
  * credit; a source that is posted already writes nothing and gives id null: never twice. A tenant
  * without a chart of accounts yet gets it seeded (tenantChart) and the statement runs again.
+ * Hot (once per auto-posted event): compiled SQL, not the JournalEntry model.
  */
 async function postEntry(
   trx: Knex.Transaction,
@@ -276,7 +278,7 @@ export async function postRefund(
     }
   }
   const original = refund.relatedInvoiceId
-    ? await trx('journalEntries').where({ tenantId: refund.tenantId, sourceType: INVOICE_SOURCE, sourceId: refund.relatedInvoiceId }).first()
+    ? await JournalEntry.query(trx).where({ tenantId: refund.tenantId, sourceType: INVOICE_SOURCE, sourceId: refund.relatedInvoiceId }).first()
     : undefined;
   const pick: AccountPick = original
     ? (await reversalOf(trx, refund.tenantId, original.id)).pick
@@ -306,7 +308,7 @@ export async function postRefund(
  * Null when the invoice was never posted or is reversed already.
  */
 export async function postCancellationReversal(trx: Knex.Transaction, tenantId: string, invoiceId: string): Promise<PostedEntry | null> {
-  const original = await trx('journalEntries').where({ tenantId, sourceType: INVOICE_SOURCE, sourceId: invoiceId }).first();
+  const original = await JournalEntry.query(trx).where({ tenantId, sourceType: INVOICE_SOURCE, sourceId: invoiceId }).first();
   if (!original) return null;
   const { pick, amount } = await reversalOf(trx, tenantId, original.id);
   const posted = await postEntry(
@@ -333,7 +335,7 @@ export async function postCancellationReversal(trx: Knex.Transaction, tenantId: 
  * The entries the service posts for invoices are one debit and one credit line.
  */
 async function reversalOf(trx: Knex.Transaction, tenantId: string, entryId: string): Promise<{ pick: AccountPick; amount: string }> {
-  const lines = await trx('journalLines as jl')
+  const lines: { number: string; debit: string; credit: string }[] = await trx('journalLines as jl')
     .join('ledgerAccounts as a', 'a.id', 'jl.accountId')
     .where({ 'jl.entryId': entryId, 'jl.tenantId': tenantId })
     .select('a.number', 'jl.debit', 'jl.credit');

@@ -4,7 +4,9 @@ import { getQueue } from '../queues';
 import { addOptions } from '../jobs/define';
 import { jobs } from '../jobs/catalog';
 import { producerRedis, redisReady } from '../redis';
-import { markEventFailed } from './processStoredEvent';
+import { systemActor } from '../actor';
+import { failStoredEvent } from '../commands/webhooks/failStoredEvent';
+import { runInTransaction } from '../outbox';
 
 export interface SweepOptions {
   /** Only this tenant (tests, on-demand runs); all tenants otherwise. */
@@ -56,7 +58,8 @@ export async function sweepStuckWebhookEvents(opts: SweepOptions = {}): Promise<
     .select('id', 'tenantId');
   const hours = Math.round(maxAgeMs / 360_000) / 10;
   for (const row of expired) {
-    await markEventFailed(row.id, row.tenantId, `not processed within ${hours} h (job lost or kept failing); given up by the maintenance sweep`);
+    const reason = `not processed within ${hours} h (job lost or kept failing); given up by the maintenance sweep`;
+    await runInTransaction((trx) => failStoredEvent({ trx, actor: systemActor(row.tenantId) }, { eventRowId: row.id, reason }));
     result.failed++;
   }
 

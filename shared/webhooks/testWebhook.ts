@@ -15,7 +15,8 @@ import { slugOrNotFound } from '../commands/connectors';
 import type { Actor } from '../actor';
 import { findInstallationByToken } from '../queries/connectorInstallations';
 import type { ConnectorSettings } from '../domain/connectorSettings';
-import { runPipeline, type StepResult } from './pipeline';
+import { bookPaymentEvent } from '../commands/webhooks/bookPaymentEvent';
+import type { StepResult } from '../commands/webhooks/steps';
 
 export interface TestWebhookResult {
   ok: boolean;
@@ -41,8 +42,9 @@ const SIGNED_WITH: Record<string, string> = {
  * POST /api/connectors/<slug>/test-webhook: the adapter's synthetic, correctly signed event through
  * the real verification and pipeline code, with nothing persisted. PayPal and Mollie are answered
  * by in-memory stubs (the fetch handed to verification reaches nothing else); the tenant is resolved
- * from the installation's URL token; runPipeline runs in a transaction that is always rolled back,
- * and no log row or job is written (docs/webhooks.md, "test-webhook").
+ * from the installation's URL token; bookPaymentEvent, the command the job books with, runs in a
+ * transaction that is always rolled back, and no log row or job is written (docs/webhooks.md,
+ * "test-webhook").
  */
 export async function runTestWebhook(actor: Actor, slugRaw: string, cfg: PaymentProviderConfig): Promise<TestWebhookResult> {
   const slug = slugOrNotFound(slugRaw);
@@ -79,7 +81,7 @@ export async function runTestWebhook(actor: Actor, slugRaw: string, cfg: Payment
   let pipelineSteps: StepResult[] = [];
   try {
     await db().transaction(async (trx) => {
-      const result = await runPipeline(trx, { tenantId: actor.tenantId, event, settings: (installation.settings ?? {}) as ConnectorSettings });
+      const result = await bookPaymentEvent({ trx, actor }, { event, settings: (installation.settings ?? {}) as ConnectorSettings });
       pipelineSteps = result.steps;
       throw new DryRunRollback();
     });

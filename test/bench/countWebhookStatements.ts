@@ -37,7 +37,8 @@ async function main() {
   try {
     const { db } = await import('../../shared/db');
     const { createTeam } = await import('../helpers/factories');
-    const { processStoredEvent } = await import('../../shared/webhooks/processStoredEvent');
+    const { bookEvent } = await import('../../workers/jobs/webhooks/eventBatches');
+    const processStoredEvent = (eventRowId: string, tenantId: string) => bookEvent({ eventRowId, tenantId });
     const k = db();
     // Each statement with its time from sending to the answer (knex's query / query-response).
     let log: { sql: string; uid: string; ms?: number; t0: number }[] | null = null;

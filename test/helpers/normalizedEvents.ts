@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { runInTransaction } from '../../shared/outbox';
 import type { ConnectorSettings } from '../../shared/domain/connectorSettings';
-import { runPipeline, type PipelineResult } from '../../shared/webhooks/pipeline';
+import { systemActor } from '../../shared/actor';
+import { bookPaymentEvent, type BookingResult } from '../../shared/commands/webhooks/bookPaymentEvent';
 import type { NormalizedEvent } from '../../shared/providers/payments/types';
 
 /**
@@ -25,6 +26,6 @@ export function normalizedPayment(over: Partial<NormalizedEvent> = {}): Normaliz
   };
 }
 
-/** Runs an event through the webhook pipeline and commits, as the worker's job does. */
-export const bookEvent = (tenantId: string, event: NormalizedEvent, settings: ConnectorSettings): Promise<PipelineResult> =>
-  runInTransaction((trx) => runPipeline(trx, { tenantId, event, settings }));
+/** Books an event as the worker's job does (bookPaymentEvent) and commits. */
+export const bookEvent = (tenantId: string, event: NormalizedEvent, settings: ConnectorSettings): Promise<BookingResult> =>
+  runInTransaction((trx) => bookPaymentEvent({ trx, actor: systemActor(tenantId) }, { event, settings }));

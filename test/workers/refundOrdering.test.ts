@@ -7,7 +7,8 @@ import { bookEvent, normalizedPayment } from '../helpers/normalizedEvents';
 import { workersPerTest } from '../helpers/webhookFactory';
 import { db } from '../../shared/db';
 import { runInTransaction } from '../../shared/outbox';
-import { runPipeline } from '../../shared/webhooks/pipeline';
+import { systemActor } from '../../shared/actor';
+import { bookPaymentEvent } from '../../shared/commands/webhooks/bookPaymentEvent';
 import type { NormalizedEvent } from '../../shared/providers/payments/types';
 import { processWebhookEventJob } from '../../workers/jobs/webhooks/processWebhookEvent';
 import { sweepStuckWebhookEventsJob } from '../../workers/jobs/maintenance/sweepStuckWebhookEvents';
@@ -93,7 +94,7 @@ describe('a refund that overtakes its payment', () => {
     const refund = refundOf(payment, { eventType: 'refund.created', related: [payment] });
     const refundRow = await storePending(tenant.id, refund, 0);
     const result = await runInTransaction((trx) =>
-      runPipeline(trx, { tenantId: tenant.id, event: refund, settings: { defaultSupplierId: supplier.id }, eventRowId: refundRow }),
+      bookPaymentEvent({ trx, actor: systemActor(tenant.id) }, { event: refund, settings: { defaultSupplierId: supplier.id }, eventRowId: refundRow }),
     );
     expect(result.status).toBe('processed');
     const invoices = await db()('invoices').where({ tenantId: tenant.id }).orderBy('totalGross', 'desc');

@@ -4,26 +4,10 @@ import { isCurrency } from '../../domain/currencies';
 import { isValidDate, todayVienna } from '../../domain/dates';
 import { dec, fmtMoney } from '../../domain/money';
 import type { NormalizedEvent } from '../../providers/payments/types';
-import { insertInvoiceWithItems, prepareItems, totalsColumns } from '../invoiceShared';
-
-/** The event cannot become an invoice however often it is retried (→ log row failed). */
-export class PermanentPipelineError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'PermanentPipelineError';
-  }
-}
-
-/** The unique (tenant_id, source, external_id) index refused the insert: the money movement is booked already. */
-export class DuplicateInvoiceError extends Error {
-  constructor(
-    public readonly source: string,
-    public readonly externalId: string,
-  ) {
-    super(`incoming invoice ${source}/${externalId} exists`);
-    this.name = 'DuplicateInvoiceError';
-  }
-}
+import { prepareItems } from '../../domain/invoiceChecks';
+import { insertInvoiceWithItems } from '../invoices/insertInvoice';
+import { totalsColumns } from '../invoices/columns';
+import { DuplicateInvoiceError, PermanentPipelineError } from './errors';
 
 export interface IncomingInvoiceDraft {
   externalId: string;

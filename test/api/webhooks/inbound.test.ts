@@ -27,8 +27,8 @@ import {
 } from '../../helpers/webhookFactory';
 import { reloadConfig } from '../../../shared/config';
 import { db } from '../../../shared/db';
-import { processStoredEvent } from '../../../shared/webhooks/processStoredEvent';
-import { RetryLaterError } from '../../../shared/webhooks/pipeline';
+import { bookEvent } from '../../../workers/jobs/webhooks/eventBatches';
+import { RetryLaterError } from '../../../shared/commands/webhooks/errors';
 
 let mollie: FakeMollie;
 let cert: PaypalTestCert;
@@ -332,7 +332,7 @@ describe('stripe', () => {
         normalized: JSON.stringify(refund),
       })
       .returning('id');
-    await expect(processStoredEvent(row.id, tenant.id)).rejects.toBeInstanceOf(RetryLaterError);
+    await expect(bookEvent({ eventRowId: row.id, tenantId: tenant.id })).rejects.toBeInstanceOf(RetryLaterError);
     expect(await db()('invoices').where({ tenantId: tenant.id })).toHaveLength(0);
   });
 
@@ -367,7 +367,7 @@ describe('stripe', () => {
         normalized: JSON.stringify(refund),
       })
       .returning('id');
-    const out = await processStoredEvent(row.id, tenant.id);
+    const out = await bookEvent({ eventRowId: row.id, tenantId: tenant.id });
     expect(out.status).toBe('processed');
     expect(out.result!.steps.find((st) => st.step === 'invoice')!.detail).toMatch(/ambiguous/);
     expect((await db()('invoices').where({ tenantId: tenant.id }).first()).relatedInvoiceId).toBeNull();

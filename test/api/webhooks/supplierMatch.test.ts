@@ -3,7 +3,7 @@ import { createTeam } from '../../helpers/factories';
 import { createSupplier } from '../../helpers/invoiceFactory';
 import { db } from '../../../shared/db';
 import { deleteSupplier, updateSupplier } from '../../../shared/commands/suppliers';
-import { findSupplier } from '../../../shared/webhooks/resolveSupplier';
+import { findSupplier } from '../../../shared/commands/webhooks/resolveSupplier';
 
 // Step 3 of the pipeline matches the provider's merchant id through supplier_merchant_ids, which a
 // trigger keeps in step with suppliers.merchant_ids (migration 20261125140000). What must hold:

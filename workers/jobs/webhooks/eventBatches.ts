@@ -1,7 +1,43 @@
+import type { Knex } from 'knex';
+import { systemActor } from '../../../shared/actor';
 import { Batches } from '../../../shared/batches';
+import { bookStoredEvent, type StoredEventOutcome } from '../../../shared/commands/webhooks/bookStoredEvent';
+import type { CommandContext } from '../../../shared/commands/types';
+import type { ProcessWebhookEventPayload } from '../../../shared/jobs/catalog';
 import { logger } from '../../../shared/logger';
 import { webhookBatchEvents } from '../../../shared/metrics';
-import { processStoredEvent, processStoredEventBatch, type ProcessOutcome, type StoredEventRef } from '../../../shared/webhooks/processStoredEvent';
+import { runInTransaction } from '../../../shared/outbox';
+
+/**
+ * A batch waits at most this long for any one lock (a row lock; a money movement's, event's or
+ * counterparty's advisory lock; another transaction's uncommitted invoice with the same external
+ * id). Batches take locks in no common order and could deadlock; rather than wait for PostgreSQL's
+ * deadlock check (1 s), a contended batch gives up at once and its events run one by one.
+ */
+export const BATCH_LOCK_TIMEOUT_MS = 100;
+
+/** A webhook job acts for its event's tenant as the system. */
+export const jobContext = (trx: Knex.Transaction, tenantId: string): CommandContext => ({ trx, actor: systemActor(tenantId) });
+
+/** One stored event booked in its own transaction. */
+export function bookEvent(ref: ProcessWebhookEventPayload): Promise<StoredEventOutcome> {
+  return runInTransaction((trx) => bookStoredEvent(jobContext(trx, ref.tenantId), { eventRowId: ref.eventRowId }));
+}
+
+/**
+ * Several stored events in ONE transaction, each exactly as bookEvent books it. All or nothing:
+ * if any throws, the batch rolls back and the caller runs each event alone. Two events of one
+ * money movement are safe: advisory locks are re-entrant, and the second sees the first one's
+ * invoice and ends duplicate (docs/webhooks.md, "Batches").
+ */
+export function bookEventBatch(refs: readonly ProcessWebhookEventPayload[]): Promise<StoredEventOutcome[]> {
+  return runInTransaction(async (trx) => {
+    await trx.raw(`set local lock_timeout = ${BATCH_LOCK_TIMEOUT_MS}`);
+    const done: StoredEventOutcome[] = [];
+    for (const ref of refs) done.push(await bookStoredEvent(jobContext(trx, ref.tenantId), { eventRowId: ref.eventRowId }));
+    return done;
+  });
+}
 
 /**
  * The webhook jobs a worker process is running, booked in batches (shared/batches.ts): up to
@@ -10,12 +46,12 @@ import { processStoredEvent, processStoredEventBatch, type ProcessOutcome, type 
  * committed nothing, and its events run again each in its own transaction. Why and the lock
  * timeout (BATCH_LOCK_TIMEOUT_MS): docs/webhooks.md, "Batches". maxSize 1: no batching.
  */
-export function createEventBatches(maxSize: number, inFlight = 1): Batches<StoredEventRef, ProcessOutcome> {
+export function createEventBatches(maxSize: number, inFlight = 1): Batches<ProcessWebhookEventPayload, StoredEventOutcome> {
   return new Batches({
     maxSize,
     maxInFlight: inFlight,
-    runBatch: processStoredEventBatch,
-    runOne: (ref) => processStoredEvent(ref.eventRowId, ref.tenantId),
+    runBatch: bookEventBatch,
+    runOne: bookEvent,
     observe: (outcome, size, err) => {
       webhookBatchEvents.observe({ outcome }, size);
       if (err) logger.debug({ events: size, err: String(err) }, 'webhook batch rolled back; its events run one by one');

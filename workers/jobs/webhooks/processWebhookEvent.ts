@@ -1,12 +1,12 @@
 import { UnrecoverableError, type Job } from 'bullmq';
 import { AppError } from '../../../shared/errors';
 import { PayloadError } from '../../../shared/providers/payments/errors';
-import { PermanentPipelineError } from '../../../shared/commands/webhooks/createIncomingInvoiceFromEvent';
+import { PermanentPipelineError, RetryLaterError } from '../../../shared/commands/webhooks/errors';
+import { failStoredEvent } from '../../../shared/commands/webhooks/failStoredEvent';
 import { config } from '../../../shared/config';
 import { logger } from '../../../shared/logger';
-import { markEventFailed } from '../../../shared/webhooks/processStoredEvent';
-import { RetryLaterError } from '../../../shared/webhooks/pipeline';
-import { createEventBatches } from './eventBatches';
+import { runInTransaction } from '../../../shared/outbox';
+import { createEventBatches, jobContext } from './eventBatches';
 import type { ProcessWebhookEventPayload } from '../../../shared/jobs/catalog';
 
 /**
@@ -33,10 +33,13 @@ export function isPermanent(err: unknown): boolean {
 let batches: ReturnType<typeof createEventBatches> | undefined;
 const eventBatches = () => (batches ??= createEventBatches(config().webhookBatchMax, config().webhookBatchesInFlight));
 
+const failEvent = ({ eventRowId, tenantId }: ProcessWebhookEventPayload, reason: string) =>
+  runInTransaction((trx) => failStoredEvent(jobContext(trx, tenantId), { eventRowId, reason }));
+
 /**
- * Job "process-webhook-event": one stored, verified event through the pipeline, batched with the
- * process's other webhook jobs (./eventBatches.ts). The log row is the state; a finished row is
- * skipped. Transient errors throw for a retry; permanent ones and the last attempt fail the row.
+ * Job "process-webhook-event": one stored, verified event booked (bookStoredEvent), batched with
+ * the process's other webhook jobs (./eventBatches.ts). The log row is the state; a finished row
+ * is skipped. Transient errors throw for a retry; permanent ones and the last attempt fail the row.
  * Refused input (isRefusedInput) fails the row but completes the job with a warn, keeping "job
  * failed" (workers/worker.ts) for failures of ours.
  */
@@ -48,7 +51,7 @@ export async function processWebhookEventJob(job: Job<ProcessWebhookEventPayload
   } catch (err) {
     const message = (err as Error)?.message ?? String(err);
     if (isRefusedInput(err)) {
-      await markEventFailed(eventRowId, tenantId, message);
+      await failEvent(job.data, message);
       logger.warn({ eventRowId, reason: message }, 'webhook event refused: its data cannot be booked');
       return { status: 'failed' as const, reason: message };
     }
@@ -61,7 +64,7 @@ export async function processWebhookEventJob(job: Job<ProcessWebhookEventPayload
       throw new UnrecoverableError(`${message}; left pending for the maintenance sweep`);
     }
     if (isPermanent(err) || lastAttempt) {
-      await markEventFailed(eventRowId, tenantId, message);
+      await failEvent(job.data, message);
       throw new UnrecoverableError(message);
     }
     throw err;

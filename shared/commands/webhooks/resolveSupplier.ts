@@ -1,11 +1,11 @@
 import type { Knex } from 'knex';
-import { runCompiled, runCompiledSql } from '../db';
-import { audit } from '../audit';
-import { systemActor } from '../actor';
-import { isValidIban, normalizeIban } from '../domain/iban';
-import { isValidVatId, normalizeVatId } from '../domain/vatId';
-import type { Counterparty, ProviderSlug } from '../providers/payments/types';
-import { lockKey, supplierLockKey } from '../locks';
+import { runCompiled, runCompiledSql } from '../../db';
+import { audit } from '../../audit';
+import { systemActor } from '../../actor';
+import { isValidIban, normalizeIban } from '../../domain/iban';
+import { isValidVatId, normalizeVatId } from '../../domain/vatId';
+import type { Counterparty, ProviderSlug } from '../../providers/payments/types';
+import { lockKey, supplierLockKey } from '../../locks';
 
 export interface SupplierResolution {
   supplierId: string;
@@ -13,7 +13,8 @@ export interface SupplierResolution {
   how: 'default' | 'merchantId' | 'email' | 'created' | 'placeholder' | 'original';
 }
 
-const PROVIDER_LABEL: Record<ProviderSlug, string> = { stripe: 'Stripe', paypal: 'PayPal', mollie: 'Mollie', bank: 'Bank' };
+/** How suppliers and journal entries name a provider. */
+export const PROVIDER_LABEL: Record<ProviderSlug, string> = { stripe: 'Stripe', paypal: 'PayPal', mollie: 'Mollie', bank: 'Bank' };
 
 const active = (trx: Knex.Transaction, tenantId: string) => trx('suppliers').where({ tenantId }).whereNull('deletedAt');
 
@@ -42,22 +43,10 @@ async function match(trx: Knex.Transaction, tenantId: string, provider: Provider
 }
 
 /**
- * Pipeline step 3 (docs/webhooks.md, "The pipeline job"): the connector's active default supplier,
- * else one with the provider's merchant id, else with the e-mail (case-insensitive), else one is
- * created from the counterparty under an advisory lock on its identity (matched again under it), so
- * concurrent events create one supplier. No identity at all: one placeholder supplier per provider.
+ * Pipeline step 3 (docs/webhooks.md, "The pipeline job"), in two halves. This one writes nothing:
+ * the connector's active default supplier, else one with the provider's merchant id, else with the
+ * e-mail (case-insensitive). When it finds none, createSupplierFor creates one.
  */
-export async function resolveSupplier(
-  trx: Knex.Transaction,
-  tenantId: string,
-  provider: ProviderSlug,
-  cp: Counterparty,
-  defaultSupplierId: string | null | undefined,
-): Promise<SupplierResolution> {
-  return (await findSupplier(trx, tenantId, provider, cp, defaultSupplierId)) ?? createSupplierFor(trx, tenantId, provider, cp);
-}
-
-/** The first half of resolveSupplier, which writes nothing: the default supplier, or a match. */
 export async function findSupplier(
   trx: Knex.Transaction,
   tenantId: string,
@@ -75,8 +64,10 @@ export async function findSupplier(
 }
 
 /**
- * The second half, after findSupplier found nothing: under the counterparty's advisory lock,
- * match again, else create (or reuse the placeholder). Run it in a savepoint with the invoice.
+ * The second half, after findSupplier found nothing: under an advisory lock on the counterparty's
+ * identity, match again, else create (or reuse the placeholder), so concurrent events create one
+ * supplier. No identity at all: one placeholder supplier per provider. Run it in a savepoint with
+ * the invoice.
  */
 export async function createSupplierFor(trx: Knex.Transaction, tenantId: string, provider: ProviderSlug, cp: Counterparty): Promise<SupplierResolution> {
   const name = cp.name?.trim() || cp.email?.trim() || null;
