@@ -59,3 +59,24 @@ export async function loadSubmission(db: Knex, tenantId: string, id: string): Pr
     updatedAt: iso(r.updatedAt),
   };
 }
+
+export type SubmissionStatus = SubmissionView['status'];
+
+/** What the upload job needs of a submission: its state and the exact bytes to upload. */
+export interface SubmissionToUpload {
+  id: string;
+  tenantId: string;
+  mode: 'test' | 'live';
+  status: SubmissionStatus;
+  payload: Buffer | null;
+}
+
+export async function loadSubmissionToUpload(db: Knex, tenantId: string, id: string): Promise<SubmissionToUpload | undefined> {
+  return db('reportSubmissions').where({ tenantId, id }).first('id', 'tenantId', 'mode', 'status', 'payload');
+}
+
+/** The tenant's FinanzOnline credentials, encrypted as stored (shared/crypto/secretBox.ts); null when none are configured. */
+export async function loadPortalCredentialsEnc(db: Knex, tenantId: string): Promise<string | null> {
+  const row: { portalCredentialsEnc: string | null } | undefined = await db('tenants').where({ id: tenantId }).first('portalCredentialsEnc');
+  return row?.portalCredentialsEnc ?? null;
+}
