@@ -4,7 +4,7 @@ import { artifactStore } from '../../../shared/documents/artifactStore';
 import { refusalReason, renderDocument } from '../../../shared/documents/renderDocument';
 import { EInvoiceExportError } from '../../../shared/formats/cii/einvoiceModel';
 import { CONTENT_TYPES } from '../../../shared/documents/kinds';
-import { loadDocumentInput } from '../../../shared/queries/invoices';
+import { loadDocumentSnapshot, SNAPSHOT } from '../../../shared/queries/documentSnapshot';
 import type { RenderInvoiceDocumentPayload } from '../../../shared/jobs/catalog';
 
 /**
@@ -17,16 +17,11 @@ export async function renderInvoiceDocumentJob(job: Job<RenderInvoiceDocumentPay
   const { tenantId, invoiceId, kind, version } = job.data;
   const key = { tenantId, invoiceId, kind, version };
   if (await artifactStore.get(key)) return { cached: true };
-  const input = await db().transaction(async (trx) => {
-    await trx.raw('set transaction isolation level repeatable read, read only');
-    const row = await trx('invoices').where({ tenantId, id: invoiceId }).whereNull('deletedAt').first('version');
-    if (!row || row.version !== version) return null;
-    return loadDocumentInput(trx, tenantId, invoiceId);
-  });
-  if (!input) return { stale: true };
+  const snapshot = await db().transaction((trx) => loadDocumentSnapshot(trx, tenantId, invoiceId, version), SNAPSHOT);
+  if (!snapshot) return { stale: true };
   let bytes: Buffer;
   try {
-    bytes = await renderDocument(kind, input);
+    bytes = await renderDocument(kind, snapshot.input);
   } catch (err) {
     // The invoice's data breaks an e-invoice rule: no retry can change that; the API answers 400.
     if (err instanceof EInvoiceExportError) throw new UnrecoverableError(refusalReason(err));
