@@ -85,6 +85,12 @@ export interface Config {
   mollieApiBaseUrl: string;
   paypalCertHostAllowList: string[];
   finanzOnline: { sessionUrl: string; fileUploadUrl: string; timeoutMs: number };
+  /**
+   * The ECB euro reference rates feed (docs/exchange-rates.md): operator configuration, fetched
+   * daily by the fetch-ecb-rates job, each request bounded by timeoutMs. null (ECB_RATES_URL set
+   * empty): never fetched, users enter foreign-currency rates by hand.
+   */
+  ecb: { ratesUrl: string | null; timeoutMs: number };
   /** WebAuthn relying party: the RP ID is the browser-facing domain, the origin its exact scheme://host[:port]. */
   webauthn: { rpId: string; rpName: string; origin: string };
 }
@@ -245,6 +251,10 @@ export function loadConfig(env: Env = process.env): Config {
       sessionUrl: url('FINANZONLINE_SESSION_URL', 'https://finanzonline.bmf.gv.at/fonws/ws/session', ['http:', 'https:'])!,
       fileUploadUrl: url('FINANZONLINE_FILEUPLOAD_URL', 'https://finanzonline.bmf.gv.at/fon/ws/fileupload', ['http:', 'https:'])!,
       timeoutMs: int('FINANZONLINE_TIMEOUT_MS', 30000, 100),
+    },
+    ecb: {
+      ratesUrl: url('ECB_RATES_URL', 'https://www.ecb.europa.eu/stats/eurofxref/eurofxref-hist-90d.xml', ['http:', 'https:']),
+      timeoutMs: int('ECB_TIMEOUT_MS', 30000, 100),
     },
     webauthn: {
       rpId: env.WEBAUTHN_RP_ID ?? 'localhost',

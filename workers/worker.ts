@@ -2,7 +2,9 @@ import { Worker, UnrecoverableError, type Job } from 'bullmq';
 import { fileURLToPath } from 'node:url';
 import { config, type Config } from '../shared/config';
 import { createRedis } from '../shared/redis';
-import { QUEUES, getQueue, workerLockOptions, type QueueName } from '../shared/queues';
+import { QUEUES, enqueue, getQueue, workerLockOptions, type QueueName } from '../shared/queues';
+import { db } from '../shared/db';
+import { hasExchangeRates } from '../shared/queries/exchangeRates';
 import { logger } from '../shared/logger';
 import { jobLogContext, runWithLogContext } from '../shared/logContext';
 import { registry } from './registry';
@@ -147,4 +149,24 @@ export async function scheduleRecurringJobs(): Promise<void> {
     { pattern: '30 3 * * *', tz: 'Europe/Vienna' },
     { name: jobs.purgeSentOutbox.name, data: {} },
   );
+  await scheduleEcbRates();
+}
+
+/**
+ * The ECB publishes its rates around 16:00 CET on TARGET days: fetched at 16:30 Berlin time on
+ * weekdays, and at once when no rate is stored yet. ECB_RATES_URL empty turns both off.
+ */
+async function scheduleEcbRates(): Promise<void> {
+  const maintenance = getQueue(QUEUES.maintenance);
+  if (!config().ecb.ratesUrl) {
+    await maintenance.removeJobScheduler('fetch-ecb-rates-daily');
+    return;
+  }
+  await maintenance.upsertJobScheduler('fetch-ecb-rates-daily', { pattern: '30 16 * * 1-5', tz: 'Europe/Berlin' }, { name: jobs.fetchEcbRates.name, data: {} });
+  try {
+    if (!(await hasExchangeRates(db()))) await enqueue(jobs.fetchEcbRates, {});
+  } catch (err) {
+    // A database not reachable yet must not keep the worker from starting: the daily run fetches then.
+    logger.warn({ err: String(err) }, 'ECB rates: the start-up fetch could not be queued; the daily run fetches them');
+  }
 }

@@ -227,6 +227,18 @@ export const jobs = {
 
   /** Remove outbox rows sent more than a week ago (daily). */
   purgeSentOutbox: defineJob<NoPayload>()({ queue: QUEUES.maintenance, name: 'purge-sent-outbox', schema: noPayload }),
+
+  /**
+   * Fetch the ECB euro reference rates and store them (docs/exchange-rates.md): weekdays after the
+   * ECB publishes, and once when a worker starts with none stored. That start-up run's id is the
+   * day's, so several workers starting together fetch once; the daily run's id is its scheduler's.
+   */
+  fetchEcbRates: defineJob<NoPayload>()({
+    queue: QUEUES.maintenance,
+    name: 'fetch-ecb-rates',
+    schema: noPayload,
+    jobId: () => `ecb-rates-${new Date().toISOString().slice(0, 10)}`,
+  }),
 } as const;
 
 export type Jobs = typeof jobs;

@@ -18,6 +18,8 @@ process.env.RATE_LIMIT_WEBHOOKS_POINTS ??= '1000000';
 // The workers' recovery loop sweeps every tenant's rows of the one database the files share, but
 // queues into its own file's Redis prefix: off, except in the tests of the loop itself.
 process.env.RECOVERY_INTERVAL_MS ??= '0';
+// Workers never fetch the real ECB feed in tests; test/workers/ecbRates.test.ts serves its own.
+process.env.ECB_RATES_URL ??= '';
 
 afterAll(async () => {
   // Close whatever shared connections this file opened, so the fork exits cleanly.

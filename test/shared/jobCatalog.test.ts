@@ -62,6 +62,7 @@ describe('job catalog', () => {
       sweepStuckWebhookEvents: 'maintenance/sweep-stuck-webhook-events',
       purgeUnknownLoginAttempts: 'maintenance/purge-unknown-login-attempts',
       purgeSentOutbox: 'maintenance/purge-sent-outbox',
+      fetchEcbRates: 'maintenance/fetch-ecb-rates',
     });
   });
 

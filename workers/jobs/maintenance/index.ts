@@ -6,6 +6,7 @@ import { purgeIdempotencyKeysJob } from './purgeIdempotencyKeys';
 import { sweepStuckWebhookEventsJob } from './sweepStuckWebhookEvents';
 import { purgeUnknownLoginAttemptsJob } from './purgeUnknownLoginAttempts';
 import { purgeSentOutboxJob } from './purgeSentOutbox';
+import { fetchEcbRatesJob } from './fetchEcbRates';
 
 /** The handlers of the catalog's maintenance jobs (shared/jobs/catalog.ts), by job name. */
 export const maintenanceJobs = {
@@ -15,4 +16,5 @@ export const maintenanceJobs = {
   [jobs.sweepStuckWebhookEvents.name]: sweepStuckWebhookEventsJob,
   [jobs.purgeUnknownLoginAttempts.name]: purgeUnknownLoginAttemptsJob,
   [jobs.purgeSentOutbox.name]: purgeSentOutboxJob,
+  [jobs.fetchEcbRates.name]: fetchEcbRatesJob,
 } satisfies HandlersOf<'maintenance'>;
