@@ -6,7 +6,11 @@ import { todayVienna, yearOf } from '../domain/dates';
 import { sellerFromTenant } from '../queries/invoices';
 import { postCancellationReversal } from '../ledger/posting';
 import type { CommandContext } from './types';
-import { loadTenant, lockInvoice, nextInvoiceNumber } from './invoiceShared';
+import { Invoice } from '../models/Invoice';
+import { lockInvoice } from './invoices/locking';
+import { loadTenant } from './invoices/references';
+import { nextInvoiceNumber } from './invoices/numbering';
+import { copyItems } from './invoices/items';
 
 /**
  * POST /api/invoices/:id/cancel: offen|teilbezahlt → storniert; incoming invoices also from bezahlt.
@@ -27,15 +31,15 @@ export async function cancelInvoice({ trx, actor }: CommandContext, id: string):
     const number = await nextInvoiceNumber(trx, tenantId, 'gutschrift', yearOf(issueDate), Number(issueDate.slice(5, 7)));
     const offset = amountDue(row.totalGross, row.amountPaid);
     const settled = dec(offset).greaterThanOrEqualTo(dec(row.totalGross));
-    const [cn] = await trx('invoices')
+    const cn = await Invoice.query(trx)
       .insert({
         tenantId,
         type: 'gutschrift',
         status: settled ? 'bezahlt' : 'teilbezahlt',
         number,
         customerId: row.customerId,
-        customerSnapshot: row.customerSnapshot ? JSON.stringify(row.customerSnapshot) : null,
-        sellerSnapshot: JSON.stringify(sellerFromTenant(tenant)),
+        customerSnapshot: row.customerSnapshot,
+        sellerSnapshot: sellerFromTenant(tenant),
         currency: row.currency,
         issueDate,
         // The correction describes the original supply (§ 11 Abs. 1 Z 4 UStG AT, § 14 Abs. 4 Nr. 6
@@ -47,20 +51,19 @@ export async function cancelInvoice({ trx, actor }: CommandContext, id: string):
         paymentTermDays: 0,
         notes: `Storno zu ${row.number}`,
         footerText: row.footerText,
-        customFields: JSON.stringify(row.customFields ?? {}),
+        customFields: row.customFields ?? {},
         totalNet: row.totalNet,
         totalTax: row.totalTax,
         totalGross: row.totalGross,
-        taxBreakdown: JSON.stringify(row.taxBreakdown ?? []),
+        taxBreakdown: row.taxBreakdown ?? [],
         amountPaid: fmtMoney(offset),
         relatedInvoiceId: row.id,
         finalizedAt: trx.fn.now(),
         createdBy: actor.userId,
       })
-      .returning('id');
+      .returning('*');
     creditNoteId = cn.id;
-    const items = await trx('invoiceItems').where({ tenantId, invoiceId: row.id }).orderBy('position');
-    await trx('invoiceItems').insert(items.map(({ id: _id, invoiceId: _inv, ...it }: Record<string, unknown>) => ({ ...it, invoiceId: cn.id })));
+    await copyItems(trx, tenantId, row.id, cn.id);
     await audit(trx, actor, {
       action: 'invoice.credit_note_created',
       entityType: 'invoice',
@@ -71,9 +74,9 @@ export async function cancelInvoice({ trx, actor }: CommandContext, id: string):
 
   const reversal = row.type === 'eingangsrechnung' ? await postCancellationReversal(trx, tenantId, row.id) : null;
 
-  await trx('invoices')
+  await Invoice.query(trx)
     .where({ tenantId, id })
-    .update({ status: next, creditNoteId, cancelledAt: trx.fn.now(), version: trx.raw('version + 1'), updatedAt: trx.fn.now() });
+    .patch({ status: next, creditNoteId, cancelledAt: trx.fn.now(), version: trx.raw('version + 1'), updatedAt: trx.fn.now() });
   await audit(trx, actor, {
     action: 'invoice.cancelled',
     entityType: 'invoice',

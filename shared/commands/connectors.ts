@@ -9,6 +9,7 @@ import type { ConnectorSettings } from '../domain/connectorSettings';
 import type { CommandContext } from './types';
 import { onCommit } from '../outbox';
 import { invalidateInstallationCache } from '../queries/connectorInstallations';
+import { Supplier } from '../models/Supplier';
 
 /**
  * Payment-provider connectors (docs/webhooks.md, "Endpoints"). One active installation
@@ -36,7 +37,20 @@ export interface ConnectorView {
 
 const DEFAULT_SETTINGS: Required<ConnectorSettings> = { autoPost: false, defaultSupplierId: null, expenseAccount: null, clearingAccount: null };
 
-function toView(row: Record<string, any>): ConnectorView {
+/** A connector_installations row as these commands read it (the secrets stay encrypted, unread). */
+interface InstallationRecord {
+  id: string;
+  tenantId: string;
+  provider: ProviderSlug;
+  active: boolean;
+  tokenHash: string;
+  tokenEnc: string;
+  settings: ConnectorSettings | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+function toView(row: InstallationRecord): ConnectorView {
   return {
     provider: row.provider,
     active: row.active,
@@ -108,10 +122,10 @@ export async function installConnector(
   return { webhookUrl: webhookUrlFor(slug, token), token };
 }
 
-async function activeInstallation(k: Knex | Knex.Transaction, tenantId: string, slug: ProviderSlug, lock = false) {
+async function activeInstallation(k: Knex | Knex.Transaction, tenantId: string, slug: ProviderSlug, lock = false): Promise<InstallationRecord> {
   let q = k('connectorInstallations').where({ tenantId, provider: slug, active: true });
   if (lock) q = q.forUpdate();
-  const row = await q.first();
+  const row: InstallationRecord | undefined = await q.first();
   if (!row) throw notFound('Connector installation');
   return row;
 }
@@ -140,7 +154,7 @@ export async function updateConnectorSettings({ trx, actor }: CommandContext, sl
   const row = await activeInstallation(trx, tenantId, slug, true);
   const details: ErrorDetail[] = [];
   if (input.defaultSupplierId) {
-    const s = await trx('suppliers').where({ tenantId, id: input.defaultSupplierId }).whereNull('deletedAt').first('id');
+    const s = await Supplier.query(trx).where({ tenantId, id: input.defaultSupplierId }).whereNull('deletedAt').select('id').first();
     if (!s) details.push({ field: 'defaultSupplierId', message: 'supplier does not exist' });
   }
   const checkAccount = async (field: 'expenseAccount' | 'clearingAccount', kind: string) => {
@@ -158,7 +172,7 @@ export async function updateConnectorSettings({ trx, actor }: CommandContext, sl
   for (const k of Object.keys(DEFAULT_SETTINGS) as (keyof ConnectorSettings)[]) {
     if (k in input) (next as Record<string, unknown>)[k] = input[k] === '' ? null : input[k];
   }
-  const [updated] = await trx('connectorInstallations')
+  const [updated]: InstallationRecord[] = await trx('connectorInstallations')
     .where({ tenantId: actor.tenantId, id: row.id })
     .update({ settings: JSON.stringify(next), updatedAt: trx.fn.now() })
     .returning('*');

@@ -2,7 +2,10 @@ import { audit } from '../audit';
 import { assertTransition } from '../domain/invoiceStates';
 import { todayVienna } from '../domain/dates';
 import type { CommandContext } from './types';
-import { activeCustomer, lockInvoice } from './invoiceShared';
+import { Invoice } from '../models/Invoice';
+import { lockInvoice } from './invoices/locking';
+import { activeCustomer } from './invoices/references';
+import { copyItems } from './invoices/items';
 
 /**
  * POST /api/invoices/:id/convert: a quote (angebot, entwurf or offen) becomes a new draft
@@ -15,7 +18,7 @@ export async function convertQuote({ trx, actor }: CommandContext, quoteId: stri
   const quote = await lockInvoice(trx, tenantId, quoteId);
   assertTransition(quote.status, 'convert', { type: quote.type });
   if (quote.customerId) await activeCustomer(trx, tenantId, quote.customerId);
-  const [row] = await trx('invoices')
+  const row = await Invoice.query(trx)
     .insert({
       tenantId,
       type: 'rechnung',
@@ -28,17 +31,16 @@ export async function convertQuote({ trx, actor }: CommandContext, quoteId: stri
       paymentTermDays: quote.paymentTermDays,
       notes: quote.notes,
       footerText: quote.footerText,
-      customFields: JSON.stringify(quote.customFields ?? {}),
+      customFields: quote.customFields ?? {},
       totalNet: quote.totalNet,
       totalTax: quote.totalTax,
       totalGross: quote.totalGross,
-      taxBreakdown: JSON.stringify(quote.taxBreakdown ?? []),
+      taxBreakdown: quote.taxBreakdown ?? [],
       relatedInvoiceId: quote.id,
       createdBy: actor.userId,
     })
-    .returning('id');
-  const items = await trx('invoiceItems').where({ tenantId, invoiceId: quote.id }).orderBy('position');
-  await trx('invoiceItems').insert(items.map(({ id: _id, invoiceId: _inv, ...it }: Record<string, unknown>) => ({ ...it, invoiceId: row.id })));
+    .returning('*');
+  await copyItems(trx, tenantId, quote.id, row.id);
   await audit(trx, actor, { action: 'invoice.converted', entityType: 'invoice', entityId: row.id, data: { fromQuote: quote.id, quoteNumber: quote.number } });
   return { id: row.id };
 }

@@ -5,24 +5,18 @@ import { addDays, todayVienna } from '../domain/dates';
 import type { Actor } from '../actor';
 import { isTransaction, type Db } from '../db';
 import { runInTransaction } from '../outbox';
-import {
-  activeSupplier,
-  checkExpectedTotal,
-  checkNotNegative,
-  insertInvoiceWithItems,
-  loadTenantAndCustomer,
-  prepareItems,
-  totalsColumns,
-  type InvoiceInput,
-  typeFieldDetails,
-  assertRelatedInvoice,
-  contentColumns,
-} from './invoiceShared';
+import type { InvoiceInput } from '../domain/invoiceInput';
+import { checkExpectedTotal, checkNotNegative, partyFieldDetails, prepareItems, typeFieldDetails } from '../domain/invoiceChecks';
+import { activeSupplier, assertRelatedInvoice, loadTenantAndCustomer } from './invoices/references';
+import { contentColumns, totalsColumns } from './invoices/columns';
+import { insertInvoiceWithItems, type NewInvoiceColumns } from './invoices/insertInvoice';
 
 /**
  * Create an invoice. rechnung, angebot and gutschrift start as drafts (entwurf) without a number;
  * eingangsrechnung (an incoming invoice entered by hand or by the webhook pipeline) is the
  * supplier's finalized document: it starts offen and keeps the supplier's number.
+ * The hot write path: the invoice, its items and its audit row are one hand-written statement
+ * typed by the Invoice model but building no model instance (docs/data-layer.md).
  */
 export async function createInvoice(
   { trx, actor }: { trx: Db; actor: Actor },
@@ -39,15 +33,8 @@ export async function createInvoice(
   const type = input.type;
   const details: ErrorDetail[] = [];
   if (!type) details.push({ field: 'type', message: 'is required' });
-  if (type === 'eingangsrechnung') {
-    for (const f of ['supplierId', 'invoiceNumber', 'invoiceDate'] as const)
-      if (!input[f]) details.push({ field: f, message: 'is required for incoming invoices' });
-    if (input.customerId) details.push({ field: 'customerId', message: 'is not allowed on incoming invoices (use supplierId)' });
-  } else if (type) {
-    if (!input.customerId) details.push({ field: 'customerId', message: 'is required' });
-    for (const f of ['supplierId', 'invoiceNumber', 'invoiceDate'] as const)
-      if (input[f]) details.push({ field: f, message: 'is only allowed on incoming invoices (eingangsrechnung)' });
-  }
+  else details.push(...partyFieldDetails(type, input));
+  if (type === 'eingangsrechnung' && input.customerId) details.push({ field: 'customerId', message: 'is not allowed on incoming invoices (use supplierId)' });
   details.push(...typeFieldDetails(type, input));
   if (details.length) throw invalidInput('Invoice failed validation', details);
 
@@ -62,7 +49,7 @@ export async function createInvoice(
 
   const incoming = type === 'eingangsrechnung';
   const issueDate = input.issueDate ?? (incoming ? input.invoiceDate! : todayVienna());
-  const columns = {
+  const columns: NewInvoiceColumns = {
     tenantId,
     type,
     status: incoming ? 'offen' : 'entwurf',

@@ -1,6 +1,8 @@
 import { db } from '../db';
 import { audit } from '../audit';
 import { customerSnapshot } from '../queries/invoices';
+import { Customer } from '../models/Customer';
+import { Invoice } from '../models/Invoice';
 
 /** Customers are soft-deleted and permanently removed after 7 years (spec, Limits). */
 export const CUSTOMER_RETENTION_YEARS = 7;
@@ -16,17 +18,17 @@ export async function purgeDeletedCustomers(opts: { tenantId?: string; now?: Dat
   const cutoff = new Date(now);
   cutoff.setUTCFullYear(cutoff.getUTCFullYear() - CUSTOMER_RETENTION_YEARS);
   return db().transaction(async (trx) => {
-    let q = trx('customers').where('deletedAt', '<', cutoff).forUpdate().skipLocked().limit(1000);
-    if (opts.tenantId) q = q.where('tenantId', opts.tenantId);
-    const customers: Array<Record<string, any> & { id: string; tenantId: string }> = await q;
+    // Across tenants unless narrowed: a maintenance job, each row then names its own tenant.
+    const q = Customer.query(trx).where('deletedAt', '<', cutoff).forUpdate().skipLocked().limit(1000);
+    if (opts.tenantId) q.where('tenantId', opts.tenantId);
+    const customers = await q;
     for (const c of customers) {
       // The snapshot finalization takes (phone included: the draft showed it), not a copy of its fields.
-      const snapshot = customerSnapshot(c);
-      await trx('invoices')
+      await Invoice.query(trx)
         .where({ tenantId: c.tenantId, customerId: c.id })
         .whereNull('customerSnapshot')
-        .update({ customerSnapshot: JSON.stringify(snapshot) });
-      await trx('customers').where({ tenantId: c.tenantId, id: c.id }).delete();
+        .patch({ customerSnapshot: customerSnapshot(c) });
+      await Customer.query(trx).where({ tenantId: c.tenantId, id: c.id }).delete();
       await audit(trx, null, {
         tenantId: c.tenantId,
         action: 'customer.purged',

@@ -5,7 +5,9 @@ import { type Dec, dec, fmtMoney } from '../domain/money';
 import { applyPayment } from '../domain/invoiceTotals';
 import { isValidDate, todayVienna } from '../domain/dates';
 import type { CommandContext } from './types';
-import { lockInvoice } from './invoiceShared';
+import { Invoice } from '../models/Invoice';
+import { Payment } from '../models/Payment';
+import { lockInvoice } from './invoices/locking';
 
 export const PAYMENT_METHODS = ['bank_transfer', 'cash', 'card', 'paypal', 'stripe', 'sepa_direct_debit', 'other'] as const;
 export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
@@ -47,10 +49,10 @@ export async function recordPayment({ trx, actor }: CommandContext, invoiceId: s
   const next = assertTransition(row.status, 'pay', { type: row.type, fullyPaid: after.fullyPaid });
   // The invoice first: the payment's trigger then finds it already written by this transaction
   // and does not touch it a second time (migration 20261126090000).
-  await trx('invoices').where({ tenantId, id: invoiceId }).update({ amountPaid: after.amountPaid, status: next, updatedAt: trx.fn.now() });
-  const [payment] = await trx('payments')
+  await Invoice.query(trx).where({ tenantId, id: invoiceId }).patch({ amountPaid: after.amountPaid, status: next, updatedAt: trx.fn.now() });
+  const payment = await Payment.query(trx)
     .insert({ tenantId, invoiceId, amount: fmtMoney(amount), date: input.date, method: input.method, createdBy: actor.userId })
-    .returning('id');
+    .returning('*');
   await audit(trx, actor, {
     action: 'invoice.payment_recorded',
     entityType: 'invoice',

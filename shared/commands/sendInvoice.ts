@@ -14,7 +14,10 @@ import type { PartyView, SellerView } from '../domain/invoiceView';
 import { isBusinessCustomer, realVatId, requiredVatIdentities, sellerHasLegalIdentity, smallInvoiceLimitEur } from '../domain/vatIdentities';
 import { isIntraEuReverseCharge, parsePostalAddress } from '../formats/cii/einvoiceModel';
 import type { CommandContext } from './types';
-import { activeCustomer, assertRelatedInvoice, loadTenant, lockInvoice, nextInvoiceNumber, type InvoiceRow } from './invoiceShared';
+import type { Invoice as InvoiceRow } from '../models/Invoice';
+import { lockInvoice } from './invoices/locking';
+import { activeCustomer, assertRelatedInvoice, loadTenant } from './invoices/references';
+import { nextInvoiceNumber } from './invoices/numbering';
 
 export interface SendInput {
   to?: string;
@@ -39,7 +42,7 @@ export async function sendInvoice(
   const next = assertTransition(row.status, 'send', { type: row.type });
   const finalizing = row.status === 'entwurf';
 
-  let number: string = row.number;
+  let number = row.number;
   let recipientEmail: string | null = row.customerSnapshot?.email ?? null;
   if (finalizing) {
     if (!row.customerId) throw invalidInput('Invoice has no customer', [{ field: 'customerId', message: 'is required to send' }]);

@@ -1,25 +1,17 @@
+import type { PartialModelObject } from 'objection';
 import { audit } from '../audit';
 import { immutable, invalidInput, type ErrorDetail } from '../errors';
 import { assertTransition } from '../domain/invoiceStates';
 import { fmtMoney, fmtQuantity, fmtRate } from '../domain/money';
+import type { InvoiceInput, InvoiceItemInput } from '../domain/invoiceInput';
+import { checkExpectedTotal, checkNotNegative, partyFieldDetails, prepareItems, typeFieldDetails } from '../domain/invoiceChecks';
 import type { CommandContext } from './types';
-import {
-  activeCustomer,
-  activeSupplier,
-  checkExpectedTotal,
-  checkNotNegative,
-  loadTenant,
-  lockInvoice,
-  prepareItems,
-  totalsColumns,
-  writeItems,
-  type InvoiceInput,
-  typeFieldDetails,
-  assertRelatedInvoice,
-  contentColumns,
-  type InvoiceItemInput,
-  type InvoiceRow,
-} from './invoiceShared';
+import { Customer } from '../models/Customer';
+import { Invoice } from '../models/Invoice';
+import { lockInvoice } from './invoices/locking';
+import { activeCustomer, activeSupplier, assertRelatedInvoice, loadTenant } from './invoices/references';
+import { contentColumns, totalsColumns } from './invoices/columns';
+import { replaceItems } from './invoices/items';
 
 /** Fields a finalized invoice still accepts (GoBD / BAO: the document content is frozen). */
 export const META_FIELDS = ['notes', 'footerText', 'customFields'] as const;
@@ -28,7 +20,7 @@ const normItems = (items: Array<Pick<InvoiceItemInput, 'description' | 'unit' | 
   JSON.stringify(items.map((i) => [String(i.description).trim(), i.unit?.trim() || null, fmtQuantity(i.quantity), fmtMoney(i.unitPrice), fmtRate(i.taxRate)]));
 
 /** Names of content fields in `input` whose value differs from the stored invoice. */
-async function changedContentFields(trx: CommandContext['trx'], row: InvoiceRow, input: InvoiceInput): Promise<string[]> {
+async function changedContentFields(trx: CommandContext['trx'], row: Invoice, input: InvoiceInput): Promise<string[]> {
   const changed: string[] = [];
   const simple: Array<[keyof InvoiceInput, unknown]> = [
     ['type', row.type],
@@ -48,7 +40,7 @@ async function changedContentFields(trx: CommandContext['trx'], row: InvoiceRow,
     if (field in input && (input[field] ?? null) !== (current ?? null)) changed.push(field);
   }
   if ('items' in input) {
-    const stored = await trx('invoiceItems').where({ tenantId: row.tenantId, invoiceId: row.id }).orderBy('position');
+    const stored = await row.$relatedQuery('items', trx).where({ tenantId: row.tenantId }).orderBy('position');
     let same = false;
     try {
       same = normItems(input.items ?? []) === normItems(stored);
@@ -79,14 +71,14 @@ export async function updateInvoice({ trx, actor }: CommandContext, id: string, 
       );
     }
     checkExpectedTotal(input.expectedTotalGross, fmtMoney(row.totalGross));
-    const patch: Record<string, unknown> = {};
+    const patch: Pick<PartialModelObject<Invoice>, (typeof META_FIELDS)[number]> = {};
     if ('notes' in input) patch.notes = input.notes ?? null;
     if ('footerText' in input) patch.footerText = input.footerText ?? null;
-    if ('customFields' in input) patch.customFields = JSON.stringify(input.customFields ?? {});
+    if ('customFields' in input) patch.customFields = input.customFields ?? {};
     if (Object.keys(patch).length) {
-      await trx('invoices')
+      await Invoice.query(trx)
         .where({ tenantId, id })
-        .update({ ...patch, version: trx.raw('version + 1'), updatedAt: trx.fn.now() });
+        .patch({ ...patch, version: trx.raw('version + 1'), updatedAt: trx.fn.now() });
       await audit(trx, actor, { action: 'invoice.updated', entityType: 'invoice', entityId: id, data: { fields: Object.keys(patch) } });
     }
     return { id };
@@ -96,14 +88,7 @@ export async function updateInvoice({ trx, actor }: CommandContext, id: string, 
   const type = row.type;
   const details: ErrorDetail[] = [];
   if (input.type && input.type !== type) details.push({ field: 'type', message: `cannot change the type of an invoice (is ${type})` });
-  if (type === 'eingangsrechnung') {
-    for (const f of ['supplierId', 'invoiceNumber', 'invoiceDate'] as const)
-      if (!input[f]) details.push({ field: f, message: 'is required for incoming invoices' });
-  } else {
-    if (!input.customerId) details.push({ field: 'customerId', message: 'is required' });
-    for (const f of ['supplierId', 'invoiceNumber', 'invoiceDate'] as const)
-      if (input[f]) details.push({ field: f, message: 'is only allowed on incoming invoices (eingangsrechnung)' });
-  }
+  details.push(...partyFieldDetails(type, input));
   if (!input.items) details.push({ field: 'items', message: 'is required' });
   details.push(...typeFieldDetails(type, input, row.relatedInvoiceId ?? null));
   if (details.length) throw invalidInput('Invoice failed validation', details);
@@ -114,7 +99,7 @@ export async function updateInvoice({ trx, actor }: CommandContext, id: string, 
     input.customerId && input.customerId !== row.customerId
       ? await activeCustomer(trx, tenantId, input.customerId)
       : input.customerId
-        ? await trx('customers').where({ tenantId, id: input.customerId }).first()
+        ? await Customer.query(trx).where({ tenantId, id: input.customerId }).first()
         : null;
   if (input.supplierId && input.supplierId !== row.supplierId) await activeSupplier(trx, tenantId, input.supplierId);
   // A credit note's link is part of its content (full replace); any other type keeps the link
@@ -127,9 +112,9 @@ export async function updateInvoice({ trx, actor }: CommandContext, id: string, 
   checkNotNegative(prepared.totals);
   checkExpectedTotal(input.expectedTotalGross, prepared.totals.totalGross);
 
-  await trx('invoices')
+  await Invoice.query(trx)
     .where({ tenantId, id })
-    .update({
+    .patch({
       customerId: input.customerId ?? null,
       ...contentColumns(input),
       relatedInvoiceId,
@@ -139,7 +124,7 @@ export async function updateInvoice({ trx, actor }: CommandContext, id: string, 
       version: trx.raw('version + 1'),
       updatedAt: trx.fn.now(),
     });
-  await writeItems(trx, tenantId, id, prepared, { replace: true });
+  await replaceItems(trx, tenantId, id, prepared);
   await audit(trx, actor, {
     action: 'invoice.updated',
     entityType: 'invoice',

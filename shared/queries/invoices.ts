@@ -1,10 +1,12 @@
 import { columnName, queryPrepared, type Db } from '../db';
 import type { Knex } from 'knex';
+import type { ModelObject } from 'objection';
 import { notFound } from '../errors';
 import { vatIdCountry } from '../domain/vatId';
 import { amountDue } from '../domain/invoiceTotals';
 import { fmtMoney, fmtRate, quantityNumber } from '../domain/money';
 import type {
+  DeliveryView,
   DocumentInput,
   InvoiceItemView,
   InvoiceStatus,
@@ -15,6 +17,9 @@ import type {
   SellerView,
   TaxBreakdownView,
 } from '../domain/invoiceView';
+import type { CustomerSnapshot, Invoice } from '../models/Invoice';
+import type { InvoiceItem } from '../models/InvoiceItem';
+import type { Payment } from '../models/Payment';
 
 /**
  * Read side of invoices. loadInvoiceView() is THE way to get an invoice as the API returns it and
@@ -24,10 +29,62 @@ import type {
  */
 const iso = (v: unknown): string | null => (v == null ? null : v instanceof Date ? v.toISOString() : String(v));
 
-type Row = Record<string, any>;
+/** A timestamp as a row gives it (Date) or as the single read's JSON does (ISO text). */
+type Timestamp = Date | string;
+
+/** The invoice columns a view is built from (VIEW_COLUMNS); the single read gives timestamps as ISO text. */
+export type InvoiceViewRow = Omit<Pick<ModelObject<Invoice>, ViewColumn>, 'sentAt' | 'createdAt' | 'updatedAt'> & {
+  sentAt: Timestamp | null;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+};
+
+/** An item as the view needs it (the single read leaves out id and tenant). */
+export type ItemViewRow = Pick<
+  ModelObject<InvoiceItem>,
+  'invoiceId' | 'position' | 'description' | 'unit' | 'quantity' | 'unitPrice' | 'taxRate' | 'netAmount' | 'taxAmount' | 'grossAmount'
+>;
+
+export type PaymentViewRow = Pick<ModelObject<Payment>, 'id' | 'invoiceId' | 'amount' | 'date' | 'method'> & { createdAt: Timestamp };
+
+/** A customer row, a customer snapshot or a party the documents show: what partyFrom() reads. */
+export interface PartySource {
+  name: string;
+  company?: string | null;
+  email?: string | null;
+  phone?: string | null;
+  address?: string | null;
+  vatId?: string | null;
+  country?: string | null;
+}
+
+/** The tenant columns its seller view shows (a Tenant model or a row of those columns). */
+export interface SellerSource {
+  name: string;
+  email: string | null;
+  phone?: string | null;
+  address: string | null;
+  vatId: string | null;
+  taxNumber: string | null;
+  iban: string | null;
+  bic: string | null;
+  country: string;
+}
+
+export interface DeliveryViewRow {
+  id: string;
+  invoiceId: string;
+  to: string;
+  status: DeliveryView['status'];
+  attempts: number;
+  smtpResponse: string | null;
+  error: string | null;
+  sentAt: Timestamp | null;
+  createdAt: Timestamp;
+}
 
 /** A party as the invoice view and the documents show it: the country falls back to the VAT id's, then the tenant's. */
-export function partyFrom(src: Row, fallbackCountry: string | null): PartyView {
+export function partyFrom(src: PartySource, fallbackCountry: string | null): PartyView {
   return {
     name: src.name,
     company: src.company ?? null,
@@ -39,7 +96,7 @@ export function partyFrom(src: Row, fallbackCountry: string | null): PartyView {
   };
 }
 
-export function sellerFromTenant(t: Row): SellerView {
+export function sellerFromTenant(t: SellerSource): SellerView {
   return {
     name: t.name,
     company: t.name,
@@ -55,7 +112,7 @@ export function sellerFromTenant(t: Row): SellerView {
 }
 
 /** What a finalized invoice freezes about its customer. */
-export function customerSnapshot(c: Row) {
+export function customerSnapshot(c: PartySource & { id: string }): CustomerSnapshot {
   return {
     id: c.id,
     name: c.name,
@@ -68,7 +125,7 @@ export function customerSnapshot(c: Row) {
   };
 }
 
-function itemView(r: Row): InvoiceItemView {
+function itemView(r: ItemViewRow): InvoiceItemView {
   return {
     position: r.position,
     description: r.description,
@@ -82,18 +139,18 @@ function itemView(r: Row): InvoiceItemView {
   };
 }
 
-export function paymentView(r: Row): PaymentView {
+export function paymentView(r: PaymentViewRow): PaymentView {
   return { id: r.id, amount: fmtMoney(r.amount), date: r.date, method: r.method, createdAt: iso(r.createdAt)! };
 }
 
 /** Rows related to a set of invoices, as both read paths (list and single) gather them. */
 export interface Related {
   tenantCountry: string | null;
-  items: Row[];
-  customers: Row[];
-  payments: Row[];
-  related: Row[];
-  deliveries: Row[];
+  items: ItemViewRow[];
+  customers: Array<PartySource & { id: string }>;
+  payments: PaymentViewRow[];
+  related: Array<{ id: string; number: string | null }>;
+  deliveries: DeliveryViewRow[];
 }
 
 /**
@@ -102,23 +159,24 @@ export interface Related {
  * costs the same few statements for 1 or 100 entries). `deliveries` adds the e-mail deliveries
  * (single reads and documents only).
  */
-export async function buildInvoiceViews(db: Db, tenantId: string, rows: Row[], opts: { deliveries?: boolean } = {}): Promise<InvoiceView[]> {
+export async function buildInvoiceViews(db: Db, tenantId: string, rows: InvoiceViewRow[], opts: { deliveries?: boolean } = {}): Promise<InvoiceView[]> {
   if (!rows.length) return [];
   const ids = rows.map((r) => r.id);
-  const customerIds = [...new Set(rows.filter((r) => r.customerId && !r.customerSnapshot).map((r) => r.customerId))];
+  const customerIds = [...new Set(rows.filter((r) => r.customerId && !r.customerSnapshot).map((r) => r.customerId!))];
   const relatedIds = [...new Set(rows.map((r) => r.relatedInvoiceId).filter(Boolean))];
-  const queries: Array<() => Promise<any>> = [
-    () => db('tenants').where({ id: tenantId }).first('country'),
-    () => db('invoiceItems').where({ tenantId }).whereIn('invoiceId', ids).orderBy(['invoiceId', 'position']),
-    async () => (customerIds.length ? db('customers').where({ tenantId }).whereIn('id', customerIds) : []),
-    () =>
+  // Hand-written knex reads, no models: the list path builds up to 100 views per request.
+  const queries = [
+    async (): Promise<{ country: string } | undefined> => db('tenants').where({ id: tenantId }).first('country'),
+    async (): Promise<ItemViewRow[]> => db('invoiceItems').where({ tenantId }).whereIn('invoiceId', ids).orderBy(['invoiceId', 'position']),
+    async (): Promise<Array<PartySource & { id: string }>> => (customerIds.length ? db('customers').where({ tenantId }).whereIn('id', customerIds) : []),
+    async (): Promise<PaymentViewRow[]> =>
       db('payments')
         .where({ tenantId })
         .whereIn('invoiceId', ids)
         .orderBy([{ column: 'date' }, { column: 'createdAt' }]),
-    async () => (relatedIds.length ? db('invoices').where({ tenantId }).whereIn('id', relatedIds).select('id', 'number') : []),
+    async (): Promise<Related['related']> => (relatedIds.length ? db('invoices').where({ tenantId }).whereIn('id', relatedIds).select('id', 'number') : []),
     // Single reads show the e-mail deliveries (status, SMTP answer), newest first.
-    async () =>
+    async (): Promise<DeliveryViewRow[]> =>
       opts.deliveries
         ? db('deliveries')
             .where({ tenantId })
@@ -126,12 +184,12 @@ export async function buildInvoiceViews(db: Db, tenantId: string, rows: Row[], o
             .orderBy('createdAt', 'desc')
             .select('id', 'invoiceId', 'to', 'status', 'attempts', 'smtpResponse', 'error', 'sentAt', 'createdAt')
         : [],
-  ];
+  ] as const;
   // A transaction is one connection: run its queries one after the other; a pool may run them in parallel.
-  const results: any[] = [];
-  if ((db as { isTransaction?: boolean }).isTransaction) for (const q of queries) results.push(await q());
-  else results.push(...(await Promise.all(queries.map((q) => q()))));
-  const [tenant, items, customers, payments, related, deliveries] = results;
+  const [q0, q1, q2, q3, q4, q5] = queries;
+  const [tenant, items, customers, payments, related, deliveries] = (db as { isTransaction?: boolean }).isTransaction
+    ? ([await q0(), await q1(), await q2(), await q3(), await q4(), await q5()] as const)
+    : await Promise.all([q0(), q1(), q2(), q3(), q4(), q5()]);
   return assembleViews(rows, { tenantCountry: tenant?.country ?? null, items, customers, payments, related, deliveries }, opts);
 }
 
@@ -139,20 +197,20 @@ export async function buildInvoiceViews(db: Db, tenantId: string, rows: Row[], o
  * The view of a freshly created invoice from the rows its command just wrote, so answering a
  * create costs no read-back statement.
  */
-export const viewOfCreated = (row: Row, rel: Related): InvoiceView => assembleViews([row], rel, { deliveries: true })[0];
+export const viewOfCreated = (row: InvoiceViewRow, rel: Related): InvoiceView => assembleViews([row], rel, { deliveries: true })[0];
 
-function assembleViews(rows: Row[], rel: Related, opts: { deliveries?: boolean }): InvoiceView[] {
+function assembleViews(rows: InvoiceViewRow[], rel: Related, opts: { deliveries?: boolean }): InvoiceView[] {
   const { tenantCountry, items, customers, payments, related, deliveries } = rel;
-  const group = <T extends Row>(list: T[], key: string) => {
+  const group = <T extends { invoiceId: string }>(list: T[]) => {
     const m = new Map<string, T[]>();
-    for (const x of list) m.set(x[key], [...(m.get(x[key]) ?? []), x]);
+    for (const x of list) m.set(x.invoiceId, [...(m.get(x.invoiceId) ?? []), x]);
     return m;
   };
-  const itemsBy = group(items as Row[], 'invoiceId');
-  const paymentsBy = group(payments as Row[], 'invoiceId');
-  const customerBy = new Map((customers as Row[]).map((c) => [c.id, c]));
-  const numberBy = new Map((related as Row[]).map((r) => [r.id, r.number as string | null]));
-  const deliveriesBy = group(deliveries as Row[], 'invoiceId');
+  const itemsBy = group(items);
+  const paymentsBy = group(payments);
+  const customerBy = new Map(customers.map((c) => [c.id, c]));
+  const numberBy = new Map(related.map((r) => [r.id, r.number]));
+  const deliveriesBy = group(deliveries);
 
   return rows.map((r) => {
     const type = r.type as InvoiceType;
@@ -222,6 +280,18 @@ function assembleViews(rows: Row[], rel: Related, opts: { deliveries?: boolean }
   });
 }
 
+/** The single read's one row: the invoice and its related rows as JSON (SINGLE_READ_INVOICE, SINGLE_READ_RELATED). */
+interface SingleReadRow {
+  tenantCountry: string;
+  invoiceJson: InvoiceViewRow;
+  itemsJson: ItemViewRow[];
+  customerJson: (PartySource & { id: string }) | null;
+  paymentsJson: PaymentViewRow[];
+  relatedJson: { id: string; number: string | null } | null;
+  deliveriesJson: DeliveryViewRow[];
+  viewVersion: string;
+}
+
 /** One invoice with items, customer and payments; 404 when missing, deleted or another tenant's. */
 export async function loadInvoiceView(db: Db, tenantId: string, id: string): Promise<InvoiceView> {
   return (await loadVersionedInvoiceView(db, tenantId, id)).view;
@@ -245,11 +315,11 @@ export async function loadVersionedInvoiceView(db: Db, tenantId: string, id: str
       .first('t.country as tenantCountry', db.raw(`${SINGLE_READ_INVOICE}, ${SINGLE_READ_RELATED}, ${VIEW_VERSION}`));
   // Outside a transaction the statement is prepared (planned once per connection) and its text
   // built once per process: only the bindings change.
-  let row: Row | undefined;
+  let row: SingleReadRow | undefined;
   if ((db as { isTransaction?: boolean }).isTransaction) row = await query();
   else {
     singleReadSql ??= query().toSQL().toNative().sql;
-    row = (await queryPrepared<Row>(db as Knex, 'invoice-single-read', { sql: singleReadSql, bindings: [tenantId, id, 1] }))[0];
+    row = (await queryPrepared<SingleReadRow>(db as Knex, 'invoice-single-read', { sql: singleReadSql, bindings: [tenantId, id, 1] }))[0];
   }
   if (!row) throw notFound('Invoice');
   const { tenantCountry, invoiceJson: invoice, itemsJson, customerJson, paymentsJson, relatedJson, deliveriesJson, viewVersion } = row;
@@ -305,6 +375,8 @@ const VERSION_SQL = `select ${VIEW_VERSION}
  * The invoice columns assembleViews() reads. Not `i.*`: the seller snapshot, version, creator and
  * lifecycle stamps are not part of the view, and every column costs parsing on each read.
  */
+export type ViewColumn = (typeof VIEW_COLUMNS)[number];
+
 export const VIEW_COLUMNS = [
   'id',
   'type',
@@ -382,10 +454,11 @@ const SINGLE_READ_RELATED = `
 
 /** The invoice plus its seller, as document renderers need it (seller frozen at finalization). */
 export async function loadDocumentInput(db: Db, tenantId: string, id: string): Promise<DocumentInput> {
-  const row = await db('invoices').where({ tenantId, id }).whereNull('deletedAt').first();
+  // Knex rows, no model instances: the documents path shares buildInvoiceViews() with the lists.
+  const row: (InvoiceViewRow & Pick<Invoice, 'sellerSnapshot'>) | undefined = await db('invoices').where({ tenantId, id }).whereNull('deletedAt').first();
   if (!row) throw notFound('Invoice');
   const [invoice] = await buildInvoiceViews(db, tenantId, [row], { deliveries: true });
-  const tenant = await db('tenants').where({ id: tenantId }).first();
+  const tenant: SellerSource = await db('tenants').where({ id: tenantId }).first();
   const seller: SellerView = row.sellerSnapshot ? { ...sellerFromTenant(tenant), ...row.sellerSnapshot } : sellerFromTenant(tenant);
   return { invoice, seller };
 }
@@ -406,6 +479,7 @@ export interface InvoiceListFilters {
  * payments) except the e-mail deliveries; the page's payments come from one statement.
  */
 export async function listInvoices(db: Db, tenantId: string, f: InvoiceListFilters) {
+  // Hand-written knex, no models: a page is up to 100 rows and this is the hottest list.
   let q = db('invoices').where({ tenantId }).whereNull('deletedAt');
   if (f.type) q = q.where('type', f.type);
   if (f.status) q = q.where('status', f.status);
@@ -414,7 +488,7 @@ export async function listInvoices(db: Db, tenantId: string, f: InvoiceListFilte
   if (f.from) q = q.where('issueDate', '>=', f.from);
   if (f.to) q = q.where('issueDate', '<=', f.to);
   const [{ count }] = await q.clone().count<{ count: number }[]>({ count: '*' });
-  const rows = await q
+  const rows: InvoiceViewRow[] = await q
     .clone()
     .orderBy([
       { column: 'issueDate', order: 'desc' },

@@ -1,5 +1,7 @@
 import type { Db } from '../db';
 import { notFound } from '../errors';
+import type { ModelObject } from 'objection';
+import { Supplier } from '../models/Supplier';
 
 export interface SupplierView {
   id: string;
@@ -16,7 +18,7 @@ export interface SupplierView {
 
 const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : String(v));
 
-export function toSupplierView(r: Record<string, any>): SupplierView {
+export function toSupplierView(r: ModelObject<Supplier>): SupplierView {
   return {
     id: r.id,
     name: r.name,
@@ -32,9 +34,10 @@ export function toSupplierView(r: Record<string, any>): SupplierView {
 }
 
 export async function listSuppliers(db: Db, tenantId: string, page: { page: number; limit: number }) {
+  // A list stays hand-written knex (plain rows, no model instances), as the other lists.
   const base = db('suppliers').where({ tenantId }).whereNull('deletedAt');
   const [{ count }] = await base.clone().count<{ count: number }[]>({ count: '*' });
-  const rows = await base
+  const rows: ModelObject<Supplier>[] = await base
     .clone()
     .orderBy([{ column: 'name' }, { column: 'id' }])
     .limit(page.limit)
@@ -47,7 +50,7 @@ export async function listSuppliers(db: Db, tenantId: string, page: { page: numb
 }
 
 export async function getSupplier(db: Db, tenantId: string, id: string): Promise<SupplierView> {
-  const row = await db('suppliers').where({ tenantId, id }).whereNull('deletedAt').first();
+  const row = await Supplier.query(db).where({ tenantId, id }).whereNull('deletedAt').first();
   if (!row) throw notFound('Supplier');
   return toSupplierView(row);
 }

@@ -8,7 +8,7 @@ import { createInvoice } from '../../shared/commands/createInvoice';
 import { sendInvoice, type SendInput } from '../../shared/commands/sendInvoice';
 import { recordPayment as recordPaymentCmd, type PaymentInput } from '../../shared/commands/recordPayment';
 import { cancelInvoice as cancelInvoiceCmd } from '../../shared/commands/cancelInvoice';
-import type { InvoiceInput } from '../../shared/commands/invoiceShared';
+import type { InvoiceInput } from '../../shared/domain/invoiceInput';
 import { loadInvoiceView } from '../../shared/queries/invoices';
 import type { CustomerView } from '../../shared/queries/customers';
 import type { SupplierView } from '../../shared/queries/suppliers';

@@ -10,7 +10,7 @@ import { db } from '../../shared/db';
 import { sendInvoiceEmailJob } from '../../workers/jobs/email/sendInvoiceEmail';
 import { runInTransaction } from '../../shared/outbox';
 import { updateInvoice } from '../../shared/commands/updateInvoice';
-import type { InvoiceInput } from '../../shared/commands/invoiceShared';
+import type { InvoiceInput } from '../../shared/domain/invoiceInput';
 import { pdfText } from '../helpers/pdf';
 import { detachFile, detachList, xmpOf } from '../formats/pdf/pdfTools';
 import { validateXml } from '../helpers/xmllint';

@@ -9,7 +9,7 @@ import { sendInvoice, type SendInput } from '../../../shared/commands/sendInvoic
 import { recordPayment, type PaymentInput } from '../../../shared/commands/recordPayment';
 import { cancelInvoice } from '../../../shared/commands/cancelInvoice';
 import { convertQuote } from '../../../shared/commands/convertQuote';
-import type { InvoiceInput } from '../../../shared/commands/invoiceShared';
+import type { InvoiceInput } from '../../../shared/domain/invoiceInput';
 import { listInvoices, loadInvoiceView, paymentView as toPaymentView, type InvoiceListFilters } from '../../../shared/queries/invoices';
 import { respondIdempotently } from './idempotency';
 import { invoiceViewJson } from './viewCache';

@@ -3,6 +3,7 @@ import { db as defaultDb } from '../../db';
 import { taxReportError } from '../../domain/tax/errors';
 import { normalizeRate } from '../../domain/tax/amounts';
 import type { TaxPeriod } from '../../domain/tax/period';
+import type { InvoiceType } from '../../domain/invoiceView';
 import { DATEV_CHARTS, datevPosting, datevSkrCode, type DatevChart, type DatevBookingSource } from '../../domain/tax/datevMapping';
 import type { DatevBooking, DatevHeaderMeta } from '../../formats/datev/extfBuchungsstapel';
 import { EU_VAT_PREFIXES, EXPORT_SQL, exportBindings, FINALIZED_STATUSES, INPUT_TAX_EXCLUDED_STATUSES, REVERSE_CHARGE_SQL, vatPrefixOf } from './vatAggregates';
@@ -177,10 +178,10 @@ export async function assertDatevClearingAccounts(db: Knex, tenant: ReportTenant
  * The rows of `sql`, FETCH_SIZE at a time, one FETCH ahead. Batches, not rows: every value an
  * async generator yields costs promises and a microtask turn (docs/benchmarks.md, 2026-11-25).
  */
-async function* cursor(trx: Knex.Transaction, name: string, sql: string, bindings: unknown[]): AsyncGenerator<Record<string, any>[]> {
+async function* cursor<Row>(trx: Knex.Transaction, name: string, sql: string, bindings: unknown[]): AsyncGenerator<Row[]> {
   await trx.raw(`declare ${name} no scroll cursor for ${sql}`, bindings as Knex.RawBinding[]);
   const fetchNext = () => {
-    const p = trx.raw(`fetch ${FETCH_SIZE} from ${name}`).then((r: { rows: Record<string, any>[] }) => r.rows);
+    const p = trx.raw(`fetch ${FETCH_SIZE} from ${name}`).then((r: { rows: Row[] }) => r.rows);
     p.catch(() => undefined); // awaited below; a consumer that stops early leaves one in flight
     return p;
   };
@@ -196,10 +197,7 @@ async function* cursor(trx: Knex.Transaction, name: string, sql: string, binding
 }
 
 /** Each batch of rows as the bookings `toBooking` makes of them (null: no booking for that row). */
-async function* bookingsOf(
-  batches: AsyncIterable<Record<string, any>[]>,
-  toBooking: (row: Record<string, any>) => DatevBooking | null,
-): AsyncGenerator<DatevBooking[]> {
+async function* bookingsOf<Row>(batches: AsyncIterable<Row[]>, toBooking: (row: Row) => DatevBooking | null): AsyncGenerator<DatevBooking[]> {
   for await (const rows of batches) {
     const bookings: DatevBooking[] = [];
     for (const r of rows) {
@@ -211,6 +209,38 @@ async function* bookingsOf(
 }
 
 const text = (number: string | null, partner: string | null) => [number, partner].filter(Boolean).join(' ');
+
+// The cursors' rows, as their statements name the columns (amounts as decimal text, dates YYYY-MM-DD).
+interface SalesRow {
+  type: 'rechnung' | 'gutschrift';
+  number: string | null;
+  date: string;
+  serviceDate: string | null;
+  partner: string | null;
+  taxRate: string;
+  gross: string;
+  reverseCharge: boolean;
+  export: boolean;
+}
+
+interface IncomingRow {
+  number: string | null;
+  date: string;
+  partner: string | null;
+  /** Never null: the chart's default account is the last fallback (expenseAccountSql). */
+  expenseAccount: string;
+  taxRate: string;
+  gross: string;
+}
+
+interface MoneyMovementRow {
+  amount: string;
+  date: string;
+  type: InvoiceType;
+  number: string | null;
+  partner: string | null;
+  moneyAccount: string | null;
+}
 
 /** Every booking of the period, lazily, a batch at a time (one per FETCH); pass to datevCsvStream. */
 export async function* datevBookings(tenant: ReportTenant, period: TaxPeriod, knex: Knex = defaultDb()): AsyncGenerator<DatevBooking[]> {
@@ -246,7 +276,8 @@ export async function* datevBookings(tenant: ReportTenant, period: TaxPeriod, kn
       };
     };
 
-    const sales = cursor(
+    // Hand-written cursors: a year's bookings stream in batches without a row object per model.
+    const sales = cursor<SalesRow>(
       trx,
       'datev_sales',
       // DATEV's Leistungsdatum is one day: of a service period its last, when the service is complete.
@@ -276,7 +307,7 @@ export async function* datevBookings(tenant: ReportTenant, period: TaxPeriod, kn
     );
 
     const x = expenseAccountSql(chart);
-    const incoming = cursor(
+    const incoming = cursor<IncomingRow>(
       trx,
       'datev_incoming',
       `select i.invoice_number as "number", i.invoice_date as "date", s.name as "partner",
@@ -299,7 +330,7 @@ export async function* datevBookings(tenant: ReportTenant, period: TaxPeriod, kn
     // record. A provider's money sits on the ledger's clearing account (clearingAccountSql), hand-
     // entered documents keep the bank (worked example: docs/reports.md, "DATEV Buchungsstapel").
     const c = clearingAccountSql(chart);
-    const payments = cursor(
+    const payments = cursor<MoneyMovementRow>(
       trx,
       'datev_payments',
       `select m.amount, m.date, m.type, m.number, m.partner, m."moneyAccount"

@@ -1,4 +1,6 @@
 import type { Knex } from 'knex';
+import type { ModelObject } from 'objection';
+import type { Tenant } from '../../models/Tenant';
 import { invalidInput, notFound } from '../../errors';
 import type { TaxPeriod } from '../../domain/tax/period';
 import { computeU30, type U30Result } from '../../domain/tax/u30';
@@ -12,25 +14,18 @@ import { assertEurDocuments } from './currency';
  * VAT return reports built from the SQL aggregates and the pure tax modules:
  * Austrian tenants get the U30 (FinanzOnline), German tenants the UStVA (ELSTER).
  */
-export interface ReportTenant {
-  id: string;
-  name: string;
-  country: string;
-  taxNumber: string | null;
-  vatId: string | null;
-  address: string | null;
-  email: string | null;
-  currency: string;
-  settings: Record<string, any>;
-  portalCredentialsEnc: string | null;
-}
+export type ReportTenant = Pick<
+  ModelObject<Tenant>,
+  'id' | 'name' | 'country' | 'taxNumber' | 'vatId' | 'address' | 'email' | 'currency' | 'settings' | 'portalCredentialsEnc'
+>;
 
 export async function loadReportTenant(db: Knex, tenantId: string): Promise<ReportTenant> {
-  const t = await db('tenants')
+  // Plain knex row of the columns reports use: a report reads, it does not change the tenant.
+  const t: ReportTenant | undefined = await db('tenants')
     .where({ id: tenantId })
     .first('id', 'name', 'country', 'taxNumber', 'vatId', 'address', 'email', 'currency', 'settings', 'portalCredentialsEnc');
   if (!t) throw notFound('Tenant');
-  return { ...t, settings: t.settings ?? {} } as ReportTenant;
+  return { ...t, settings: t.settings ?? {} };
 }
 
 /** The JSON U30: the domain's result for the period (shared/domain/tax/u30.ts). */

@@ -4,7 +4,9 @@ import { client } from '../../helpers/http';
 import { createTeam } from '../../helpers/factories';
 import { createCustomer, createSentInvoice, createSupplier } from '../../helpers/invoiceFactory';
 import { db } from '../../../shared/db';
-import { insertInvoiceWithItems, prepareItems, totalsColumns } from '../../../shared/commands/invoiceShared';
+import { prepareItems } from '../../../shared/domain/invoiceChecks';
+import { insertInvoiceWithItems, type NewInvoiceColumns } from '../../../shared/commands/invoices/insertInvoice';
+import { totalsColumns } from '../../../shared/commands/invoices/columns';
 
 let server: Awaited<ReturnType<typeof startTestServer>>;
 beforeAll(async () => {
@@ -87,7 +89,7 @@ it('GET /api/invoices/:id and the list give the same view of an invoice', async 
 // after the reads gets no invoice, and a delete during the insert waits and then sees the invoice.
 describe('the insert statement guards the customer', () => {
   const prepared = () => prepareItems([{ description: 'Leistung', quantity: 1, unitPrice: '10.00', taxRate: '20' }], 'AT');
-  const columns = (tenantId: string, customerId: string) => ({
+  const columns = (tenantId: string, customerId: string): NewInvoiceColumns => ({
     tenantId,
     type: 'rechnung',
     status: 'entwurf',

@@ -1,0 +1,105 @@
+import type { Knex } from 'knex';
+import type { ModelObject } from 'objection';
+import { invalidInput, notFound } from '../../errors';
+import { camelCaseKeys, runCompiledSql, type Db } from '../../db';
+import { relatedInvoiceProblems } from '../../domain/invoiceChecks';
+import { Customer } from '../../models/Customer';
+import { Invoice } from '../../models/Invoice';
+import { Supplier } from '../../models/Supplier';
+import { Tenant } from '../../models/Tenant';
+
+/**
+ * The rows an invoice refers to (tenant, customer, supplier, related invoice), checked as the
+ * invoice commands need them. A bad reference in a body is 400 on that field, not 404.
+ */
+
+export async function loadTenant(trx: Db, tenantId: string): Promise<Tenant> {
+  const t = await Tenant.query(trx).findById(tenantId);
+  if (!t) throw notFound('Tenant');
+  return t;
+}
+
+/** A customer row as PostgreSQL's row_to_json gives it: the timestamps as text. */
+export type CustomerJson = Omit<ModelObject<Customer>, 'createdAt' | 'updatedAt' | 'deletedAt'> & {
+  createdAt: string;
+  updatedAt: string;
+  deletedAt: string | null;
+};
+
+export const customerDeleted = (field: string) =>
+  invalidInput('Invalid customer', [{ field, message: 'customer has been deleted and cannot get new invoices' }]);
+
+function usableCustomer<C extends { deletedAt: unknown }>(c: C | null | undefined, field: string): C {
+  if (!c) throw invalidInput('Invalid customer', [{ field, message: 'customer does not exist' }]);
+  if (c.deletedAt) throw customerDeleted(field);
+  return c;
+}
+
+/**
+ * A customer that may receive a new invoice: exists in this tenant and is not deleted. Locked
+ * FOR SHARE so a concurrent customer delete waits for this transaction (and then sees the
+ * invoice).
+ */
+export async function activeCustomer(trx: Knex.Transaction, tenantId: string, customerId: string, field = 'customerId'): Promise<Customer> {
+  return usableCustomer(await Customer.query(trx).where({ tenantId, id: customerId }).forShare().first(), field);
+}
+
+/**
+ * The tenant and, for an invoice to a customer, that customer (checked as activeCustomer() does)
+ * in one statement: creating an invoice is a handful of round trips, and on a busy database host
+ * each costs more than the query (docs/benchmarks.md). No lock here: the insert statement
+ * re-checks the customer and locks it (insertInvoiceWithItems). Hand-written SQL: the create path is measured hot.
+ */
+export async function loadTenantAndCustomer(
+  trx: Db,
+  tenantId: string,
+  customerId: string | null | undefined,
+): Promise<{ tenant: Pick<Tenant, 'country' | 'currency'>; customer: CustomerJson | null }> {
+  if (!customerId) return { tenant: await loadTenant(trx, tenantId), customer: null };
+  const rows = await runCompiledSql<{ country: string; currency: string; customer: Record<string, unknown> | null }>(
+    trx,
+    `select t.country, t.currency,
+       (select row_to_json(c) from customers c where c.tenant_id = t.id and c.id = ?) as customer
+     from tenants t where t.id = ?`,
+    [customerId, tenantId],
+  );
+  if (!rows.length) throw notFound('Tenant');
+  const { customer, ...tenant } = rows[0];
+  return { tenant, customer: usableCustomer(customer ? camelCaseKeys<CustomerJson>(customer) : null, 'customerId') };
+}
+
+/** A supplier that may get a new incoming invoice; FOR SHARE as activeCustomer(). */
+export async function activeSupplier(trx: Db, tenantId: string, supplierId: string): Promise<Supplier> {
+  const s = await Supplier.query(trx).where({ tenantId, id: supplierId }).forShare().first();
+  if (!s || s.deletedAt) {
+    throw invalidInput('Invalid supplier', [{ field: 'supplierId', message: s ? 'supplier has been deleted' : 'supplier does not exist' }]);
+  }
+  return s;
+}
+
+/**
+ * A credit note's related invoice is the invoice it corrects (relatedInvoiceProblems): an
+ * invoice of this tenant, not deleted; else 400 INVALID_INPUT on relatedInvoiceId. Links the
+ * service writes itself (convert, webhook refunds, cancel) are not checked here.
+ */
+export async function assertRelatedInvoice(
+  trx: Db,
+  tenantId: string,
+  relatedInvoiceId: string | null | undefined,
+  creditNote: { customerId: string | null | undefined; currency: string | null | undefined },
+): Promise<{ id: string; number: string | null } | null> {
+  if (!relatedInvoiceId) return null;
+  const rel = await Invoice.query(trx)
+    .where({ tenantId, id: relatedInvoiceId })
+    .whereNull('deletedAt')
+    .select('id', 'number', 'type', 'status', 'customerId', 'currency')
+    .first();
+  const problems = rel ? relatedInvoiceProblems(rel, creditNote) : ['invoice does not exist'];
+  if (problems.length) {
+    throw invalidInput(
+      'Invoice failed validation',
+      problems.map((message) => ({ field: 'relatedInvoiceId', message })),
+    );
+  }
+  return { id: rel!.id, number: rel!.number };
+}

@@ -1,0 +1,122 @@
+import { invalidInput, unprocessable, type ErrorDetail } from '../errors';
+import { computeTotals, type InvoiceTotals } from './invoiceTotals';
+import { dec, fmtMoney, isValidQuantity } from './money';
+import { normalizeAllowedRate, taxRateMessage } from './taxRates';
+import { isCurrency } from './currencies';
+import { servicePeriodProblem } from './dates';
+import type { InvoiceInput, InvoiceItemInput } from './invoiceInput';
+import type { InvoiceStatus, InvoiceType } from './invoiceView';
+
+/** The rules an invoice's content must meet, without the database: create and full update share them. */
+
+export interface PreparedItems {
+  items: Array<{ description: string; unit: string | null }>;
+  totals: InvoiceTotals;
+}
+
+/** Check items against the tenant's tax rates and quantity rules, then compute the totals. */
+export function prepareItems(items: InvoiceItemInput[] | undefined, country: string): PreparedItems {
+  if (!items?.length) throw invalidInput('Invoice failed validation', [{ field: 'items', message: 'must contain at least one item' }]);
+  const details: ErrorDetail[] = [];
+  const normalized = items.map((it, i) => {
+    const rate = typeof it.taxRate === 'string' ? normalizeAllowedRate(it.taxRate, country) : null;
+    if (rate === null) details.push({ field: `items.${i}.taxRate`, message: taxRateMessage(country) });
+    if (!isValidQuantity(it.quantity)) {
+      details.push({ field: `items.${i}.quantity`, message: 'must be greater than 0 with at most 4 decimal places' });
+    }
+    if (typeof it.description !== 'string' || !it.description.trim()) details.push({ field: `items.${i}.description`, message: 'must not be empty' });
+    return { quantity: it.quantity, unitPrice: it.unitPrice, taxRate: rate ?? '0' };
+  });
+  if (details.length) throw invalidInput('Invoice failed validation', details);
+  return {
+    items: items.map((it) => ({ description: it.description.trim(), unit: it.unit?.trim() || null })),
+    totals: computeTotals(normalized),
+  };
+}
+
+/** The client's expected total must match ours to the cent (the spec's "invoice total mismatch"). */
+export function checkExpectedTotal(expected: string | null | undefined, computed: string): void {
+  if (expected == null) return;
+  if (!dec(expected).equals(dec(computed))) {
+    throw unprocessable(`Invoice total mismatch: expected ${fmtMoney(expected)}, computed ${computed}`, {
+      expected: fmtMoney(expected),
+      computed,
+    });
+  }
+}
+
+export function checkNotNegative(totals: InvoiceTotals, allowNegative = false): void {
+  if (!allowNegative && dec(totals.totalGross).isNegative()) {
+    throw unprocessable(`The invoice total must not be negative (computed ${totals.totalGross}); issue a credit note (gutschrift) instead`, {
+      computed: totals.totalGross,
+    });
+  }
+}
+
+const PARTY_FIELDS_OF_INCOMING = ['supplierId', 'invoiceNumber', 'invoiceDate'] as const;
+
+/**
+ * Who an invoice of `type` is addressed to: an incoming invoice names its supplier and the
+ * supplier's number and date, every other type a customer and none of those.
+ */
+export function partyFieldDetails(type: InvoiceType, input: InvoiceInput): ErrorDetail[] {
+  const details: ErrorDetail[] = [];
+  if (type === 'eingangsrechnung') {
+    for (const f of PARTY_FIELDS_OF_INCOMING) if (!input[f]) details.push({ field: f, message: 'is required for incoming invoices' });
+  } else {
+    if (!input.customerId) details.push({ field: 'customerId', message: 'is required' });
+    for (const f of PARTY_FIELDS_OF_INCOMING) if (input[f]) details.push({ field: f, message: 'is only allowed on incoming invoices (eingangsrechnung)' });
+  }
+  return details;
+}
+
+/**
+ * Field rules that depend on the type, shared by create and full update. On a non-credit note
+ * relatedInvoiceId is not the client's to set: convert links the new draft to its quote. A full
+ * update passes that stored link as `storedRelatedInvoiceId`, so a client echoing the invoice it
+ * read back is accepted (updateInvoice keeps the stored link) and only a different one
+ * is refused.
+ */
+export function typeFieldDetails(type: InvoiceType | undefined, input: InvoiceInput, storedRelatedInvoiceId: string | null = null): ErrorDetail[] {
+  const details: ErrorDetail[] = [];
+  if (input.detailsMarkdown != null && type !== 'angebot') details.push({ field: 'detailsMarkdown', message: 'is only allowed on quotes (angebot)' });
+  if (input.relatedInvoiceId && type !== 'gutschrift' && input.relatedInvoiceId !== storedRelatedInvoiceId) {
+    details.push({ field: 'relatedInvoiceId', message: 'is only allowed on credit notes (gutschrift)' });
+  }
+  if (input.currency && !isCurrency(input.currency)) details.push({ field: 'currency', message: 'must be a supported ISO 4217 currency code' });
+  const period = servicePeriodProblem(input.serviceDate, input.serviceEndDate);
+  if (period) details.push({ field: 'serviceEndDate', message: period });
+  return details;
+}
+
+const TYPE_NAMES: Partial<Record<InvoiceType, string>> = {
+  angebot: 'a quote (angebot)',
+  gutschrift: 'a credit note (gutschrift)',
+  eingangsrechnung: 'an incoming invoice (eingangsrechnung)',
+};
+
+/** What the rules below need to know of the invoice a credit note refers to. */
+export interface RelatedInvoiceFacts {
+  type: InvoiceType;
+  status: InvoiceStatus;
+  customerId: string | null;
+  currency: string;
+}
+
+/**
+ * Why `rel` cannot be the invoice a credit note corrects (empty: it can). The documents print
+ * the link as the corrected invoice (§ 11 UStG AT / § 14 UStG DE): a finalized rechnung (storniert
+ * counts), same customer and currency. A wrong type is the only problem reported then.
+ */
+export function relatedInvoiceProblems(
+  rel: RelatedInvoiceFacts,
+  creditNote: { customerId: string | null | undefined; currency: string | null | undefined },
+): string[] {
+  if (rel.type !== 'rechnung') return [`must be a sales invoice (rechnung) that the credit note corrects, not ${TYPE_NAMES[rel.type] ?? rel.type}`];
+  const problems: string[] = [];
+  if (rel.status === 'entwurf') problems.push('must be a finalized (sent) invoice, not a draft: a draft has no number to refer to');
+  if (rel.customerId !== (creditNote.customerId ?? null)) problems.push('belongs to another customer: a credit note corrects an invoice to its own customer');
+  if (creditNote.currency && rel.currency !== creditNote.currency)
+    problems.push(`is in ${rel.currency}, the credit note in ${creditNote.currency}: a credit note corrects an invoice in the same currency`);
+  return problems;
+}

@@ -1,0 +1,36 @@
+import type { InvoiceType } from './invoiceView';
+
+/** An invoice as the API and the jobs hand it to the invoice commands (create, full update). */
+export interface InvoiceItemInput {
+  description: string;
+  quantity: number | string;
+  unit?: string | null;
+  unitPrice: string;
+  taxRate: string;
+  /** Ignored: positions are the array order, renumbered 1..N (spec rule 1). */
+  position?: number;
+}
+
+export interface InvoiceInput {
+  type?: InvoiceType;
+  customerId?: string | null;
+  supplierId?: string | null;
+  items?: InvoiceItemInput[];
+  notes?: string | null;
+  paymentTermDays?: number | null;
+  issueDate?: string | null;
+  serviceDate?: string | null;
+  /** Last day of the service period that starts on serviceDate (null: a single day). */
+  serviceEndDate?: string | null;
+  footerText?: string | null;
+  customFields?: Record<string, string> | null;
+  detailsMarkdown?: string | null;
+  currency?: string | null;
+  expectedTotalGross?: string | null;
+  invoiceNumber?: string | null;
+  invoiceDate?: string | null;
+  relatedInvoiceId?: string | null;
+  /** Incoming invoices created by the webhook pipeline (not accepted over the API). */
+  source?: string | null;
+  externalId?: string | null;
+}
