@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { Knex } from 'knex';
 import { db } from '../db';
 import { nowMs } from '../clock';
 import { rateLimited } from '../errors';
@@ -8,6 +9,8 @@ import { rateLimited } from '../errors';
  * docs/auth.md, "Login, enumeration, lockout": 5, 10, 20, 40 … minutes, capped at 24 h). Failed second-factor attempts count too. Counters
  * live on the user row; every attempt is counted under the row lock before it is checked
  * (claimAttempt), so parallel attempts can neither undercount nor get more guesses checked.
+ * The caller commits a claim in its own transaction before the check: a failure stays counted
+ * when the answer is 401.
  */
 export const MAX_FAILED_ATTEMPTS = 5;
 export const BASE_LOCKOUT_MS = 5 * 60_000;
@@ -46,15 +49,15 @@ export interface ClaimedAttempt {
  * enumeration, lockout"). A right attempt completes the login (completeLogin resets the counters)
  * or, when a second factor follows, gives its count back (releaseAttempt).
  */
-export async function claimAttempt(userId: string): Promise<ClaimedAttempt> {
-  return claim({ table: 'users', where: { id: userId } });
+export async function claimAttempt(trx: Knex.Transaction, userId: string): Promise<ClaimedAttempt> {
+  return claim(trx, { table: 'users', where: { id: userId } });
 }
 
 /** The same for an e-mail that has no active account (unknown or deactivated), on the same schedule, so the answers cannot tell the two apart. */
-export async function claimUnknownLoginAttempt(email: string): Promise<ClaimedAttempt> {
+export async function claimUnknownLoginAttempt(trx: Knex.Transaction, email: string): Promise<ClaimedAttempt> {
   const key = emailHash(email);
-  await db()('unknownLoginAttempts').insert({ emailHash: key }).onConflict('emailHash').ignore();
-  return claim({ table: 'unknownLoginAttempts', where: { emailHash: key } });
+  await trx('unknownLoginAttempts').insert({ emailHash: key }).onConflict('emailHash').ignore();
+  return claim(trx, { table: 'unknownLoginAttempts', where: { emailHash: key } });
 }
 
 /**
@@ -63,22 +66,30 @@ export async function claimUnknownLoginAttempt(email: string): Promise<ClaimedAt
  * stay counted. Second-factor failures keep counting, so re-entering the right password cannot
  * reset them. A lockout that parallel attempts started meanwhile stays.
  */
-export async function releaseAttempt(attempt: ClaimedAttempt): Promise<void> {
-  await db().transaction(async (trx) => {
-    const u = await trx(attempt.row.table).where(attempt.row.where).forUpdate().first('failedLoginCount', 'lockoutCount', 'lockedUntil');
-    if (!u) return;
-    const lockedUntil = u.lockedUntil ? new Date(u.lockedUntil).getTime() : null;
-    if (attempt.lockedUntil && lockedUntil === attempt.lockedUntil.getTime()) {
-      await trx(attempt.row.table)
-        .where(attempt.row.where)
-        .update({ failedLoginCount: MAX_FAILED_ATTEMPTS - 1, lockoutCount: Math.max(u.lockoutCount - 1, 0), lockedUntil: null, updatedAt: new Date(nowMs()) });
-    } else if (!(lockedUntil && lockedUntil > nowMs()) && u.failedLoginCount > 0) {
-      await trx(attempt.row.table)
-        .where(attempt.row.where)
-        .update({ failedLoginCount: u.failedLoginCount - 1, updatedAt: new Date(nowMs()) });
-    }
-  });
+export async function releaseAttempt(trx: Knex.Transaction, attempt: ClaimedAttempt): Promise<void> {
+  const u = await lockCounters(trx, attempt.row);
+  if (!u) return;
+  const lockedUntil = u.lockedUntil ? new Date(u.lockedUntil).getTime() : null;
+  if (attempt.lockedUntil && lockedUntil === attempt.lockedUntil.getTime()) {
+    await trx(attempt.row.table)
+      .where(attempt.row.where)
+      .update({ failedLoginCount: MAX_FAILED_ATTEMPTS - 1, lockoutCount: Math.max(u.lockoutCount - 1, 0), lockedUntil: null, updatedAt: new Date(nowMs()) });
+  } else if (!(lockedUntil && lockedUntil > nowMs()) && u.failedLoginCount > 0) {
+    await trx(attempt.row.table)
+      .where(attempt.row.where)
+      .update({ failedLoginCount: u.failedLoginCount - 1, updatedAt: new Date(nowMs()) });
+  }
 }
+
+/** The counters of one row, locked until the caller's transaction ends. */
+interface Counters {
+  failedLoginCount: number;
+  lockoutCount: number;
+  lockedUntil: Date | null;
+}
+
+const lockCounters = (trx: Knex.Transaction, row: CounterRow): Promise<Counters | undefined> =>
+  trx(row.table).where(row.where).forUpdate().first('failedLoginCount', 'lockoutCount', 'lockedUntil');
 
 /** Rows of unknown e-mails untouched for longer than the longest lockout are of no further use. */
 export async function purgeStaleUnknownLoginAttempts(): Promise<number> {
@@ -91,23 +102,21 @@ export async function purgeStaleUnknownLoginAttempts(): Promise<number> {
 export const emailHash = (email: string) => createHash('sha256').update(email.trim().toLowerCase()).digest('hex');
 
 /** Count one attempt; the fifth in a row locks the account for the next lockout duration. 429 while locked. */
-async function claim(row: CounterRow): Promise<ClaimedAttempt> {
-  return db().transaction(async (trx) => {
-    const u = await trx(row.table).where(row.where).forUpdate().first('failedLoginCount', 'lockoutCount', 'lockedUntil');
-    if (!u) return { row, lockedUntil: null };
-    assertNotLocked(u);
-    const failed = u.failedLoginCount + 1;
-    if (failed >= MAX_FAILED_ATTEMPTS) {
-      const lockoutCount = u.lockoutCount + 1;
-      const lockedUntil = new Date(nowMs() + lockoutDurationMs(lockoutCount));
-      await trx(row.table)
-        .where(row.where)
-        .update({ failedLoginCount: 0, lockoutCount, lockedUntil, updatedAt: new Date(nowMs()) });
-      return { row, lockedUntil };
-    }
+async function claim(trx: Knex.Transaction, row: CounterRow): Promise<ClaimedAttempt> {
+  const u = await lockCounters(trx, row);
+  if (!u) return { row, lockedUntil: null };
+  assertNotLocked(u);
+  const failed = u.failedLoginCount + 1;
+  if (failed >= MAX_FAILED_ATTEMPTS) {
+    const lockoutCount = u.lockoutCount + 1;
+    const lockedUntil = new Date(nowMs() + lockoutDurationMs(lockoutCount));
     await trx(row.table)
       .where(row.where)
-      .update({ failedLoginCount: failed, updatedAt: new Date(nowMs()) });
-    return { row, lockedUntil: null };
-  });
+      .update({ failedLoginCount: 0, lockoutCount, lockedUntil, updatedAt: new Date(nowMs()) });
+    return { row, lockedUntil };
+  }
+  await trx(row.table)
+    .where(row.where)
+    .update({ failedLoginCount: failed, updatedAt: new Date(nowMs()) });
+  return { row, lockedUntil: null };
 }

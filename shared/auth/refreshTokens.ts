@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { config } from '../config';
-import { db } from '../db';
+import type { Role } from '../actor';
+import { User } from '../models/User';
 import { now, nowMs } from '../clock';
 import { randomToken, sha256Hex } from '../crypto/secretBox';
 import { unauthorized } from '../errors';
@@ -29,51 +30,51 @@ export async function issueRefreshToken(
   return { token, familyId, expiresAt };
 }
 
-const invalid = () => unauthorized('The refresh token is invalid, expired or revoked; log in again');
+/** The answer to any refresh token that is not live and unspent. */
+export const invalidRefreshToken = () => unauthorized('The refresh token is invalid, expired or revoked; log in again');
 
 export interface RotatedSession {
-  user: { id: string; tenantId: string; role: string; email: string; name: string };
+  user: { id: string; tenantId: string; role: Role; email: string; name: string };
   refresh: IssuedRefreshToken;
 }
 
-/** Spend a refresh token and issue its successor; 401 for anything but a live, unspent token. */
-export async function rotateRefreshToken(token: string | undefined): Promise<RotatedSession> {
-  if (!token) throw invalid();
-  const outcome = await db().transaction(async (trx) => {
-    const row = await trx('refreshTokens')
-      .where({ tokenHash: sha256Hex(token) })
-      .forUpdate()
-      .first();
-    if (!row || row.revokedAt) return { ok: false as const };
-    if (row.usedAt) {
-      // Reuse: the family is compromised. Commit the revocation, then answer 401.
-      await trx('refreshTokens').where({ familyId: row.familyId }).whereNull('revokedAt').update({ revokedAt: now() });
-      logger.warn({ userId: row.userId, tenantId: row.tenantId, familyId: row.familyId }, 'refresh token reuse detected: family revoked');
-      return { ok: false as const };
-    }
-    if (new Date(row.expiresAt).getTime() <= nowMs()) return { ok: false as const };
-    const user = await trx('users').where({ id: row.userId, tenantId: row.tenantId }).first('id', 'tenantId', 'role', 'email', 'name', 'active');
-    if (!user?.active) {
-      await trx('refreshTokens').where({ familyId: row.familyId }).whereNull('revokedAt').update({ revokedAt: now() });
-      return { ok: false as const };
-    }
-    await trx('refreshTokens').where({ id: row.id }).update({ usedAt: now() });
-    const refresh = await issueRefreshToken(trx, { tenantId: row.tenantId, userId: row.userId }, row.familyId);
-    const { active: _active, ...u } = user;
-    return { ok: true as const, session: { user: u, refresh } };
-  });
-  if (!outcome.ok) throw invalid();
-  return outcome.session;
+/**
+ * Spend a refresh token and issue its successor. Anything but a live, unspent token is null,
+ * not a throw: the caller commits first (a reused token's family revocation must stay) and then
+ * answers 401 (invalidRefreshToken).
+ */
+export async function rotateRefreshToken(trx: Knex.Transaction, token: string | undefined): Promise<RotatedSession | null> {
+  if (!token) return null;
+  const row = await trx('refreshTokens')
+    .where({ tokenHash: sha256Hex(token) })
+    .forUpdate()
+    .first();
+  if (!row || row.revokedAt) return null;
+  if (row.usedAt) {
+    // Reuse: the family is compromised.
+    await trx('refreshTokens').where({ familyId: row.familyId }).whereNull('revokedAt').update({ revokedAt: now() });
+    logger.warn({ userId: row.userId, tenantId: row.tenantId, familyId: row.familyId }, 'refresh token reuse detected: family revoked');
+    return null;
+  }
+  if (new Date(row.expiresAt).getTime() <= nowMs()) return null;
+  const user = await User.query(trx).where({ id: row.userId, tenantId: row.tenantId }).select('id', 'tenantId', 'role', 'email', 'name', 'active').first();
+  if (!user?.active) {
+    await trx('refreshTokens').where({ familyId: row.familyId }).whereNull('revokedAt').update({ revokedAt: now() });
+    return null;
+  }
+  await trx('refreshTokens').where({ id: row.id }).update({ usedAt: now() });
+  const refresh = await issueRefreshToken(trx, { tenantId: row.tenantId, userId: row.userId }, row.familyId);
+  return { user: { id: user.id, tenantId: user.tenantId, role: user.role, email: user.email, name: user.name }, refresh };
 }
 
 /** Logout: revoke the family of the presented token (whatever its state). */
-export async function revokeRefreshFamily(token: string | undefined): Promise<void> {
+export async function revokeRefreshFamily(trx: Knex.Transaction, token: string | undefined): Promise<void> {
   if (!token) return;
-  const row = await db()('refreshTokens')
+  const row = await trx('refreshTokens')
     .where({ tokenHash: sha256Hex(token) })
     .first('familyId');
   if (!row) return;
-  await db()('refreshTokens').where({ familyId: row.familyId }).whereNull('revokedAt').update({ revokedAt: now() });
+  await trx('refreshTokens').where({ familyId: row.familyId }).whereNull('revokedAt').update({ revokedAt: now() });
 }
 
 /** Revoke every session of a user (deactivation, password change by someone else). */

@@ -1,13 +1,22 @@
-import { db } from '../db';
 import { now } from '../clock';
 import { audit } from '../audit';
 import { unauthorized } from '../errors';
 import type { Role } from '../actor';
+import { User } from '../models/User';
+import { findUserByEmail, secondFactorsOf } from '../queries/auth';
 import { signAccessToken } from '../auth/accessToken';
 import { dummyPasswordHash, verifyPassword } from '../auth/passwords';
-import { claimAttempt, claimUnknownLoginAttempt, releaseAttempt } from '../auth/lockout';
-import { issueRefreshToken, type IssuedRefreshToken } from '../auth/refreshTokens';
+import { claimAttempt, claimUnknownLoginAttempt, releaseAttempt, type ClaimedAttempt } from '../auth/lockout';
+import { issueRefreshToken, revokeRefreshFamily, rotateRefreshToken, type IssuedRefreshToken, type RotatedSession } from '../auth/refreshTokens';
 import { signChallengeToken, type SecondFactor } from '../auth/challengeToken';
+import type { AnonymousContext } from './types';
+
+/**
+ * Login commands. Nobody is authenticated yet, so they take an AnonymousContext ({ trx,
+ * requestId }). A login is several steps in separate transactions that the route opens: every
+ * attempt is counted and committed before the password or code is checked (docs/auth.md,
+ * "Login, enumeration, lockout"), so a failure stays counted when the answer is 401.
+ */
 
 /** The User object of the spec (returned by login): nothing else ever leaves the service. */
 export interface PublicUser {
@@ -35,63 +44,88 @@ export interface TwoFactorChallenge {
 /** One message for unknown e-mail, wrong password and deactivated user: no account enumeration. */
 export const invalidCredentials = () => unauthorized('Invalid e-mail or password');
 
-export const findUserByEmail = (email: string) => db()('users').whereRaw('lower(email) = ?', [email.trim().toLowerCase()]).first();
-
-/** The second factors a user has set up, in the order the login answer lists them. */
-export async function secondFactorsOf(user: { id: string; tenantId: string; totpEnabled: boolean; recoveryCodes: unknown }): Promise<SecondFactor[]> {
-  const methods: SecondFactor[] = [];
-  if (user.totpEnabled) methods.push('totp');
-  const passkeys = await db()('webauthnCredentials').where({ tenantId: user.tenantId, userId: user.id }).count({ n: '*' }).first();
-  if (Number(passkeys?.n ?? 0) > 0) methods.push('webauthn');
-  if (methods.length && Array.isArray(user.recoveryCodes) && user.recoveryCodes.length) methods.push('recovery');
-  return methods;
+/** A counted password attempt: the e-mail's active account (null for none) and the attempt claimed for it. */
+export interface PasswordAttempt {
+  user: User | null;
+  attempt: ClaimedAttempt;
 }
 
 /**
- * Password step of a login. The attempt is counted before the password is checked (claimAttempt:
- * 429 while locked; parallel guesses cannot all be checked). Unknown e-mails are checked against a
- * dummy hash and locked out alike, so both paths look the same. With a second factor the answer
- * is a challenge and the right password gives its attempt back; counters reset only when the
- * whole login succeeds, so re-entering the password cannot reset second-factor guesses.
+ * First step of a password login: count the attempt (claimAttempt: 429 while locked; parallel
+ * guesses cannot all be checked). E-mails without an active account are counted on the same
+ * schedule in their own table, so both paths give the same answers (401, then 429).
  */
-export async function passwordLogin(input: { email: string; password: string }, requestId?: string): Promise<Session | TwoFactorChallenge> {
-  const user = await findUserByEmail(input.email);
-  if (!user?.active) {
-    // No active account: the same hashing work, the same counter schedule and the same answers
-    // (401, then 429 when "locked") as a real account with a wrong password.
-    await claimUnknownLoginAttempt(input.email);
-    await verifyPassword(await dummyPasswordHash(), input.password);
+export async function claimPasswordAttempt({ trx }: AnonymousContext, email: string): Promise<PasswordAttempt> {
+  const user = await findUserByEmail(trx, email);
+  if (!user?.active) return { user: null, attempt: await claimUnknownLoginAttempt(trx, email) };
+  return { user, attempt: await claimAttempt(trx, user.id) };
+}
+
+/**
+ * Second step, outside any transaction (argon2 takes tens of milliseconds and should hold no
+ * connection): 401 unless the password is right. Without an account the password is checked
+ * against a dummy hash, so the timing does not tell the two apart.
+ */
+export async function checkPassword(claimed: PasswordAttempt, password: string): Promise<User> {
+  if (!claimed.user) {
+    await verifyPassword(await dummyPasswordHash(), password);
     throw invalidCredentials();
   }
-  const attempt = await claimAttempt(user.id);
-  if (!(await verifyPassword(user.passwordHash, input.password))) throw invalidCredentials();
-  const methods = await secondFactorsOf(user);
+  if (!(await verifyPassword(claimed.user.passwordHash, password))) throw invalidCredentials();
+  return claimed.user;
+}
+
+/**
+ * Last step, after a right password: with a second factor the answer is a challenge and the
+ * attempt is given back; counters reset only when the whole login succeeds, so re-entering the
+ * password cannot reset second-factor guesses.
+ */
+export async function finishPasswordLogin(ctx: AnonymousContext, user: User, attempt: ClaimedAttempt): Promise<Session | TwoFactorChallenge> {
+  const methods = await secondFactorsOf(ctx.trx, user);
   if (methods.length) {
-    await releaseAttempt(attempt);
+    await releaseAttempt(ctx.trx, attempt);
     return { twoFactorRequired: true, challengeToken: signChallengeToken({ sub: user.id, tid: user.tenantId, methods }), methods };
   }
-  return completeLogin(user.id, 'password', requestId);
+  return completeLogin(ctx, user, 'password');
 }
 
 /** Finish a login: reset the lockout counters, start a refresh-token family, audit, sign the access token. */
-export async function completeLogin(userId: string, method: 'password' | SecondFactor | 'register', requestId?: string): Promise<Session> {
-  return db().transaction(async (trx) => {
-    const [user] = await trx('users')
-      .where({ id: userId, active: true })
-      .update({ failedLoginCount: 0, lockoutCount: 0, lockedUntil: null, lastLoginAt: now() })
-      .returning(['id', 'email', 'name', 'role', 'tenantId']);
-    if (!user) throw invalidCredentials();
-    const refresh = await issueRefreshToken(trx, { tenantId: user.tenantId, userId: user.id });
-    await audit(
-      trx,
-      { userId: user.id, tenantId: user.tenantId, role: user.role, requestId },
-      {
-        action: 'user.login',
-        entityType: 'user',
-        entityId: user.id,
-        data: { method },
-      },
-    );
-    return { token: signAccessToken({ sub: user.id, tid: user.tenantId, role: user.role }), refresh, user: publicUser(user) };
-  });
+export async function completeLogin(
+  { trx, requestId }: AnonymousContext,
+  who: Pick<User, 'id' | 'tenantId'>,
+  method: 'password' | SecondFactor | 'register',
+): Promise<Session> {
+  const [user] = await User.query(trx)
+    .where({ id: who.id, tenantId: who.tenantId, active: true })
+    .patch({ failedLoginCount: 0, lockoutCount: 0, lockedUntil: null, lastLoginAt: now() })
+    .returning(['id', 'email', 'name', 'role', 'tenantId']);
+  if (!user) throw invalidCredentials();
+  const refresh = await issueRefreshToken(trx, { tenantId: user.tenantId, userId: user.id });
+  await audit(
+    trx,
+    { userId: user.id, tenantId: user.tenantId, role: user.role, requestId },
+    {
+      action: 'user.login',
+      entityType: 'user',
+      entityId: user.id,
+      data: { method },
+    },
+  );
+  return { token: signAccessToken({ sub: user.id, tid: user.tenantId, role: user.role }), refresh, user: publicUser(user) };
+}
+
+/**
+ * A new access token for a refresh token, which is spent and succeeded by a new one (its family
+ * is revoked when it was spent before). Null for anything but a live, unspent token: the caller
+ * commits, then answers 401, so a revocation stays.
+ */
+export async function refreshSession({ trx }: AnonymousContext, refreshToken: string | undefined): Promise<{ token: string; rotated: RotatedSession } | null> {
+  const rotated = await rotateRefreshToken(trx, refreshToken);
+  if (!rotated) return null;
+  return { token: signAccessToken({ sub: rotated.user.id, tid: rotated.user.tenantId, role: rotated.user.role }), rotated };
+}
+
+/** Logout: revoke the family of the presented refresh token, whatever its state. */
+export async function logout({ trx }: AnonymousContext, refreshToken: string | undefined): Promise<void> {
+  await revokeRefreshFamily(trx, refreshToken);
 }

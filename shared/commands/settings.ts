@@ -1,40 +1,23 @@
-import { db } from '../db';
+import type { PartialModelObject } from 'objection';
 import { audit } from '../audit';
-import type { Actor } from '../actor';
 import { invalidInput, notFound, type ErrorDetail } from '../errors';
 import { encryptJson } from '../crypto/secretBox';
 import { isValidVatId, normalizeVatId } from '../domain/vatId';
 import { isValidBic, isValidIban, normalizeIban } from '../domain/iban';
-import { effectiveTemplates, type EmailTemplates } from '../domain/emailTemplate';
-import type { Plan } from '../plans';
+import type { EmailTemplates } from '../domain/emailTemplate';
 import { currentActor } from '../auth/currentActor';
 import { defaultNumberFormat, NUMBERED_TYPES, numberFormatsCanCollide } from '../domain/numbering';
 import { sellerFromTenant } from '../queries/invoices';
+import { toSettingsView, type SettingsView } from '../queries/settings';
+import { Tenant, type DatevSettings, type TenantSettingsJson } from '../models/Tenant';
 import { bumpLiveSellerInvoices } from '../documents/liveVersions';
+import type { CommandContext } from './types';
 
 /**
- * Tenant settings. Company data with a column of its own (name, address, e-mail, vatId,
- * taxNumber, iban, bic, country, currency, plan) lives in tenants; the rest in tenants.settings
- * (jsonb): templates, numberFormats, zugferdByDefault, datev. Tax portal credentials are
- * write-only: AES-256-GCM encrypted in tenants.portal_credentials_enc, reported only as
- * portalCredentialsConfigured, never logged or audited with their values.
+ * Changing the tenant settings (the shape is in shared/models/Tenant.ts, the view in
+ * shared/queries/settings.ts). Tax portal credentials are write-only: AES-256-GCM encrypted in
+ * tenants.portal_credentials_enc, never logged or audited with their values.
  */
-export type InvoiceNumberType = 'rechnung' | 'angebot' | 'gutschrift';
-
-export interface DatevSettings {
-  consultantNumber?: string;
-  clientNumber?: string;
-  chart?: 'SKR03' | 'SKR04' | 'EKR';
-}
-
-/** Shape of tenants.settings. Other features read these keys. */
-export interface TenantSettingsJson {
-  templates?: Partial<EmailTemplates>;
-  numberFormats?: Partial<Record<InvoiceNumberType, string>>;
-  zugferdByDefault?: boolean;
-  datev?: DatevSettings;
-}
-
 export interface PortalCredentials {
   tid: string;
   benid: string;
@@ -42,56 +25,11 @@ export interface PortalCredentials {
   herstellerid: string;
 }
 
-export interface SettingsView {
-  companyName: string;
-  address: string | null;
-  email: string | null;
-  vatId: string | null;
-  taxNumber: string | null;
-  iban: string | null;
-  bic: string | null;
-  country: string;
-  currency: string;
-  plan: Plan;
-  templates: EmailTemplates;
-  numberFormats: Partial<Record<InvoiceNumberType, string>>;
-  zugferdByDefault: boolean;
-  datev: DatevSettings;
-  portalCredentialsConfigured: boolean;
-}
-
 export type SettingsUpdate = Partial<Omit<SettingsView, 'portalCredentialsConfigured' | 'templates' | 'datev'>> & {
   templates?: Partial<EmailTemplates>;
   datev?: DatevSettings;
   portalCredentials?: PortalCredentials | null;
 };
-
-function toView(t: Record<string, any>): SettingsView {
-  const s = (t.settings ?? {}) as TenantSettingsJson;
-  return {
-    companyName: t.name,
-    address: t.address,
-    email: t.email,
-    vatId: t.vatId,
-    taxNumber: t.taxNumber,
-    iban: t.iban,
-    bic: t.bic,
-    country: t.country,
-    currency: t.currency,
-    plan: t.plan,
-    templates: effectiveTemplates(s.templates),
-    numberFormats: s.numberFormats ?? {},
-    zugferdByDefault: s.zugferdByDefault ?? false,
-    datev: s.datev ?? {},
-    portalCredentialsConfigured: !!t.portalCredentialsEnc,
-  };
-}
-
-export async function getSettings(actor: Actor): Promise<SettingsView> {
-  const t = await db()('tenants').where({ id: actor.tenantId }).first();
-  if (!t) throw notFound('Tenant');
-  return toView(t);
-}
 
 /**
  * Checks JSON Schema cannot express (checksums, per-country formats, number formats against each
@@ -139,40 +77,37 @@ function numberFormatCollisions(sent: SettingsUpdate['numberFormats'], stored: T
  * locked FOR NO KEY UPDATE, not FOR UPDATE: a send holding one of those invoices can still insert
  * rows referencing the tenant and finish instead of deadlocking with us.
  */
-export async function updateSettings(tokenActor: Actor, input: SettingsUpdate): Promise<SettingsView> {
-  return db().transaction(async (trx) => {
-    const actor = await currentActor(trx, tokenActor, 'admin');
-    const t = await trx('tenants').where({ id: actor.tenantId }).forNoKeyUpdate().first();
-    if (!t) throw notFound('Tenant');
-    checkFormats(input, t.settings ?? {});
-    const patch: Record<string, unknown> = {};
-    const columns = { address: 'address', email: 'email', taxNumber: 'taxNumber', country: 'country', currency: 'currency', plan: 'plan' } as const;
-    for (const [field, column] of Object.entries(columns)) {
-      const v = input[field as keyof typeof columns];
-      if (v !== undefined) patch[column] = typeof v === 'string' ? v.trim() || null : v;
-    }
-    if (input.companyName !== undefined) patch.name = input.companyName.trim();
-    if (input.vatId !== undefined) patch.vatId = input.vatId ? normalizeVatId(input.vatId) : null;
-    if (input.iban !== undefined) patch.iban = input.iban ? normalizeIban(input.iban) : null;
-    if (input.bic !== undefined) patch.bic = input.bic ? input.bic.trim().toUpperCase() : null;
+export async function updateSettings({ trx, actor: tokenActor }: CommandContext, input: SettingsUpdate): Promise<SettingsView> {
+  const actor = await currentActor(trx, tokenActor, 'admin');
+  const t = await Tenant.query(trx).where({ id: actor.tenantId }).forNoKeyUpdate().first();
+  if (!t) throw notFound('Tenant');
+  checkFormats(input, t.settings ?? {});
+  const patch: PartialModelObject<Tenant> = {};
+  for (const column of ['address', 'email', 'taxNumber', 'country', 'currency', 'plan'] as const) {
+    const v = input[column];
+    if (v !== undefined) Object.assign(patch, { [column]: typeof v === 'string' ? v.trim() || null : v });
+  }
+  if (input.companyName !== undefined) patch.name = input.companyName.trim();
+  if (input.vatId !== undefined) patch.vatId = input.vatId ? normalizeVatId(input.vatId) : null;
+  if (input.iban !== undefined) patch.iban = input.iban ? normalizeIban(input.iban) : null;
+  if (input.bic !== undefined) patch.bic = input.bic ? input.bic.trim().toUpperCase() : null;
 
-    const settings: TenantSettingsJson = { ...(t.settings ?? {}) };
-    if (input.templates !== undefined) settings.templates = { ...settings.templates, ...input.templates };
-    if (input.numberFormats !== undefined) settings.numberFormats = { ...settings.numberFormats, ...input.numberFormats };
-    if (input.zugferdByDefault !== undefined) settings.zugferdByDefault = input.zugferdByDefault;
-    if (input.datev !== undefined) settings.datev = { ...settings.datev, ...input.datev };
-    patch.settings = JSON.stringify(settings);
+  const settings: TenantSettingsJson = { ...(t.settings ?? {}) };
+  if (input.templates !== undefined) settings.templates = { ...settings.templates, ...input.templates };
+  if (input.numberFormats !== undefined) settings.numberFormats = { ...settings.numberFormats, ...input.numberFormats };
+  if (input.zugferdByDefault !== undefined) settings.zugferdByDefault = input.zugferdByDefault;
+  if (input.datev !== undefined) settings.datev = { ...settings.datev, ...input.datev };
+  patch.settings = settings;
 
-    if (input.portalCredentials !== undefined) {
-      patch.portalCredentialsEnc = input.portalCredentials === null ? null : encryptJson(input.portalCredentials);
-    }
-    const [updated] = await trx('tenants')
-      .where({ id: actor.tenantId })
-      .update({ ...patch, updatedAt: trx.fn.now() })
-      .returning('*');
-    if (JSON.stringify(sellerFromTenant(t)) !== JSON.stringify(sellerFromTenant(updated))) await bumpLiveSellerInvoices(trx, actor.tenantId);
-    // Field names only: values may be personal data, and credentials must never reach a log.
-    await audit(trx, actor, { action: 'settings.updated', entityType: 'tenant', entityId: actor.tenantId, data: { fields: Object.keys(input).sort() } });
-    return toView(updated);
-  });
+  if (input.portalCredentials !== undefined) {
+    patch.portalCredentialsEnc = input.portalCredentials === null ? null : encryptJson(input.portalCredentials);
+  }
+  const [updated] = await Tenant.query(trx)
+    .where({ id: actor.tenantId })
+    .patch({ ...patch, updatedAt: trx.fn.now() })
+    .returning('*');
+  if (JSON.stringify(sellerFromTenant(t)) !== JSON.stringify(sellerFromTenant(updated))) await bumpLiveSellerInvoices(trx, actor.tenantId);
+  // Field names only: values may be personal data, and credentials must never reach a log.
+  await audit(trx, actor, { action: 'settings.updated', entityType: 'tenant', entityId: actor.tenantId, data: { fields: Object.keys(input).sort() } });
+  return toSettingsView(updated);
 }

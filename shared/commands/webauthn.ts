@@ -10,79 +10,58 @@ import {
 } from '@simplewebauthn/server';
 import { isoBase64URL } from '@simplewebauthn/server/helpers';
 import { randomBytes } from 'node:crypto';
-import { db } from '../db';
+import type { Knex } from 'knex';
 import { config } from '../config';
 import { nowMs } from '../clock';
 import { audit } from '../audit';
-import type { Actor } from '../actor';
 import { invalidInput, notFound, unauthorized } from '../errors';
 import { logger } from '../logger';
-import { verifyChallengeToken } from '../auth/challengeToken';
+import { User, type StoredWebauthnChallenge } from '../models/User';
+import { challengeUser, countPasskeys, passkeyDescriptors, passkeyView, type PasskeyRow, type PasskeyView } from '../queries/auth';
 import { assertNotLocked, claimAttempt } from '../auth/lockout';
 import { completeLogin, type Session } from './login';
+import type { AnonymousContext, CommandContext } from './types';
 
 /**
  * WebAuthn / passkeys (FIDO2) with @simplewebauthn/server. Platform authenticators cover the
  * spec's "biometric (fingerprint or face on mobile)". Passkeys are a second factor after the
  * password: login/options takes the challengeToken of the password step. The pending challenge
- * lives on the user row (webauthn_challenge) and is spent by the first verify that reads it.
+ * lives on the user row (webauthn_challenge) and is spent by the first verify that reads it;
+ * the caller commits the spending on its own, so it stays spent when the verification fails.
  */
 const CHALLENGE_TTL_MS = 5 * 60_000;
 const TIMEOUT_MS = 60_000;
 
-interface StoredChallenge {
-  type: 'registration' | 'authentication';
-  challenge: string;
-  expiresAt: number;
-}
-
 const rp = () => config().webauthn;
 
-export interface PasskeyView {
-  id: string;
-  credentialId: string;
-  deviceType: string | null;
-  backedUp: boolean | null;
-  createdAt: string;
-}
-
-const passkeyView = (r: { id: string; credentialId: string; deviceType: string | null; backedUp: boolean | null; createdAt: Date | string }): PasskeyView => ({
-  id: r.id,
-  credentialId: r.credentialId,
-  deviceType: r.deviceType,
-  backedUp: r.backedUp,
-  createdAt: new Date(r.createdAt).toISOString(),
-});
+const invalidChallenge = () => unauthorized('The two-factor challenge is invalid or has expired; log in again');
 
 /** Spend the pending challenge of the wanted type (single use, 5 minutes). */
-async function takeChallenge(userId: string, tenantId: string, type: StoredChallenge['type']): Promise<string | null> {
-  const stored = await db().transaction(async (trx) => {
-    const row = await trx('users').where({ id: userId, tenantId }).forUpdate().first('webauthnChallenge');
-    if (!row?.webauthnChallenge) return null;
-    await trx('users').where({ id: userId, tenantId }).update({ webauthnChallenge: null });
-    return row.webauthnChallenge as StoredChallenge;
-  });
-  if (!stored || stored.type !== type || stored.expiresAt < nowMs()) return null;
+async function takeChallenge(trx: Knex.Transaction, userId: string, tenantId: string, type: StoredWebauthnChallenge['type']): Promise<string | null> {
+  const row = await User.query(trx).where({ id: userId, tenantId }).forUpdate().select('webauthnChallenge').first();
+  const stored = row?.webauthnChallenge;
+  if (!stored) return null;
+  await User.query(trx).where({ id: userId, tenantId }).patch({ webauthnChallenge: null });
+  if (stored.type !== type || stored.expiresAt < nowMs()) return null;
   return stored.challenge;
 }
 
-async function storeChallenge(userId: string, tenantId: string, type: StoredChallenge['type'], challenge: string) {
-  const value: StoredChallenge = { type, challenge, expiresAt: nowMs() + CHALLENGE_TTL_MS };
-  await db()('users')
+async function storeChallenge(trx: Knex.Transaction, userId: string, tenantId: string, type: StoredWebauthnChallenge['type'], challenge: string) {
+  await User.query(trx)
     .where({ id: userId, tenantId })
-    .update({ webauthnChallenge: JSON.stringify(value) });
+    .patch({ webauthnChallenge: { type, challenge, expiresAt: nowMs() + CHALLENGE_TTL_MS } });
 }
 
-export async function registrationOptions(actor: Actor): Promise<PublicKeyCredentialCreationOptionsJSON> {
-  const user = await db()('users').where({ id: actor.userId, tenantId: actor.tenantId, active: true }).first();
+export async function registrationOptions({ trx, actor }: CommandContext): Promise<PublicKeyCredentialCreationOptionsJSON> {
+  const user = await User.query(trx).where({ id: actor.userId, tenantId: actor.tenantId, active: true }).first();
   if (!user) throw notFound('User');
-  let webauthnUserId: string = user.webauthnUserId;
+  let webauthnUserId = user.webauthnUserId;
   if (!webauthnUserId) {
     // An opaque handle, never the e-mail or the database id (WebAuthn §14.6.1 privacy).
     webauthnUserId = isoBase64URL.fromBuffer(randomBytes(32));
-    await db()('users').where({ id: user.id, tenantId: actor.tenantId }).update({ webauthnUserId });
+    await User.query(trx).where({ id: user.id, tenantId: actor.tenantId }).patch({ webauthnUserId });
   }
-  const existing = await db()('webauthnCredentials').where({ tenantId: actor.tenantId, userId: user.id }).select('credentialId', 'transports');
+  const existing = await passkeyDescriptors(trx, actor.tenantId, user.id);
   const options = await generateRegistrationOptions({
     rpName: rp().rpName,
     rpID: rp().rpId,
@@ -91,15 +70,20 @@ export async function registrationOptions(actor: Actor): Promise<PublicKeyCreden
     userID: isoBase64URL.toBuffer(webauthnUserId),
     attestationType: 'none',
     timeout: TIMEOUT_MS,
-    excludeCredentials: existing.map((c: { credentialId: string; transports: string[] }) => ({ id: c.credentialId, transports: c.transports })),
+    excludeCredentials: existing.map((c) => ({ id: c.credentialId, transports: c.transports })),
     authenticatorSelection: { residentKey: 'preferred', userVerification: 'preferred' },
   });
-  await storeChallenge(user.id, actor.tenantId, 'registration', options.challenge);
+  await storeChallenge(trx, user.id, actor.tenantId, 'registration', options.challenge);
   return options;
 }
 
-export async function verifyRegistration(actor: Actor, response: RegistrationResponseJSON): Promise<PasskeyView> {
-  const challenge = await takeChallenge(actor.userId!, actor.tenantId, 'registration');
+/** Spend the pending registration challenge (null when there is none or it expired). */
+export async function takeRegistrationChallenge({ trx, actor }: CommandContext): Promise<string | null> {
+  return takeChallenge(trx, actor.userId!, actor.tenantId, 'registration');
+}
+
+/** Verify the attestation against the challenge takeRegistrationChallenge spent, and store the passkey. */
+export async function verifyRegistration({ trx, actor }: CommandContext, challenge: string | null, response: RegistrationResponseJSON): Promise<PasskeyView> {
   if (!challenge) throw invalidInput('No pending passkey registration; request new options');
   let verification: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
   try {
@@ -116,83 +100,84 @@ export async function verifyRegistration(actor: Actor, response: RegistrationRes
   }
   if (!verification.verified) throw invalidInput('The passkey registration could not be verified');
   const info = verification.registrationInfo;
-  return db().transaction(async (trx) => {
-    const [row] = await trx('webauthnCredentials')
-      .insert({
-        tenantId: actor.tenantId,
-        userId: actor.userId,
-        credentialId: info.credential.id,
-        publicKey: Buffer.from(info.credential.publicKey),
-        counter: info.credential.counter,
-        // Known transport names only: whatever else a client sends would be handed back in
-        // allowCredentials, where a browser refuses it, and break the user's own login.
-        transports: JSON.stringify(knownTransports(info.credential.transports ?? response.response.transports)),
-        deviceType: info.credentialDeviceType,
-        backedUp: info.credentialBackedUp,
-      })
-      .returning('*');
-    await audit(trx, actor, { action: 'user.passkey_added', entityType: 'user', entityId: actor.userId, data: { credentialId: row.credentialId } });
-    return passkeyView(row);
-  });
+  const [row]: PasskeyRow[] = await trx('webauthnCredentials')
+    .insert({
+      tenantId: actor.tenantId,
+      userId: actor.userId,
+      credentialId: info.credential.id,
+      publicKey: Buffer.from(info.credential.publicKey),
+      counter: info.credential.counter,
+      // Known transport names only: whatever else a client sends would be handed back in
+      // allowCredentials, where a browser refuses it, and break the user's own login.
+      transports: JSON.stringify(knownTransports(info.credential.transports ?? response.response.transports)),
+      deviceType: info.credentialDeviceType,
+      backedUp: info.credentialBackedUp,
+    })
+    .returning('*');
+  await audit(trx, actor, { action: 'user.passkey_added', entityType: 'user', entityId: actor.userId, data: { credentialId: row.credentialId } });
+  return passkeyView(row);
 }
 
-export async function listPasskeys(actor: Actor): Promise<PasskeyView[]> {
-  const rows = await db()('webauthnCredentials').where({ tenantId: actor.tenantId, userId: actor.userId }).orderBy('createdAt');
-  return rows.map(passkeyView);
-}
-
-export async function deletePasskey(actor: Actor, id: string): Promise<void> {
-  await db().transaction(async (trx) => {
-    const n = await trx('webauthnCredentials').where({ tenantId: actor.tenantId, userId: actor.userId, id }).delete();
-    if (!n) throw notFound('Passkey');
-    // Recovery codes are a fallback of a second factor: without any left they go (as disableTotp
-    // does), or a later enrolment would bring the discarded codes back to life.
-    const left = await trx('webauthnCredentials').where({ tenantId: actor.tenantId, userId: actor.userId }).count({ n: '*' }).first();
-    if (Number(left?.n ?? 0) === 0) {
-      await trx('users')
-        .where({ tenantId: actor.tenantId, id: actor.userId, totpEnabled: false })
-        .update({ recoveryCodes: JSON.stringify([]), updatedAt: trx.fn.now() });
-    }
-    await audit(trx, actor, { action: 'user.passkey_removed', entityType: 'user', entityId: actor.userId, data: { id } });
-  });
+export async function deletePasskey({ trx, actor }: CommandContext, id: string): Promise<void> {
+  const n = await trx('webauthnCredentials').where({ tenantId: actor.tenantId, userId: actor.userId, id }).delete();
+  if (!n) throw notFound('Passkey');
+  // Recovery codes are a fallback of a second factor: without any left they go (as disableTotp
+  // does), or a later enrolment would bring the discarded codes back to life.
+  if ((await countPasskeys(trx, actor.tenantId, actor.userId!)) === 0) {
+    await User.query(trx).where({ tenantId: actor.tenantId, id: actor.userId, totpEnabled: false }).patch({ recoveryCodes: [], updatedAt: trx.fn.now() });
+  }
+  await audit(trx, actor, { action: 'user.passkey_removed', entityType: 'user', entityId: actor.userId, data: { id } });
 }
 
 /** Options for the second step of a login: the user's own credentials only. */
-export async function authenticationOptions(challengeToken: string): Promise<PublicKeyCredentialRequestOptionsJSON> {
-  const c = verifyChallengeToken(challengeToken);
-  const user = await db()('users').where({ id: c.userId, tenantId: c.tenantId, active: true }).first('id', 'lockedUntil');
-  if (!user) throw unauthorized('The two-factor challenge is invalid or has expired; log in again');
+export async function authenticationOptions(ctx: AnonymousContext, challengeToken: string): Promise<PublicKeyCredentialRequestOptionsJSON> {
+  const user = await challengeUser(ctx.trx, challengeToken);
+  if (!user) throw invalidChallenge();
   assertNotLocked(user);
-  const creds = await db()('webauthnCredentials').where({ tenantId: c.tenantId, userId: c.userId }).select('credentialId', 'transports');
+  const creds = await passkeyDescriptors(ctx.trx, user.tenantId, user.id);
   if (!creds.length) throw invalidInput('No passkey is registered for this account');
   const options = await generateAuthenticationOptions({
     rpID: rp().rpId,
     timeout: TIMEOUT_MS,
     userVerification: 'preferred',
-    allowCredentials: creds.map((x: { credentialId: string; transports: string[] }) => ({ id: x.credentialId, transports: x.transports })),
+    allowCredentials: creds.map((x) => ({ id: x.credentialId, transports: x.transports })),
   });
-  await storeChallenge(c.userId, c.tenantId, 'authentication', options.challenge);
+  await storeChallenge(ctx.trx, user.id, user.tenantId, 'authentication', options.challenge);
   return options;
 }
 
+/** A counted passkey attempt: the challenge's user and the pending challenge it spent (null for none). */
+export interface PasskeyAttempt {
+  user: User;
+  expectedChallenge: string | null;
+}
+
 /**
- * Second login step with a passkey: the assertion must answer the pending challenge, come from
- * one of this user's credentials, and carry a signature counter above the stored one (a cloned
- * authenticator shows up as a counter that does not grow). Failures count toward the lockout.
+ * First part of a passkey login: count the attempt (429 while locked) and spend the pending
+ * challenge. The caller commits both before the assertion is checked: a failure stays counted
+ * and the challenge stays spent.
  */
-export async function verifyAuthentication(challengeToken: string, response: AuthenticationResponseJSON, requestId?: string): Promise<Session> {
-  const c = verifyChallengeToken(challengeToken);
-  const user = await db()('users').where({ id: c.userId, tenantId: c.tenantId, active: true }).first('id', 'lockedUntil');
-  if (!user) throw unauthorized('The two-factor challenge is invalid or has expired; log in again');
-  // Counted before it is checked (429 while locked); a verified passkey completes the login, which resets the counters.
-  await claimAttempt(user.id);
+export async function claimPasskeyAttempt(ctx: AnonymousContext, challengeToken: string): Promise<PasskeyAttempt> {
+  const user = await challengeUser(ctx.trx, challengeToken);
+  if (!user) throw invalidChallenge();
+  await claimAttempt(ctx.trx, user.id);
+  return { user, expectedChallenge: await takeChallenge(ctx.trx, user.id, user.tenantId, 'authentication') };
+}
+
+/**
+ * Second part: the assertion must answer the spent challenge, come from one of this user's
+ * credentials, and carry a signature counter above the stored one (a cloned authenticator shows
+ * up as a counter that does not grow). A verified passkey completes the login, which resets the counters.
+ */
+export async function verifyAuthentication(ctx: AnonymousContext, attempt: PasskeyAttempt, response: AuthenticationResponseJSON): Promise<Session> {
+  const { trx } = ctx;
+  const { user, expectedChallenge } = attempt;
   const fail = (reason: string) => {
     logger.info({ userId: user.id, reason }, 'passkey login rejected');
     return unauthorized('The passkey could not be verified');
   };
-  const expectedChallenge = await takeChallenge(user.id, c.tenantId, 'authentication');
   if (!expectedChallenge) throw fail('no pending challenge');
-  const cred = await db()('webauthnCredentials').where({ tenantId: c.tenantId, userId: user.id, credentialId: response.id }).first();
+  const cred: PasskeyRow | undefined = await trx('webauthnCredentials').where({ tenantId: user.tenantId, userId: user.id, credentialId: response.id }).first();
   if (!cred) throw fail('unknown credential');
   let verification: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
   try {
@@ -210,12 +195,12 @@ export async function verifyAuthentication(challengeToken: string, response: Aut
   if (!verification.verified) throw fail('signature');
   const newCounter = verification.authenticationInfo.newCounter;
   // Atomic counter step: a parallel replay of the same assertion cannot pass twice.
-  const n = await db()('webauthnCredentials')
-    .where({ id: cred.id, tenantId: c.tenantId })
+  const n = await trx('webauthnCredentials')
+    .where({ id: cred.id, tenantId: user.tenantId })
     .andWhere((q) => (newCounter > 0 ? q.where('counter', '<', newCounter) : q.where('counter', 0)))
-    .update({ counter: newCounter, backedUp: verification.authenticationInfo.credentialBackedUp, updatedAt: db().fn.now() });
+    .update({ counter: newCounter, backedUp: verification.authenticationInfo.credentialBackedUp, updatedAt: trx.fn.now() });
   if (n !== 1) throw fail('counter');
-  return completeLogin(user.id, 'webauthn', requestId);
+  return completeLogin(ctx, user, 'webauthn');
 }
 
 const TRANSPORTS = new Set(['ble', 'cable', 'hybrid', 'internal', 'nfc', 'smart-card', 'usb']);

@@ -4,18 +4,21 @@ import { consume, limitBy } from '../../middleware/rateLimit';
 import { clientIp } from '../../middleware/clientIp';
 import { errorEnvelope } from '../../schemas/common';
 import { unauthorized } from '../../../shared/errors';
-import { signAccessToken } from '../../../shared/auth/accessToken';
-import { revokeRefreshFamily, rotateRefreshToken } from '../../../shared/auth/refreshTokens';
+import { db } from '../../../shared/db';
+import { runInTransaction } from '../../../shared/outbox';
+import { invalidRefreshToken } from '../../../shared/auth/refreshTokens';
 import { emailHash } from '../../../shared/auth/lockout';
-import { passwordLogin, type Session } from '../../../shared/commands/login';
+import { checkPassword, claimPasswordAttempt, finishPasswordLogin, logout, refreshSession, type Session } from '../../../shared/commands/login';
 import { registerTenant } from '../../../shared/commands/registerTenant';
-import { getUser } from '../../../shared/commands/users';
-import { disableTotp, enableTotp, setupTotp, verifySecondFactor } from '../../../shared/commands/twoFactor';
+import { getUser } from '../../../shared/queries/users';
+import { listPasskeys } from '../../../shared/queries/auth';
+import { claimCodeAttempt, claimTotpDisableAttempt, disableTotp, enableTotp, setupTotp, verifySecondFactor } from '../../../shared/commands/twoFactor';
 import {
   authenticationOptions,
+  claimPasskeyAttempt,
   deletePasskey,
-  listPasskeys,
   registrationOptions,
+  takeRegistrationChallenge,
   verifyAuthentication,
   verifyRegistration,
 } from '../../../shared/commands/webauthn';
@@ -25,6 +28,8 @@ import * as s from './schemas';
 /**
  * Authentication: register, login (+ second factor), refresh, logout, me, TOTP and passkeys.
  * Handlers only translate HTTP ↔ commands; the rules live in shared/commands and shared/auth.
+ * A login attempt is claimed in a transaction of its own that commits before the password or
+ * code is checked, so a failure stays counted when the answer is 401 (docs/auth.md).
  */
 export const { router: authRouter, add } = createRouter('/api/auth', 'Authentication');
 
@@ -57,7 +62,10 @@ add<s.RegisterBody>({
     409: err('E-mail already registered (DUPLICATE)'),
     429: err('Rate limit (Retry-After)'),
   },
-  handler: async (ctx) => sendSession(ctx, await registerTenant(ctx.input.body, ctx.state.requestId), 201),
+  handler: async (ctx) => {
+    const requestId = ctx.state.requestId;
+    sendSession(ctx, await runInTransaction((trx) => registerTenant({ trx, requestId }, ctx.input.body)), 201);
+  },
 });
 
 add<{ email: string; password: string }>({
@@ -78,8 +86,12 @@ add<{ email: string; password: string }>({
   },
   handler: async (ctx) => {
     const { email, password } = ctx.input.body;
+    const requestId = ctx.state.requestId;
     await consume(ctx.limiters.login, emailHash(email));
-    const result = await passwordLogin({ email, password }, ctx.state.requestId);
+    // Own transaction, committed before the check: a wrong password must stay counted.
+    const claimed = await runInTransaction((trx) => claimPasswordAttempt({ trx, requestId }, email));
+    const user = await checkPassword(claimed, password);
+    const result = await runInTransaction((trx) => finishPasswordLogin({ trx, requestId }, user, claimed.attempt));
     if ('twoFactorRequired' in result) {
       ctx.set('Cache-Control', 'no-store');
       ctx.body = result;
@@ -100,16 +112,22 @@ add({
     401: err('Missing, expired, revoked or reused refresh token: log in again'),
   },
   handler: async (ctx) => {
-    let rotated: Awaited<ReturnType<typeof rotateRefreshToken>>;
+    const requestId = ctx.state.requestId;
+    let session: Awaited<ReturnType<typeof refreshSession>>;
     try {
-      rotated = await rotateRefreshToken(readRefreshCookie(ctx));
+      // null rather than a throw, so a reused token's family revocation commits before the 401.
+      session = await runInTransaction((trx) => refreshSession({ trx, requestId }, readRefreshCookie(ctx)));
     } catch (e) {
       clearRefreshCookie(ctx);
       throw e;
     }
-    setRefreshCookie(ctx, rotated.refresh.token, ctx.config.refreshTtlSec);
+    if (!session) {
+      clearRefreshCookie(ctx);
+      throw invalidRefreshToken();
+    }
+    setRefreshCookie(ctx, session.rotated.refresh.token, ctx.config.refreshTtlSec);
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = { token: signAccessToken({ sub: rotated.user.id, tid: rotated.user.tenantId, role: rotated.user.role as never }) };
+    ctx.body = { token: session.token };
   },
 });
 
@@ -120,7 +138,8 @@ add({
   summary: 'Revoke the refresh token family of the cookie and clear the cookie',
   responses: { 204: { description: 'Logged out' } },
   handler: async (ctx) => {
-    await revokeRefreshFamily(readRefreshCookie(ctx));
+    const requestId = ctx.state.requestId;
+    await runInTransaction((trx) => logout({ trx, requestId }, readRefreshCookie(ctx)));
     clearRefreshCookie(ctx);
     ctx.status = 204;
   },
@@ -133,7 +152,8 @@ add({
   summary: 'The current user',
   responses: { 200: { description: 'Current user', schema: s.me }, 401: err('Not authenticated') },
   handler: async (ctx) => {
-    const user = await getUser(ctx.state.actor, ctx.state.actor.userId!).catch(() => null);
+    const { tenantId, userId } = ctx.state.actor;
+    const user = await getUser(db(), tenantId, userId!).catch(() => null);
     if (!user?.active) throw unauthorized('The user no longer exists or is deactivated');
     ctx.body = user;
   },
@@ -148,7 +168,8 @@ add({
   before: [noStore],
   responses: { 200: { description: 'Scan this', schema: s.totpSetup }, 400: err('TOTP already enabled') },
   handler: async (ctx) => {
-    ctx.body = await setupTotp(ctx.state.actor);
+    const actor = ctx.state.actor;
+    ctx.body = await runInTransaction((trx) => setupTotp({ trx, actor }));
   },
 });
 
@@ -165,7 +186,8 @@ add<{ code: string }>({
     401: err('Wrong or expired code'),
   },
   handler: async (ctx) => {
-    ctx.body = await enableTotp(ctx.state.actor, ctx.input.body.code);
+    const actor = ctx.state.actor;
+    ctx.body = await runInTransaction((trx) => enableTotp({ trx, actor }, ctx.input.body.code));
   },
 });
 
@@ -177,7 +199,10 @@ add<{ code: string }>({
   body: s.code,
   responses: { 204: { description: 'Disabled' }, 400: err('TOTP not enabled'), 401: err('Wrong or expired code') },
   handler: async (ctx) => {
-    await disableTotp(ctx.state.actor, ctx.input.body.code);
+    const actor = ctx.state.actor;
+    // Own transaction, committed before the check: a wrong code must stay counted.
+    const attempt = await runInTransaction((trx) => claimTotpDisableAttempt({ trx, actor }));
+    await runInTransaction((trx) => disableTotp({ trx, actor }, ctx.input.body.code, attempt));
     ctx.status = 204;
   },
 });
@@ -194,7 +219,12 @@ add<{ challengeToken: string; code: string }>({
     401: err('Wrong or expired code or challenge'),
     429: err('Account locked (Retry-After)'),
   },
-  handler: async (ctx) => sendSession(ctx, await verifySecondFactor(ctx.input.body.challengeToken, ctx.input.body.code, ctx.state.requestId)),
+  handler: async (ctx) => {
+    const requestId = ctx.state.requestId;
+    // Own transaction, committed before the check: a wrong code must stay counted.
+    const user = await runInTransaction((trx) => claimCodeAttempt({ trx, requestId }, ctx.input.body.challengeToken));
+    sendSession(ctx, await runInTransaction((trx) => verifySecondFactor({ trx, requestId }, user, ctx.input.body.code)));
+  },
 });
 
 // ── WebAuthn / passkeys ─────────────────────────────────────────────────────────────────────
@@ -205,7 +235,8 @@ add({
   summary: 'Options for navigator.credentials.create() to add a passkey to the current user',
   responses: { 200: { description: 'PublicKeyCredentialCreationOptionsJSON', schema: s.webauthnOptions } },
   handler: async (ctx) => {
-    ctx.body = await registrationOptions(ctx.state.actor);
+    const actor = ctx.state.actor;
+    ctx.body = await runInTransaction((trx) => registrationOptions({ trx, actor }));
   },
 });
 
@@ -217,8 +248,11 @@ add<{ response: any }>({
   body: s.webauthnRegisterVerify,
   responses: { 201: { description: 'Passkey stored', schema: s.passkey }, 400: err('No pending registration or verification failed') },
   handler: async (ctx) => {
+    const actor = ctx.state.actor;
+    // Own transaction: the challenge stays spent when the verification fails (single use).
+    const challenge = await runInTransaction((trx) => takeRegistrationChallenge({ trx, actor }));
+    ctx.body = await runInTransaction((trx) => verifyRegistration({ trx, actor }, challenge, ctx.input.body.response));
     ctx.status = 201;
-    ctx.body = await verifyRegistration(ctx.state.actor, ctx.input.body.response);
   },
 });
 
@@ -229,7 +263,8 @@ add({
   summary: "The current user's passkeys",
   responses: { 200: { description: 'Passkeys', schema: { type: 'array', items: s.passkey } } },
   handler: async (ctx) => {
-    ctx.body = await listPasskeys(ctx.state.actor);
+    const { tenantId, userId } = ctx.state.actor;
+    ctx.body = await listPasskeys(db(), tenantId, userId!);
   },
 });
 
@@ -240,7 +275,8 @@ add({
   summary: 'Remove one of the current user’s passkeys',
   responses: { 204: { description: 'Removed' }, 404: err('Not found') },
   handler: async (ctx) => {
-    await deletePasskey(ctx.state.actor, ctx.input.params.id);
+    const actor = ctx.state.actor;
+    await runInTransaction((trx) => deletePasskey({ trx, actor }, ctx.input.params.id));
     ctx.status = 204;
   },
 });
@@ -259,7 +295,8 @@ add<{ challengeToken: string }>({
   },
   handler: async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = await authenticationOptions(ctx.input.body.challengeToken);
+    const requestId = ctx.state.requestId;
+    ctx.body = await runInTransaction((trx) => authenticationOptions({ trx, requestId }, ctx.input.body.challengeToken));
   },
 });
 
@@ -274,5 +311,10 @@ add<{ challengeToken: string; response: any }>({
     401: err('Assertion or challenge invalid, or counter did not increase'),
     429: err('Account locked (Retry-After)'),
   },
-  handler: async (ctx) => sendSession(ctx, await verifyAuthentication(ctx.input.body.challengeToken, ctx.input.body.response, ctx.state.requestId)),
+  handler: async (ctx) => {
+    const requestId = ctx.state.requestId;
+    // Own transaction, committed before the check: a failure stays counted and the challenge spent.
+    const attempt = await runInTransaction((trx) => claimPasskeyAttempt({ trx, requestId }, ctx.input.body.challengeToken));
+    sendSession(ctx, await runInTransaction((trx) => verifyAuthentication({ trx, requestId }, attempt, ctx.input.body.response)));
+  },
 });

@@ -1,6 +1,9 @@
 import { createRouter } from '../../routing';
 import { errorEnvelope } from '../../schemas/common';
-import { getSettings, updateSettings, type SettingsUpdate } from '../../../shared/commands/settings';
+import { db } from '../../../shared/db';
+import { runInTransaction } from '../../../shared/outbox';
+import { updateSettings, type SettingsUpdate } from '../../../shared/commands/settings';
+import { getSettings } from '../../../shared/queries/settings';
 import * as s from './schemas';
 
 /** Tenant settings: managers read, admins change. Portal credentials are write-only. */
@@ -15,7 +18,7 @@ add({
   summary: "The tenant's settings (portal credentials only as portalCredentialsConfigured)",
   responses: { 200: { description: 'Settings', schema: s.settings }, 403: err('Role below manager') },
   handler: async (ctx) => {
-    ctx.body = await getSettings(ctx.state.actor);
+    ctx.body = await getSettings(db(), ctx.state.actor.tenantId);
   },
 });
 
@@ -31,6 +34,7 @@ add<SettingsUpdate>({
     403: err('Role below admin'),
   },
   handler: async (ctx) => {
-    ctx.body = await updateSettings(ctx.state.actor, ctx.input.body);
+    const actor = ctx.state.actor;
+    ctx.body = await runInTransaction((trx) => updateSettings({ trx, actor }, ctx.input.body));
   },
 });

@@ -1,6 +1,9 @@
 import { createRouter } from '../../routing';
 import { errorEnvelope } from '../../schemas/common';
-import { createUser, deactivateUser, getUser, listUsers, updateUser, type CreateUserInput, type UpdateUserInput } from '../../../shared/commands/users';
+import { db } from '../../../shared/db';
+import { runInTransaction } from '../../../shared/outbox';
+import { createUser, deactivateUser, updateUser, type CreateUserInput, type UpdateUserInput } from '../../../shared/commands/users';
+import { getUser, listUsers } from '../../../shared/queries/users';
 import * as s from './schemas';
 
 /**
@@ -19,7 +22,7 @@ add<unknown, { page: number; limit: number }>({
   query: s.listQuery,
   responses: { 200: { description: 'Users', schema: s.userList }, 403: err('Role below manager') },
   handler: async (ctx) => {
-    ctx.body = await listUsers(ctx.state.actor, ctx.input.query);
+    ctx.body = await listUsers(db(), ctx.state.actor.tenantId, ctx.input.query);
   },
 });
 
@@ -30,7 +33,7 @@ add({
   summary: 'One user',
   responses: { 200: { description: 'User', schema: s.user }, 404: err('Not found') },
   handler: async (ctx) => {
-    ctx.body = await getUser(ctx.state.actor, ctx.input.params.id);
+    ctx.body = await getUser(db(), ctx.state.actor.tenantId, ctx.input.params.id);
   },
 });
 
@@ -47,8 +50,9 @@ add<CreateUserInput>({
     409: err('E-mail already in use'),
   },
   handler: async (ctx) => {
+    const actor = ctx.state.actor;
     ctx.status = 201;
-    ctx.body = await createUser(ctx.state.actor, ctx.input.body);
+    ctx.body = await runInTransaction((trx) => createUser({ trx, actor }, ctx.input.body));
   },
 });
 
@@ -66,7 +70,8 @@ add<UpdateUserInput>({
     404: err('Not found'),
   },
   handler: async (ctx) => {
-    ctx.body = await updateUser(ctx.state.actor, ctx.input.params.id, ctx.input.body);
+    const actor = ctx.state.actor;
+    ctx.body = await runInTransaction((trx) => updateUser({ trx, actor }, ctx.input.params.id, ctx.input.body));
   },
 });
 
@@ -82,7 +87,8 @@ add({
     404: err('Not found'),
   },
   handler: async (ctx) => {
-    await deactivateUser(ctx.state.actor, ctx.input.params.id);
+    const actor = ctx.state.actor;
+    await runInTransaction((trx) => deactivateUser({ trx, actor }, ctx.input.params.id));
     ctx.status = 204;
   },
 });

@@ -1,0 +1,42 @@
+import { BaseModel } from './BaseModel';
+import type { Plan } from '../plans';
+import type { EmailTemplates } from '../domain/emailTemplate';
+import type { NumberedType } from '../domain/numbering';
+
+export interface DatevSettings {
+  consultantNumber?: string;
+  clientNumber?: string;
+  chart?: 'SKR03' | 'SKR04' | 'EKR';
+}
+
+/** Shape of tenants.settings (jsonb): what has no column of its own. Other features read these keys. */
+export interface TenantSettingsJson {
+  templates?: Partial<EmailTemplates>;
+  numberFormats?: Partial<Record<NumberedType, string>>;
+  zugferdByDefault?: boolean;
+  datev?: DatevSettings;
+}
+
+/** A tenant (the company that uses the service) and its settings (docs/auth.md, "Registration"). */
+export class Tenant extends BaseModel {
+  static tableName = 'tenants';
+  // jsonb: objection stringifies it on the way in and hands back the parsed object.
+  static jsonAttributes = ['settings'];
+
+  declare id: string;
+  declare name: string;
+  declare country: string;
+  declare vatId: string | null;
+  declare taxNumber: string | null;
+  declare address: string | null;
+  declare email: string | null;
+  declare iban: string | null;
+  declare bic: string | null;
+  declare plan: Plan;
+  declare currency: string;
+  declare settings: TenantSettingsJson;
+  /** Tax portal credentials, AES-256-GCM encrypted (shared/crypto/secretBox.ts); never returned. */
+  declare portalCredentialsEnc: string | null;
+  declare createdAt: Date;
+  declare updatedAt: Date;
+}

@@ -1,0 +1,56 @@
+import type { Db } from '../db';
+import { notFound } from '../errors';
+import type { Plan } from '../plans';
+import type { NumberedType } from '../domain/numbering';
+import { effectiveTemplates, type EmailTemplates } from '../domain/emailTemplate';
+import { Tenant, type DatevSettings } from '../models/Tenant';
+
+/**
+ * Tenant settings as the API shows them. Company data with a column of its own lives in tenants,
+ * the rest in tenants.settings (jsonb). Tax portal credentials are write-only: reported only as
+ * portalCredentialsConfigured.
+ */
+export interface SettingsView {
+  companyName: string;
+  address: string | null;
+  email: string | null;
+  vatId: string | null;
+  taxNumber: string | null;
+  iban: string | null;
+  bic: string | null;
+  country: string;
+  currency: string;
+  plan: Plan;
+  templates: EmailTemplates;
+  numberFormats: Partial<Record<NumberedType, string>>;
+  zugferdByDefault: boolean;
+  datev: DatevSettings;
+  portalCredentialsConfigured: boolean;
+}
+
+export function toSettingsView(t: Tenant): SettingsView {
+  const s = t.settings ?? {};
+  return {
+    companyName: t.name,
+    address: t.address,
+    email: t.email,
+    vatId: t.vatId,
+    taxNumber: t.taxNumber,
+    iban: t.iban,
+    bic: t.bic,
+    country: t.country,
+    currency: t.currency,
+    plan: t.plan,
+    templates: effectiveTemplates(s.templates),
+    numberFormats: s.numberFormats ?? {},
+    zugferdByDefault: s.zugferdByDefault ?? false,
+    datev: s.datev ?? {},
+    portalCredentialsConfigured: !!t.portalCredentialsEnc,
+  };
+}
+
+export async function getSettings(q: Db, tenantId: string): Promise<SettingsView> {
+  const t = await Tenant.query(q).findById(tenantId);
+  if (!t) throw notFound('Tenant');
+  return toSettingsView(t);
+}
