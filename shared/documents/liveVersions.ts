@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { Invoice } from '../models/Invoice';
 
 /**
  * Documents are cached per (invoice, kind, version) (artifactStore.ts). A draft shows its customer
@@ -14,16 +15,17 @@ import type { Knex } from 'knex';
  * the same order keeps a customer edit from deadlocking with a concurrent send of its draft.
  */
 export async function lockLiveCustomerInvoices(trx: Knex.Transaction, tenantId: string, customerId: string): Promise<void> {
+  // Plain knex: only the row locks matter, the rows are not used.
   await trx('invoices').where({ tenantId, customerId }).whereNull('customerSnapshot').whereNull('deletedAt').orderBy('id').forUpdate().select('id');
 }
 
 /** New version for every invoice that shows this customer live (its drafts). */
 export async function bumpLiveCustomerInvoices(trx: Knex.Transaction, tenantId: string, customerId: string): Promise<number> {
-  return trx('invoices')
+  return Invoice.query(trx)
     .where({ tenantId, customerId })
     .whereNull('customerSnapshot')
     .whereNull('deletedAt')
-    .update({ version: trx.raw('version + 1') });
+    .patch({ version: trx.raw('version + 1') });
 }
 
 /**
@@ -33,12 +35,13 @@ export async function bumpLiveCustomerInvoices(trx: Knex.Transaction, tenantId: 
 export async function bumpLiveSellerInvoices(trx: Knex.Transaction, tenantId: string): Promise<number> {
   // Locked in id order first, as lockLiveCustomerInvoices locks a customer's drafts: a plain
   // UPDATE locks in table order, and a customer edit racing a settings change deadlocked (500).
+  // Plain knex for the locks: only the ids are used.
   const ids = (await trx('invoices').where({ tenantId }).whereNull('sellerSnapshot').whereNull('deletedAt').orderBy('id').forUpdate().select('id')).map(
     (r: { id: string }) => r.id,
   );
   if (!ids.length) return 0;
-  return trx('invoices')
+  return Invoice.query(trx)
     .where({ tenantId })
     .whereIn('id', ids)
-    .update({ version: trx.raw('version + 1') });
+    .patch({ version: trx.raw('version + 1') });
 }
