@@ -4,6 +4,7 @@ import { dec, fmtMoney } from '../domain/money';
 import type { ProviderSlug } from '../providers/payments/types';
 import { tenantChart } from './accounts';
 import { CHARTS } from '../domain/charts';
+import { Invoice } from '../models/Invoice';
 import { JournalEntry } from '../models/JournalEntry';
 
 /**
@@ -254,7 +255,7 @@ export async function postRefund(
     // A cancelled payment is void and its entry reversed in full already (postCancellationReversal):
     // reversing it again for the refund would book the expense below zero. The refund stays
     // unposted with the reason on its log row; the user books it against the replacing document.
-    const related = await trx('invoices').where({ tenantId: refund.tenantId, id: refund.relatedInvoiceId }).first('status', 'totalGross');
+    const related = await Invoice.query(trx).where({ tenantId: refund.tenantId, id: refund.relatedInvoiceId }).select('status', 'totalGross').first();
     if (related?.status === 'storniert') {
       throw new PostingError(`the refunded payment's invoice ${refund.relatedInvoiceId} was cancelled (void, its entry reversed): post this refund by hand`);
     }

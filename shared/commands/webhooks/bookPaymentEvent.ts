@@ -2,6 +2,8 @@ import type { Knex } from 'knex';
 import type { ConnectorSettings } from '../../domain/connectorSettings';
 import type { PostedEntry } from '../../ledger/posting';
 import { eventLockKey, lockKey, moneyLockKey } from '../../locks';
+import { Invoice } from '../../models/Invoice';
+import { Tenant } from '../../models/Tenant';
 import { WebhookEvent } from '../../models/WebhookEvent';
 import type { NormalizedEvent } from '../../providers/payments/types';
 import type { CommandContext } from '../types';
@@ -130,7 +132,7 @@ async function bookMovement(ctx: CommandContext, input: MovementInput, isMain: b
 }
 
 async function tenantLedger({ trx, actor }: CommandContext): Promise<TenantLedger> {
-  const t = await trx('tenants').where({ id: actor.tenantId }).first('country', 'currency');
+  const t = await Tenant.query(trx).findById(actor.tenantId).select('country', 'currency');
   return { country: t?.country ?? null, currency: t?.currency ?? null };
 }
 
@@ -161,7 +163,7 @@ async function createSupplierAndInvoice(
     });
   } catch (err) {
     if (!(err instanceof DuplicateInvoiceError)) throw err;
-    const winner = await trx('invoices').where({ tenantId: actor.tenantId, source: event.provider, externalId: draft.externalId }).first('id');
+    const winner = await Invoice.query(trx).where({ tenantId: actor.tenantId, source: event.provider, externalId: draft.externalId }).select('id').first();
     return { duplicateOf: winner?.id ?? null };
   }
 }

@@ -6,6 +6,7 @@ import { isValidIban, normalizeIban } from '../../domain/iban';
 import { isValidVatId, normalizeVatId } from '../../domain/vatId';
 import type { Counterparty, ProviderSlug } from '../../providers/payments/types';
 import { lockKey, supplierLockKey } from '../../locks';
+import { Supplier } from '../../models/Supplier';
 
 export interface SupplierResolution {
   supplierId: string;
@@ -101,10 +102,12 @@ export async function createSupplierFor(trx: Knex.Transaction, tenantId: string,
   return { supplierId: id, name: supplierName, how: 'created' };
 }
 
-async function create(trx: Knex.Transaction, tenantId: string, values: Record<string, unknown> & { merchantIds: Record<string, string> }): Promise<string> {
-  const [row] = await trx('suppliers')
-    .insert({ ...values, tenantId, merchantIds: JSON.stringify(values.merchantIds) })
-    .returning('id');
+type NewSupplier = Pick<Supplier, 'name' | 'merchantIds'> & Partial<Pick<Supplier, 'email' | 'iban' | 'vatId' | 'country'>>;
+
+async function create(trx: Knex.Transaction, tenantId: string, values: NewSupplier): Promise<string> {
+  const row = await Supplier.query(trx)
+    .insert({ ...values, tenantId })
+    .returning('*');
   await audit(trx, systemActor(tenantId), { action: 'supplier.created', entityType: 'supplier', entityId: row.id, data: { source: 'webhook' } });
   return row.id;
 }
