@@ -30,7 +30,7 @@ export type ResponseSpec = { description: string } & (
   | { content: Record<string, MediaSpec>; schema?: never; contentType?: never }
 );
 
-export interface RouteSpec<B = any, Q = any, P = any> {
+export interface RouteSpec<B = unknown, Q = Record<string, string>, P = Record<string, string>> {
   method: Method;
   path: string;
   summary: string;
@@ -66,9 +66,9 @@ export interface RouteSpec<B = any, Q = any, P = any> {
   handler: (ctx: AppContext<B, Q, P>) => Promise<void> | void;
 }
 
-export interface AppContext<B = any, Q = any, P = any> extends Context {
+export interface AppContext<B = unknown, Q = Record<string, string>, P = Record<string, string>> extends Context {
   state: Context['state'] & { actor: Actor; requestId: string };
-  body: any;
+  body: unknown;
   input: { body: B; query: Q; params: P };
   limiters: Limiters;
   config: Config;
@@ -105,7 +105,7 @@ export function createRouter(prefix: string, tag: string) {
   // that look at the path before routing (general rate limit, raw-body paths, log masking, Bull
   // Board, metrics) cannot be stepped around with /API/… (they were, while routes matched any case).
   const router = new Router({ prefix, sensitive: true });
-  const add = <B = any, Q = any, P = any>(spec: RouteSpec<B, Q, P>) => {
+  const add = <B = unknown, Q = Record<string, string>, P = Record<string, string>>(spec: RouteSpec<B, Q, P>) => {
     const params = spec.params ?? defaultParamsSchema(spec.path);
     const body = spec.body ?? (TAKES_BODY.has(spec.method) && !spec.rawBody ? NO_BODY : undefined);
     const fullPath = prefix + (spec.path === '/' ? '' : spec.path);

@@ -1,3 +1,4 @@
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { Context } from 'koa';
 import { createRouter, type AppContext } from '../../routing';
 import { consume, limitBy } from '../../middleware/rateLimit';
@@ -240,7 +241,7 @@ add({
   },
 });
 
-add<{ response: any }>({
+add<{ response: RegistrationResponseJSON }>({
   method: 'post',
   path: '/webauthn/register/verify',
   auth: 'viewer',
@@ -300,7 +301,7 @@ add<{ challengeToken: string }>({
   },
 });
 
-add<{ challengeToken: string; response: any }>({
+add<{ challengeToken: string; response: AuthenticationResponseJSON }>({
   method: 'post',
   path: '/webauthn/login/verify',
   auth: 'public',

@@ -32,8 +32,8 @@ type Format = 'json' | 'pdf' | 'xml';
 type PeriodQuery = { year: number; month?: number; quarter?: number; format?: Format };
 
 /** ?format wins; otherwise the Accept header (application/pdf, application/xml, text/xml); default json. */
-function formatOf(ctx: AppContext, allowed: Format[]): Format {
-  const q = (ctx.input.query as { format?: Format }).format;
+function formatOf(ctx: AppContext<unknown, { format?: Format }>, allowed: Format[]): Format {
+  const q = ctx.input.query.format;
   if (q) return q;
   const accept = ctx.get('Accept').toLowerCase();
   if (allowed.includes('pdf') && accept.includes('application/pdf')) return 'pdf';
@@ -52,7 +52,7 @@ const errors = {
   },
 };
 
-add({
+add<unknown, PeriodQuery>({
   method: 'get',
   path: '/ust',
   auth: 'viewer',
@@ -71,7 +71,7 @@ add({
     503: { description: 'The PDF takes longer than RENDER_WAIT_MS; retry after Retry-After seconds' },
   },
   handler: async (ctx) => {
-    const q = ctx.input.query as PeriodQuery;
+    const q = ctx.input.query;
     const period = periodOf(q);
     const format = formatOf(ctx, ['json', 'pdf', 'xml']);
     const tenant = await loadReportTenant(db(), ctx.state.actor.tenantId);
@@ -170,7 +170,7 @@ add<ResolveSubmissionInput, unknown, { id: string }>({
   },
 });
 
-add({
+add<unknown, PeriodQuery>({
   method: 'get',
   path: '/datev',
   auth: 'viewer',
@@ -183,7 +183,7 @@ add({
   query: periodQuery(['csv']),
   responses: { 200: { description: 'EXTF_Buchungsstapel_<yyyy-mm>.csv (Windows-1252)', content: { 'text/csv': {} } }, ...errors },
   handler: async (ctx) => {
-    const period = periodOf(ctx.input.query as PeriodQuery);
+    const period = periodOf(ctx.input.query);
     const tenant = await loadReportTenant(db(), ctx.state.actor.tenantId);
     await assertDatevExportable(db(), tenant, period);
     const stream = datevCsvStream(datevMeta(tenant, period), datevBookings(tenant, period));
@@ -194,7 +194,7 @@ add({
   },
 });
 
-add({
+add<unknown, PeriodQuery>({
   method: 'get',
   path: '/elster',
   auth: 'viewer',
@@ -202,7 +202,7 @@ add({
   query: periodQuery(['xml']),
   responses: { 200: { description: 'UStVA XML for "XML-Daten hochladen" in Mein ELSTER (ISO-8859-15)', content: { 'application/xml': {} } }, ...errors },
   handler: async (ctx) => {
-    const period = periodOf(ctx.input.query as PeriodQuery);
+    const period = periodOf(ctx.input.query);
     const tenant = await loadReportTenant(db(), ctx.state.actor.tenantId);
     const xml = await elsterXml(db(), tenant, period);
     ctx.set('Content-Type', 'application/xml; charset=ISO-8859-15');
@@ -211,7 +211,7 @@ add({
   },
 });
 
-add({
+add<unknown, { year: number; format?: Format }>({
   method: 'get',
   path: '/bwa',
   auth: 'viewer',
@@ -226,7 +226,7 @@ add({
     503: { description: 'The PDF takes longer than RENDER_WAIT_MS; retry after Retry-After seconds' },
   },
   handler: async (ctx) => {
-    const { year } = ctx.input.query as { year: number };
+    const { year } = ctx.input.query;
     if (!Number.isInteger(year)) throw invalidInput('year is required', [{ field: 'year', message: 'is required' }]);
     const tenant = await loadReportTenant(db(), ctx.state.actor.tenantId);
     const report = await bwaReport(db(), tenant, year);
