@@ -1,14 +1,21 @@
-import type { Knex } from 'knex';
 import { audit } from '../audit';
-import { config } from '../config';
-import { decryptSecret, encryptJson, encryptSecret, randomToken, sha256Hex } from '../crypto/secretBox';
+import { encryptJson, encryptSecret, randomToken, sha256Hex } from '../crypto/secretBox';
 import { invalidInput, notFound, type ErrorDetail } from '../errors';
-import { getAdapter, isProviderSlug, type ProviderSecrets, type ProviderSlug } from '../providers/payments';
+import { getAdapter, type ProviderSecrets, type ProviderSlug } from '../providers/payments';
 import { seedChartOfAccounts } from '../ledger/accounts';
 import type { ConnectorSettings } from '../domain/connectorSettings';
 import type { CommandContext } from './types';
 import { onCommit } from '../outbox';
 import { invalidateInstallationCache } from '../queries/connectorInstallations';
+import {
+  activeInstallation,
+  DEFAULT_SETTINGS,
+  type ConnectorView,
+  type InstallationRecord,
+  slugOrNotFound,
+  toView,
+  webhookUrlFor,
+} from '../queries/connectors';
 import { Supplier } from '../models/Supplier';
 
 /**
@@ -18,48 +25,6 @@ import { Supplier } from '../models/Supplier';
  * encrypted and never returned.
  */
 export const SECRET_FIELDS: readonly (keyof ProviderSecrets)[] = ['webhookSecret', 'webhookId', 'apiKey', 'signingSecret'];
-
-export function slugOrNotFound(slug: string): ProviderSlug {
-  if (!isProviderSlug(slug)) throw notFound('Connector');
-  return slug;
-}
-
-export const webhookUrlFor = (slug: ProviderSlug, token: string) => `${config().publicBaseUrl.replace(/\/+$/, '')}/api/payment-import/${slug}/${token}`;
-
-export interface ConnectorView {
-  provider: ProviderSlug;
-  active: boolean;
-  webhookUrl: string;
-  settings: Required<ConnectorSettings>;
-  installedAt: string;
-  updatedAt: string;
-}
-
-const DEFAULT_SETTINGS: Required<ConnectorSettings> = { autoPost: false, defaultSupplierId: null, expenseAccount: null, clearingAccount: null };
-
-/** A connector_installations row as these commands read it (the secrets stay encrypted, unread). */
-interface InstallationRecord {
-  id: string;
-  tenantId: string;
-  provider: ProviderSlug;
-  active: boolean;
-  tokenHash: string;
-  tokenEnc: string;
-  settings: ConnectorSettings | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
-
-function toView(row: InstallationRecord): ConnectorView {
-  return {
-    provider: row.provider,
-    active: row.active,
-    webhookUrl: webhookUrlFor(row.provider, decryptSecret(row.tokenEnc)),
-    settings: { ...DEFAULT_SETTINGS, ...(row.settings ?? {}) },
-    installedAt: new Date(row.createdAt).toISOString(),
-    updatedAt: new Date(row.updatedAt).toISOString(),
-  };
-}
 
 function checkSecrets(slug: ProviderSlug, input: ProviderSecrets): ProviderSecrets {
   const { required, optional } = getAdapter(slug).secretFields;
@@ -122,18 +87,6 @@ export async function installConnector(
   return { webhookUrl: webhookUrlFor(slug, token), token };
 }
 
-async function activeInstallation(k: Knex | Knex.Transaction, tenantId: string, slug: ProviderSlug, lock = false): Promise<InstallationRecord> {
-  let q = k('connectorInstallations').where({ tenantId, provider: slug, active: true });
-  if (lock) q = q.forUpdate();
-  const row: InstallationRecord | undefined = await q.first();
-  if (!row) throw notFound('Connector installation');
-  return row;
-}
-
-export async function getConnector(k: Knex, tenantId: string, slugRaw: string): Promise<ConnectorView> {
-  return toView(await activeInstallation(k, tenantId, slugOrNotFound(slugRaw)));
-}
-
 /** Uninstall: the installation stays for the log's history but is inactive, so its URL is 404. */
 export async function uninstallConnector({ trx, actor }: CommandContext, slugRaw: string): Promise<void> {
   const slug = slugOrNotFound(slugRaw);
@@ -183,36 +136,4 @@ export async function updateConnectorSettings({ trx, actor }: CommandContext, sl
     data: { provider: slug, fields: Object.keys(input) },
   });
   return toView(updated);
-}
-
-export interface WebhookLogEntry {
-  id: string;
-  provider: string;
-  event: string | null;
-  status: string;
-  externalId: string | null;
-  receivedAt: string;
-  processedAt: string | null;
-}
-
-/** The tenant's log rows for one provider, newest first (every installation, also uninstalled ones). */
-export async function listWebhookLogs(k: Knex, tenantId: string, slugRaw: string, limit: number): Promise<WebhookLogEntry[]> {
-  const slug = slugOrNotFound(slugRaw);
-  const rows = await k('webhookEvents')
-    .where({ tenantId, provider: slug })
-    .orderBy([
-      { column: 'receivedAt', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ])
-    .limit(limit)
-    .select('id', 'provider', 'event', 'status', 'externalId', 'receivedAt', 'processedAt');
-  return rows.map((r) => ({
-    id: r.id,
-    provider: r.provider,
-    event: r.event ?? null,
-    status: r.status,
-    externalId: r.externalId ?? null,
-    receivedAt: new Date(r.receivedAt).toISOString(),
-    processedAt: r.processedAt ? new Date(r.processedAt).toISOString() : null,
-  }));
 }

@@ -1,7 +1,7 @@
 import Decimal from 'decimal.js';
 import type { Knex } from 'knex';
 import { loadInvoiceView } from '../queries/invoices';
-import { resolveEmailText } from './emailPreview';
+import { resolveEmailText } from '../queries/emailPreview';
 import { audit } from '../audit';
 import { invalidInput, type ErrorDetail } from '../errors';
 import { enqueueAfterCommit } from '../outbox';

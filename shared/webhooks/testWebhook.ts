@@ -11,7 +11,7 @@ import {
   type ProviderSecrets,
   type SyntheticEvent,
 } from '../providers/payments';
-import { slugOrNotFound } from '../commands/connectors';
+import { slugOrNotFound } from '../queries/connectors';
 import type { Actor } from '../actor';
 import { findInstallationByToken } from '../queries/connectorInstallations';
 import type { ConnectorSettings } from '../domain/connectorSettings';

@@ -1,6 +1,6 @@
 import { createRouter } from '../../routing';
 import { planGate } from '../../../shared/plans';
-import { generateOfferDetails, type OfferDetailsInput } from '../../../shared/commands/generateOfferDetails';
+import { generateOfferDetails, type OfferDetailsInput } from '../../../shared/providers/ai/offerDetails';
 
 export const { router: aiRouter, add } = createRouter('/api/ai', 'AI');
 

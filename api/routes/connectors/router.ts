@@ -1,7 +1,8 @@
 import { createRouter } from '../../routing';
 import { db } from '../../../shared/db';
 import { runInTransaction } from '../../../shared/outbox';
-import { getConnector, installConnector, listWebhookLogs, uninstallConnector, updateConnectorSettings } from '../../../shared/commands/connectors';
+import { installConnector, uninstallConnector, updateConnectorSettings } from '../../../shared/commands/connectors';
+import { getConnector, listWebhookLogs } from '../../../shared/queries/connectors';
 import { runTestWebhook } from '../../../shared/webhooks/testWebhook';
 import type { ProviderSecrets } from '../../../shared/providers/payments';
 import type { ConnectorSettings } from '../../../shared/domain/connectorSettings';

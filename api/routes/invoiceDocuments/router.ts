@@ -1,7 +1,7 @@
 import { createRouter, type AppContext } from '../../routing';
 import { obtainDocument } from '../../../shared/documents/obtainDocument';
 import { CONTENT_TYPES, documentFileName, type DocumentKind } from '../../../shared/documents/kinds';
-import { emailForInvoice } from '../../../shared/commands/emailPreview';
+import { emailForInvoice } from '../../../shared/queries/emailPreview';
 import { loadInvoiceView } from '../../../shared/queries/invoices';
 import { db } from '../../../shared/db';
 import { notFound } from '../../../shared/errors';

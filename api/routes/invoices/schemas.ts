@@ -1,4 +1,4 @@
-import { DETAILS_MARKDOWN_MAX_LENGTH } from '../../../shared/commands/generateOfferDetails';
+import { DETAILS_MARKDOWN_MAX_LENGTH } from '../../../shared/providers/ai/offerDetails';
 import { CURRENCIES } from '../../../shared/domain/currencies';
 import { INVOICE_STATUSES, INVOICE_TYPES } from '../../../shared/domain/invoiceStates';
 import { PAYMENT_METHODS } from '../../../shared/commands/recordPayment';

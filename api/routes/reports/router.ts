@@ -16,7 +16,7 @@ import {
 import { assertDatevExportable, datevBookings, datevFileName, datevMeta } from '../../../shared/queries/reports/datev';
 import { bwaReport } from '../../../shared/queries/reports/bwa';
 import { loadSubmission } from '../../../shared/queries/reports/submissions';
-import { obtainReportPdf, reportFingerprint } from '../../../shared/commands/reports/reportPdf';
+import { obtainReportPdf, reportFingerprint } from '../../../shared/documents/reportPdf';
 import { submitVatReturn } from '../../../shared/commands/submitVatReturn';
 import { resolveSubmission, type ResolveSubmissionInput } from '../../../shared/commands/reports/resolveSubmission';
 import { bwaQuery, bwaView, periodQuery, resolveBody, submissionAccepted, submissionView, submitBody, vatReturnView } from './schemas';

@@ -1,6 +1,6 @@
 import type { Job } from 'bullmq';
 import { db } from '../../../shared/db';
-import { renderReportPdf } from '../../../shared/commands/reports/reportPdf';
+import { renderReportPdf } from '../../../shared/documents/reportPdf';
 import type { ReportPdfPayload } from '../../../shared/jobs/catalog';
 
 /**

@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import { JobWaitTimeout, runAndWait } from '../../queues';
-import { jobs, periodOfJob, type ReportPdfPayload } from '../../jobs/catalog';
-import { AppError, serviceUnavailable } from '../../errors';
-import { logger } from '../../logger';
-import { loadReportTenant, u30Report, type ReportTenant } from '../../queries/reports/vatReturn';
-import { bwaReport } from '../../queries/reports/bwa';
-import { renderU30Pdf } from '../../formats/reportPdf/u30Pdf';
-import { renderBwaPdf } from '../../formats/reportPdf/bwaPdf';
+import { JobWaitTimeout, runAndWait } from '../queues';
+import { jobs, periodOfJob, type ReportPdfPayload } from '../jobs/catalog';
+import { AppError, serviceUnavailable } from '../errors';
+import { logger } from '../logger';
+import { loadReportTenant, u30Report, type ReportTenant } from '../queries/reports/vatReturn';
+import { bwaReport } from '../queries/reports/bwa';
+import { renderU30Pdf } from '../formats/reportPdf/u30Pdf';
+import { renderBwaPdf } from '../formats/reportPdf/bwaPdf';
 
 /**
  * Report PDFs are rendered by the `reports` worker (CPU stays out of the API); the API queues the

@@ -1,6 +1,6 @@
-import { config, type Config } from '../config';
-import { providerError, serviceUnavailable } from '../errors';
-import { chatCompletion, AiProviderError, type ChatMessage } from '../providers/ai/chatCompletions';
+import { config, type Config } from '../../config';
+import { providerError, serviceUnavailable } from '../../errors';
+import { chatCompletion, AiProviderError, type ChatMessage } from './chatCompletions';
 
 export interface OfferDetailsInput {
   customerName?: string;
