@@ -1,11 +1,13 @@
-import type { AcceptedMail } from '../jobs/catalog';
+import { jobs, type AcceptedMail } from '../jobs/catalog';
+import { enqueueAfterCommit } from '../outbox';
 import type { DeliveryStatus } from '../queries/emailDeliveries';
 import type { CommandContext } from './types';
 
 /**
- * The transitions of an invoice e-mail delivery, made by its job (workers/jobs/email/sendInvoiceEmail.ts):
+ * An invoice e-mail delivery's life: queued by the send command, then moved by its job
+ * (workers/jobs/email/sendInvoiceEmail.ts):
  *
- *   queued ──claim──▶ sending ──sent──▶ sent
+ *   (send) ──queue──▶ queued ──claim──▶ sending ──sent──▶ sent
  *     ▲                  │
  *     └─────release──────┘        (temporary SMTP failure: the retry claims it again)
  *   queued | sending ──failed──▶ failed          (never a sent one)
@@ -22,6 +24,32 @@ const UNKNOWN_OUTCOME =
 
 const deliveryIn = ({ trx, actor }: CommandContext, deliveryId: string, from: DeliveryStatus[]) =>
   trx('deliveries').where({ id: deliveryId, tenantId: actor.tenantId }).whereIn('status', from);
+
+export interface NewEmailDelivery {
+  invoiceId: string;
+  to: string;
+  subject: string;
+  message: string;
+}
+
+/** A new queued delivery and its job, which the outbox adds only if the caller's transaction commits. */
+export async function queueEmailDelivery({ trx, actor }: CommandContext, d: NewEmailDelivery): Promise<{ deliveryId: string }> {
+  const [delivery] = await trx('deliveries')
+    .insert({
+      tenantId: actor.tenantId,
+      invoiceId: d.invoiceId,
+      channel: 'email',
+      to: d.to,
+      subject: d.subject,
+      message: d.message,
+      status: 'queued',
+      createdBy: actor.userId,
+    })
+    .returning('id');
+  // Job id email-<deliveryId> (shared/jobs/catalog.ts): a business key, re-adding it is a no-op.
+  await enqueueAfterCommit(trx, jobs.sendInvoiceEmail, { deliveryId: delivery.id, tenantId: actor.tenantId });
+  return { deliveryId: delivery.id };
+}
 
 /** queued → sending, right before the SMTP transfer; false when another run claimed it first. */
 export async function claimEmailDelivery(ctx: CommandContext, deliveryId: string): Promise<boolean> {

@@ -4,8 +4,6 @@ import { loadInvoiceView } from '../queries/invoices';
 import { resolveEmailText } from '../queries/emailPreview';
 import { audit } from '../audit';
 import { invalidInput, type ErrorDetail } from '../errors';
-import { enqueueAfterCommit } from '../outbox';
-import { jobs } from '../jobs/catalog';
 import { assertTransition } from '../domain/invoiceStates';
 import { termsOnFinalization, todayVienna, yearOf } from '../domain/dates';
 import { now } from '../clock';
@@ -14,7 +12,8 @@ import type { PartyView, SellerView } from '../domain/invoiceView';
 import { isBusinessCustomer, realVatId, requiredVatIdentities, sellerHasLegalIdentity, smallInvoiceLimitEur } from '../domain/vatIdentities';
 import { isIntraEuReverseCharge, parsePostalAddress } from '../formats/cii/einvoiceModel';
 import type { CommandContext } from './types';
-import type { Invoice as InvoiceRow } from '../models/Invoice';
+import { Invoice } from '../models/Invoice';
+import { queueEmailDelivery } from './emailDelivery';
 import { lockInvoice } from './invoices/locking';
 import { activeCustomer, assertRelatedInvoice, loadTenant } from './invoices/references';
 import { nextInvoiceNumber } from './invoices/numbering';
@@ -62,16 +61,16 @@ export async function sendInvoice(
     const { paymentTermDays, dueDate } = termsOnFinalization(issueDate, row.paymentTermDays, customer.paymentTermDays);
     number = await nextInvoiceNumber(trx, tenantId, row.type, yearOf(issueDate), Number(issueDate.slice(5, 7)));
     recipientEmail = customer.email ?? null;
-    await trx('invoices')
+    await Invoice.query(trx)
       .where({ tenantId, id })
-      .update({
+      .patch({
         status: next,
         number,
         issueDate,
         dueDate,
         paymentTermDays,
-        customerSnapshot: JSON.stringify(customerSnapshot(customer)),
-        sellerSnapshot: JSON.stringify(seller),
+        customerSnapshot: customerSnapshot(customer),
+        sellerSnapshot: seller,
         finalizedAt: trx.fn.now(),
         sentAt: trx.fn.now(),
         version: trx.raw('version + 1'),
@@ -82,7 +81,7 @@ export async function sendInvoice(
       const c = await trx('customers').where({ tenantId, id: row.customerId }).first('email');
       recipientEmail = c?.email ?? null;
     }
-    await trx('invoices').where({ tenantId, id }).update({ sentAt: trx.fn.now(), updatedAt: trx.fn.now() });
+    await Invoice.query(trx).where({ tenantId, id }).patch({ sentAt: trx.fn.now(), updatedAt: trx.fn.now() });
   }
 
   const to = input.to?.trim() || recipientEmail;
@@ -93,18 +92,14 @@ export async function sendInvoice(
   // either way the variables are resolved now that the number and due date exist.
   const { subject, message } = await resolveEmailText(trx, tenantId, await loadInvoiceView(trx, tenantId, id), input);
 
-  const [delivery] = await trx('deliveries')
-    .insert({ tenantId, invoiceId: id, channel: 'email', to, subject, message, status: 'queued', createdBy: actor.userId })
-    .returning('id');
-  // Job id email-<deliveryId> (shared/jobs/catalog.ts): a business key, re-adding it is a no-op.
-  await enqueueAfterCommit(trx, jobs.sendInvoiceEmail, { deliveryId: delivery.id, tenantId });
+  const { deliveryId } = await queueEmailDelivery({ trx, actor }, { invoiceId: id, to, subject, message });
   await audit(trx, actor, {
     action: finalizing ? 'invoice.finalized' : 'invoice.resent',
     entityType: 'invoice',
     entityId: id,
-    data: { number, deliveryId: delivery.id, from: row.status, to: next },
+    data: { number, deliveryId, from: row.status, to: next },
   });
-  return { invoiceId: id, deliveryId: delivery.id, finalized: finalizing };
+  return { invoiceId: id, deliveryId, finalized: finalizing };
 }
 
 const FIX_SELLER = 'set it in the settings (PUT /api/settings)';
@@ -115,7 +110,7 @@ const FIX_SELLER = 'set it in the settings (PUT /api/settings)';
  * send e-mails is the legal invoice, so a missing identity is refused here (400 INVALID_INPUT
  * naming the setting or customer field), before a number is taken. Quotes are not checked.
  */
-async function assertVatIdentities(trx: Knex.Transaction, row: InvoiceRow, seller: SellerView, buyer: PartyView): Promise<void> {
+async function assertVatIdentities(trx: Knex.Transaction, row: Invoice, seller: SellerView, buyer: PartyView): Promise<void> {
   const rates = (await trx('invoiceItems').where({ tenantId: row.tenantId, invoiceId: row.id }).select('taxRate')).map(
     (i: { taxRate: string }) => new Decimal(i.taxRate),
   );
