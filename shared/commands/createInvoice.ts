@@ -10,6 +10,7 @@ import { checkExpectedTotal, checkNotNegative, partyFieldDetails, prepareItems, 
 import { activeSupplier, assertRelatedInvoice, loadTenantAndCustomer } from './invoices/references';
 import { contentColumns, totalsColumns } from './invoices/columns';
 import { insertInvoiceWithItems, type NewInvoiceColumns } from './invoices/insertInvoice';
+import { itemTaxContext } from './invoices/taxContext';
 
 /**
  * Create an invoice. rechnung, angebot and gutschrift start as drafts (entwurf) without a number;
@@ -43,7 +44,7 @@ export async function createInvoice(
   const currency = input.currency ?? customer?.currency ?? tenant.currency ?? 'EUR';
   const relatedInvoice = await assertRelatedInvoice(trx, tenantId, input.relatedInvoiceId, { customerId: customer?.id ?? null, currency });
 
-  const prepared = prepareItems(input.items, tenant.country);
+  const prepared = prepareItems(input.items, tenant.country, itemTaxContext(tenant, customer, type === 'eingangsrechnung'));
   checkNotNegative(prepared.totals, opts.allowNegative);
   checkExpectedTotal(input.expectedTotalGross, prepared.totals.totalGross);
 

@@ -17,6 +17,8 @@ import { queueEmailDelivery } from './emailDelivery';
 import { lockInvoice } from './invoices/locking';
 import { activeCustomer, assertRelatedInvoice, loadTenant } from './invoices/references';
 import { nextInvoiceNumber } from './invoices/numbering';
+import { settleLineCategories } from './invoices/lineCategories';
+import { itemTaxContext } from './invoices/taxContext';
 
 export interface SendInput {
   to?: string;
@@ -51,6 +53,7 @@ export async function sendInvoice(
     // Legal content is checked before the number is taken: a refused send leaves the draft as it was.
     if (row.type === 'rechnung' || row.type === 'gutschrift') {
       await assertVatIdentities(trx, row, seller, partyFrom(customerSnapshot(customer), tenant.country ?? null));
+      await settleLineCategories(trx, tenantId, id, itemTaxContext(tenant, customer, false));
     }
     if (row.type === 'gutschrift' && row.relatedInvoiceId) {
       // Checked on create and update already; again here for drafts written before that rule.

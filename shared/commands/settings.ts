@@ -3,6 +3,7 @@ import { audit } from '../audit';
 import { invalidInput, notFound, type ErrorDetail } from '../errors';
 import { encryptJson } from '../crypto/secretBox';
 import { isValidVatId, normalizeVatId } from '../domain/vatId';
+import { isTaxCountry } from '../domain/tax/vatCategory';
 import { isValidBic, isValidIban, normalizeIban } from '../domain/iban';
 import type { EmailTemplates } from '../domain/emailTemplate';
 import { currentActor } from '../auth/currentActor';
@@ -96,6 +97,13 @@ export async function updateSettings({ trx, actor: tokenActor }: CommandContext,
   if (input.templates !== undefined) settings.templates = { ...settings.templates, ...input.templates };
   if (input.numberFormats !== undefined) settings.numberFormats = { ...settings.numberFormats, ...input.numberFormats };
   if (input.zugferdByDefault !== undefined) settings.zugferdByDefault = input.zugferdByDefault;
+  if (input.smallBusiness !== undefined) settings.smallBusiness = input.smallBusiness;
+  const country = input.country ?? t.country;
+  if (settings.smallBusiness && !isTaxCountry(country)) {
+    throw invalidInput('Settings failed validation', [
+      { field: 'smallBusiness', message: `the small-business scheme is supported for AT and DE tenants, not ${country}` },
+    ]);
+  }
   if (input.datev !== undefined) settings.datev = { ...settings.datev, ...input.datev };
   patch.settings = settings;
 

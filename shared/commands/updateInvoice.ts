@@ -11,6 +11,7 @@ import { Invoice } from '../models/Invoice';
 import { lockInvoice } from './invoices/locking';
 import { activeCustomer, activeSupplier, assertRelatedInvoice, loadTenant } from './invoices/references';
 import { contentColumns, totalsColumns } from './invoices/columns';
+import { itemTaxContext } from './invoices/taxContext';
 import { replaceItems } from './invoices/items';
 
 /** Fields a finalized invoice still accepts (GoBD / BAO: the document content is frozen). */
@@ -108,7 +109,7 @@ export async function updateInvoice({ trx, actor }: CommandContext, id: string, 
   const relatedInvoiceId = isCreditNote ? (input.relatedInvoiceId ?? null) : (row.relatedInvoiceId ?? null);
   const currency = input.currency ?? customer?.currency ?? row.currency;
   if (isCreditNote) await assertRelatedInvoice(trx, tenantId, relatedInvoiceId, { customerId: input.customerId ?? null, currency });
-  const prepared = prepareItems(input.items, tenant.country);
+  const prepared = prepareItems(input.items, tenant.country, itemTaxContext(tenant, customer, type === 'eingangsrechnung'));
   checkNotNegative(prepared.totals);
   checkExpectedTotal(input.expectedTotalGross, prepared.totals.totalGross);
 

@@ -6,16 +6,76 @@ import { isCurrency } from './currencies';
 import { servicePeriodProblem } from './dates';
 import type { InvoiceInput, InvoiceItemInput } from './invoiceInput';
 import type { InvoiceStatus, InvoiceType } from './invoiceView';
+import {
+  checkTaxCategory,
+  fittingZeroCategories,
+  inferTaxCategory,
+  isTaxCountry,
+  type LineTaxFacts,
+  smallBusinessReason,
+  type TaxCategory,
+} from './tax/vatCategory';
 
 /** The rules an invoice's content must meet, without the database: create and full update share them. */
 
+export interface PreparedItem {
+  description: string;
+  unit: string | null;
+  taxCategory: TaxCategory | null;
+  exemptionReason: string | null;
+  exemptionNote: string | null;
+  taxCategoryGiven: boolean;
+}
+
 export interface PreparedItems {
-  items: Array<{ description: string; unit: string | null }>;
+  items: PreparedItem[];
   totals: InvoiceTotals;
 }
 
-/** Check items against the tenant's tax rates and quantity rules, then compute the totals. */
-export function prepareItems(items: InvoiceItemInput[] | undefined, country: string): PreparedItems {
+/**
+ * Who sells to whom, for the VAT category of each line. A sale's seller is the tenant; an
+ * incoming invoice's category is the one its supplier's invoice shows, checked against its rate only.
+ */
+export type ItemTaxContext = Omit<LineTaxFacts, 'taxRate'> & { incoming: boolean };
+
+type CategoryFields = Pick<PreparedItem, 'taxCategory' | 'exemptionReason' | 'taxCategoryGiven'>;
+
+/** The category of one line: the given one checked against the facts, else inferred (null: unclassified 0 %). */
+export function lineCategory(it: InvoiceItemInput, rate: string, ctx: ItemTaxContext | undefined, i: number, details: ErrorDetail[]): CategoryFields {
+  const given = it.taxCategory ?? null;
+  const reason = it.exemptionReason?.trim() || null;
+  const field = (f: string) => `items.${i}.${f}`;
+  const facts: LineTaxFacts | null = ctx ? { ...ctx, taxRate: rate } : null;
+  if (!facts || ctx?.incoming) {
+    const positive = dec(rate).greaterThan(0);
+    if (given && (given === 'standard') !== positive)
+      details.push({
+        field: field('taxRate'),
+        message: given === 'standard' ? 'must be greater than 0 for taxCategory standard' : `must be 0 for taxCategory ${given}`,
+      });
+    if (reason && given !== 'exempt') details.push({ field: field('exemptionReason'), message: 'is only allowed with taxCategory exempt' });
+    return { taxCategory: given ?? (positive ? 'standard' : null), exemptionReason: given === 'exempt' ? reason : null, taxCategoryGiven: !!given };
+  }
+  if (facts.smallBusiness && isTaxCountry(facts.sellerCountry)) {
+    const own = smallBusinessReason(facts.sellerCountry).code;
+    const problem = checkTaxCategory(given ?? 'exempt', reason ?? own, facts);
+    if (problem) details.push({ field: field(problem.field), message: problem.message });
+    return { taxCategory: 'exempt', exemptionReason: own, taxCategoryGiven: !!given };
+  }
+  if (given) {
+    const problem = checkTaxCategory(given, reason, facts);
+    if (problem) details.push({ field: field(problem.field), message: problem.message });
+    return { taxCategory: given, exemptionReason: given === 'exempt' ? reason : null, taxCategoryGiven: true };
+  }
+  if (reason) details.push({ field: field('exemptionReason'), message: 'needs taxCategory exempt' });
+  return { taxCategory: inferTaxCategory(facts), exemptionReason: null, taxCategoryGiven: false };
+}
+
+/**
+ * Check items against the tenant's tax rates and quantity rules, then compute the totals. With
+ * `tax` each line also gets its VAT category (docs/vat-categories.md).
+ */
+export function prepareItems(items: InvoiceItemInput[] | undefined, country: string, tax?: ItemTaxContext): PreparedItems {
   if (!items?.length) throw invalidInput('Invoice failed validation', [{ field: 'items', message: 'must contain at least one item' }]);
   const details: ErrorDetail[] = [];
   const normalized = items.map((it, i) => {
@@ -27,9 +87,15 @@ export function prepareItems(items: InvoiceItemInput[] | undefined, country: str
     if (typeof it.description !== 'string' || !it.description.trim()) details.push({ field: `items.${i}.description`, message: 'must not be empty' });
     return { quantity: it.quantity, unitPrice: it.unitPrice, taxRate: rate ?? '0' };
   });
+  const categories = items.map((it, i) => lineCategory(it, normalized[i].taxRate, tax, i, details));
   if (details.length) throw invalidInput('Invoice failed validation', details);
   return {
-    items: items.map((it) => ({ description: it.description.trim(), unit: it.unit?.trim() || null })),
+    items: items.map((it, i) => ({
+      description: it.description.trim(),
+      unit: it.unit?.trim() || null,
+      ...categories[i],
+      exemptionNote: it.exemptionNote?.trim() || null,
+    })),
     totals: computeTotals(normalized),
   };
 }
@@ -119,4 +185,44 @@ export function relatedInvoiceProblems(
   if (creditNote.currency && rel.currency !== creditNote.currency)
     problems.push(`is in ${rel.currency}, the credit note in ${creditNote.currency}: a credit note corrects an invoice in the same currency`);
   return problems;
+}
+
+/** A stored line as sending re-decides its category. */
+export interface StoredLineTax {
+  position: number;
+  description: string;
+  taxRate: string;
+  taxCategory: TaxCategory | null;
+  exemptionReason: string | null;
+  taxCategoryGiven: boolean;
+}
+
+/**
+ * The categories a sales document is finalized with (docs/vat-categories.md, "When"): inferred
+ * lines are inferred again from the final facts, given ones checked again (the customer or the
+ * settings may have changed since), and a line left without one is refused with the categories
+ * that would fit. Returns the lines whose stored category changes.
+ */
+export function finalLineCategories(lines: readonly StoredLineTax[], ctx: ItemTaxContext): { changed: StoredLineTax[]; details: ErrorDetail[] } {
+  const details: ErrorDetail[] = [];
+  const changed: StoredLineTax[] = [];
+  lines.forEach((line, i) => {
+    const input: InvoiceItemInput = {
+      description: line.description,
+      quantity: 1,
+      unitPrice: '0',
+      taxRate: line.taxRate,
+      taxCategory: line.taxCategoryGiven ? line.taxCategory : null,
+      exemptionReason: line.taxCategoryGiven ? line.exemptionReason : null,
+    };
+    const decided = lineCategory(input, line.taxRate, ctx, i, details);
+    if (decided.taxCategory === null) {
+      details.push({
+        field: `items.${i}.taxCategory`,
+        message: `line ${line.position} ("${line.description.slice(0, 60)}") is at 0 % without a VAT situation; set taxCategory to one of: ${fittingZeroCategories({ ...ctx, taxRate: '0' }).join(', ')}`,
+      });
+    }
+    if (decided.taxCategory !== line.taxCategory || decided.exemptionReason !== line.exemptionReason) changed.push({ ...line, ...decided });
+  });
+  return { changed, details };
 }

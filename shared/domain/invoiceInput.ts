@@ -1,4 +1,5 @@
 import type { InvoiceType } from './invoiceView';
+import type { TaxCategory } from './tax/vatCategory';
 
 /** An invoice as the API and the jobs hand it to the invoice commands (create, full update). */
 export interface InvoiceItemInput {
@@ -7,6 +8,12 @@ export interface InvoiceItemInput {
   unit?: string | null;
   unitPrice: string;
   taxRate: string;
+  /** The line's VAT situation (docs/vat-categories.md); inferred when absent. */
+  taxCategory?: TaxCategory | null;
+  /** Required for taxCategory exempt: a code of GET /api/tax/exemption-reasons. */
+  exemptionReason?: string | null;
+  /** Free text printed after the statutory wording. */
+  exemptionNote?: string | null;
   /** Ignored: positions are the array order, renumbered 1..N (spec rule 1). */
   position?: number;
 }

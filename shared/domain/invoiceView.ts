@@ -1,3 +1,4 @@
+import type { TaxCategory } from './tax/vatCategory';
 /**
  * The shape of an invoice as the API returns it and as every output format (PDF, ZUGFeRD/CII,
  * ebInterface, e-mail) consumes it. Money values are decimal strings with exactly two places
@@ -39,6 +40,19 @@ export interface InvoiceItemView {
   netAmount: string;
   taxAmount: string;
   grossAmount: string;
+  /**
+   * docs/vat-categories.md; null only on a draft's 0 % line nothing could classify yet. The API
+   * always sets these; documents built without them infer the category from rate and parties.
+   */
+  taxCategory?: TaxCategory | null;
+  exemptionReason?: string | null;
+  exemptionNote?: string | null;
+}
+
+/** Something that will stop the invoice from being sent, said while it is still a draft. */
+export interface InvoiceWarning {
+  field: string;
+  message: string;
 }
 
 export interface TaxBreakdownView {
@@ -100,6 +114,8 @@ export interface InvoiceView {
   sentAt: string | null;
   /** E-mail deliveries of this invoice, newest first (single reads only). */
   deliveries?: DeliveryView[];
+  /** Empty unless a draft has something that would stop it from being sent (an unclassified 0 % line). */
+  warnings?: InvoiceWarning[];
   createdAt: string;
   updatedAt: string;
   // Incoming invoices only

@@ -67,6 +67,10 @@ export class Invoice extends TenantModel {
   /** Incoming invoices from the webhook pipeline: provider slug and money movement id. */
   declare source: string | null;
   declare externalId: string | null;
+  /** Foreign-currency documents: units of the currency per EUR, its date and source (docs/exchange-rates.md). */
+  declare exchangeRate: string | null;
+  declare exchangeRateDate: string | null;
+  declare exchangeRateSource: 'ecb' | 'manual' | null;
   declare version: number;
   declare viewRevision: number;
   declare createdBy: string | null;

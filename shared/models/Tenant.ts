@@ -14,6 +14,8 @@ export interface TenantSettingsJson {
   templates?: Partial<EmailTemplates>;
   numberFormats?: Partial<Record<NumberedType, string>>;
   zugferdByDefault?: boolean;
+  /** Small-business scheme (AT § 6 Abs. 1 Z 27, DE § 19 UStG): sales lines are exempt, no VAT charged (docs/vat-categories.md). */
+  smallBusiness?: boolean;
   datev?: DatevSettings;
 }
 

@@ -12,6 +12,7 @@ import type {
   InvoiceStatus,
   InvoiceType,
   InvoiceView,
+  InvoiceWarning,
   PartyView,
   PaymentView,
   SellerView,
@@ -42,7 +43,19 @@ export type InvoiceViewRow = Omit<Pick<ModelObject<Invoice>, ViewColumn>, 'sentA
 /** An item as the view needs it (the single read leaves out id and tenant). */
 export type ItemViewRow = Pick<
   ModelObject<InvoiceItem>,
-  'invoiceId' | 'position' | 'description' | 'unit' | 'quantity' | 'unitPrice' | 'taxRate' | 'netAmount' | 'taxAmount' | 'grossAmount'
+  | 'invoiceId'
+  | 'position'
+  | 'description'
+  | 'unit'
+  | 'quantity'
+  | 'unitPrice'
+  | 'taxRate'
+  | 'netAmount'
+  | 'taxAmount'
+  | 'grossAmount'
+  | 'taxCategory'
+  | 'exemptionReason'
+  | 'exemptionNote'
 >;
 
 export type PaymentViewRow = Pick<ModelObject<Payment>, 'id' | 'invoiceId' | 'amount' | 'date' | 'method'> & { createdAt: Timestamp };
@@ -136,7 +149,23 @@ function itemView(r: ItemViewRow): InvoiceItemView {
     netAmount: fmtMoney(r.netAmount),
     taxAmount: fmtMoney(r.taxAmount),
     grossAmount: fmtMoney(r.grossAmount),
+    taxCategory: r.taxCategory ?? null,
+    exemptionReason: r.exemptionReason ?? null,
+    exemptionNote: r.exemptionNote ?? null,
   };
+}
+
+/** A draft's 0 % lines without a category: sending refuses them (docs/vat-categories.md). */
+function draftWarnings(status: string, items: InvoiceItemView[]): InvoiceWarning[] {
+  if (status !== 'entwurf') return [];
+  return items
+    .map((it, i) => ({ it, i }))
+    .filter(({ it }) => it.taxCategory === null)
+    .map(({ i }) => ({
+      field: `items.${i}.taxCategory`,
+      message:
+        'a 0 % line needs its VAT situation (zeroRated, exempt with exemptionReason, reverseCharge, intraCommunitySupply, export or notSubject) before the invoice can be sent',
+    }));
 }
 
 export function paymentView(r: PaymentViewRow): PaymentView {
@@ -219,6 +248,7 @@ function assembleViews(rows: InvoiceViewRow[], rel: Related, opts: { deliveries?
     else if (r.customerId && customerBy.has(r.customerId)) customer = { id: r.customerId, ...partyFrom(customerBy.get(r.customerId)!, tenantCountry) };
     const totalGross = fmtMoney(r.totalGross);
     const amountPaid = fmtMoney(r.amountPaid);
+    const items = (itemsBy.get(r.id) ?? []).map(itemView);
     const view: InvoiceView = {
       id: r.id,
       type,
@@ -226,7 +256,7 @@ function assembleViews(rows: InvoiceViewRow[], rel: Related, opts: { deliveries?
       status: r.status as InvoiceStatus,
       customerId: r.customerId ?? null,
       customer,
-      items: (itemsBy.get(r.id) ?? []).map(itemView),
+      items,
       notes: r.notes ?? null,
       footerText: r.footerText ?? null,
       customFields: r.customFields ?? {},
@@ -264,6 +294,7 @@ function assembleViews(rows: InvoiceViewRow[], rel: Related, opts: { deliveries?
             })),
           }
         : {}),
+      warnings: draftWarnings(r.status, items),
       createdAt: iso(r.createdAt)!,
       updatedAt: iso(r.updatedAt)!,
     };
@@ -436,7 +467,8 @@ const SINGLE_READ_RELATED = `
   coalesce((select json_agg(json_build_object(
       'invoiceId', x.invoice_id, 'position', x.position, 'description', x.description, 'unit', x.unit,
       'quantity', x.quantity::text, 'unitPrice', x.unit_price::text, 'taxRate', x.tax_rate::text,
-      'netAmount', x.net_amount::text, 'taxAmount', x.tax_amount::text, 'grossAmount', x.gross_amount::text)
+      'netAmount', x.net_amount::text, 'taxAmount', x.tax_amount::text, 'grossAmount', x.gross_amount::text,
+      'taxCategory', x.tax_category, 'exemptionReason', x.exemption_reason, 'exemptionNote', x.exemption_note)
       order by x.position)
     from invoice_items x where x.tenant_id = i.tenant_id and x.invoice_id = i.id), '[]'::json) as "itemsJson",
   (select json_build_object('id', c.id, 'name', c.name, 'company', c.company, 'email', c.email, 'phone', c.phone,

@@ -24,6 +24,7 @@ export interface SettingsView {
   templates: EmailTemplates;
   numberFormats: Partial<Record<NumberedType, string>>;
   zugferdByDefault: boolean;
+  smallBusiness: boolean;
   datev: DatevSettings;
   portalCredentialsConfigured: boolean;
 }
@@ -44,6 +45,7 @@ export function toSettingsView(t: Tenant): SettingsView {
     templates: effectiveTemplates(s.templates),
     numberFormats: s.numberFormats ?? {},
     zugferdByDefault: s.zugferdByDefault ?? false,
+    smallBusiness: s.smallBusiness ?? false,
     datev: s.datev ?? {},
     portalCredentialsConfigured: !!t.portalCredentialsEnc,
   };

@@ -24,8 +24,8 @@ describe('invoice checks (pure)', () => {
   it('prepareItems trims, numbers nothing yet and computes the totals', () => {
     const p = prepareItems([item, { ...item, unit: '', taxRate: '10' }], 'AT');
     expect(p.items).toEqual([
-      { description: 'Beratung', unit: 'h' },
-      { description: 'Beratung', unit: null },
+      { description: 'Beratung', unit: 'h', taxCategory: 'standard', exemptionReason: null, exemptionNote: null, taxCategoryGiven: false },
+      { description: 'Beratung', unit: null, taxCategory: 'standard', exemptionReason: null, exemptionNote: null, taxCategoryGiven: false },
     ]);
     expect([p.totals.totalNet, p.totals.totalTax, p.totals.totalGross]).toEqual(['400.00', '60.00', '460.00']);
   });

@@ -1,5 +1,6 @@
 import { DETAILS_MARKDOWN_MAX_LENGTH } from '../../../shared/providers/ai/offerDetails';
 import { CURRENCIES } from '../../../shared/domain/currencies';
+import { TAX_CATEGORIES } from '../../../shared/domain/tax/vatCategory';
 import { INVOICE_STATUSES, INVOICE_TYPES } from '../../../shared/domain/invoiceStates';
 import { PAYMENT_METHODS } from '../../../shared/commands/recordPayment';
 import { errorEnvelope, isoDate, listOf, money, pageQuery, positiveMoney, timestamp, uuid } from '../../schemas/common';
@@ -29,6 +30,14 @@ export const itemInput = {
       pattern: '^\\d{1,3}(\\.\\d{1,2})?$',
       description: 'Percent as a string; allowed values depend on the tenant country (AT: 0, 10, 13, 20; DE: 0, 7, 19)',
     },
+    taxCategory: {
+      type: ['string', 'null'],
+      enum: [...TAX_CATEGORIES, null],
+      description:
+        'VAT situation of the line (docs/vat-categories.md): standard (rate > 0) or, at 0 %, zeroRated, exempt (with exemptionReason), reverseCharge, intraCommunitySupply, export, notSubject. Inferred when absent; a 0 % line nothing can classify must be given one before the invoice is sent',
+    },
+    exemptionReason: nullable({ type: 'string', maxLength: 40, description: 'For taxCategory exempt: a code of GET /api/tax/exemption-reasons?country=' }),
+    exemptionNote: nullable({ type: 'string', maxLength: 500, description: 'Free text printed after the statutory wording' }),
     position: { type: 'integer', description: 'Ignored: items keep the array order and are renumbered 1..N' },
   },
 } as const;
@@ -165,6 +174,9 @@ export const invoiceView = {
           netAmount: money,
           taxAmount: money,
           grossAmount: money,
+          taxCategory: { type: ['string', 'null'], enum: [...TAX_CATEGORIES, null] },
+          exemptionReason: { type: ['string', 'null'] },
+          exemptionNote: { type: ['string', 'null'] },
         },
       },
     },
@@ -189,6 +201,11 @@ export const invoiceView = {
     relatedInvoiceNumber: { type: ['string', 'null'] },
     creditNoteId: { type: ['string', 'null'] },
     sentAt: { type: ['string', 'null'] },
+    warnings: {
+      type: 'array',
+      description: 'What would stop a draft from being sent, e.g. a 0 % line without taxCategory (field items.<i>.taxCategory); empty otherwise',
+      items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } },
+    },
     deliveries: {
       type: 'array',
       description: 'E-mail deliveries, newest first (single reads)',

@@ -90,6 +90,11 @@ export const update = {
     templates,
     numberFormats,
     zugferdByDefault: { type: 'boolean' },
+    smallBusiness: {
+      type: 'boolean',
+      description:
+        'Small-business scheme (AT § 6 Abs. 1 Z 27 UStG 1994, DE § 19 UStG; AT and DE tenants): every sales line is exempt at 0 %. Applies to invoices sent after the change',
+    },
     datev,
     portalCredentials: {
       description: 'FinanzOnline web service credentials; write-only (stored encrypted, never returned). null removes them.',
@@ -133,6 +138,7 @@ export const settings = {
     templates: { type: 'object', properties: templates.properties },
     numberFormats,
     zugferdByDefault: { type: 'boolean' },
+    smallBusiness: { type: 'boolean' },
     datev,
     portalCredentialsConfigured: { type: 'boolean' },
   },

@@ -85,10 +85,13 @@ export async function insertInvoiceWithItems(
       .with(
         'items',
         db.raw(
-          `insert into invoice_items (tenant_id, invoice_id, position, description, unit, quantity, unit_price, tax_rate, net_amount, tax_amount, gross_amount)
-           select inv.tenant_id, inv.id, x.position, x.description, x.unit, x.quantity, x."unitPrice", x."taxRate", x."netAmount", x."taxAmount", x."grossAmount"
+          `insert into invoice_items (tenant_id, invoice_id, position, description, unit, quantity, unit_price, tax_rate, net_amount, tax_amount, gross_amount,
+                                      tax_category, exemption_reason, exemption_note, tax_category_given)
+           select inv.tenant_id, inv.id, x.position, x.description, x.unit, x.quantity, x."unitPrice", x."taxRate", x."netAmount", x."taxAmount", x."grossAmount",
+                  x."taxCategory", x."exemptionReason", x."exemptionNote", coalesce(x."taxCategoryGiven", false)
            from inv, json_to_recordset(?::json) as x(position int, description text, unit text, quantity numeric, "unitPrice" numeric,
-             "taxRate" numeric, "netAmount" numeric, "taxAmount" numeric, "grossAmount" numeric)`,
+             "taxRate" numeric, "netAmount" numeric, "taxAmount" numeric, "grossAmount" numeric,
+             "taxCategory" text, "exemptionReason" text, "exemptionNote" text, "taxCategoryGiven" boolean)`,
           [at('items')],
         ),
       )

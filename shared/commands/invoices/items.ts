@@ -22,6 +22,10 @@ export function itemRows(tenantId: string, invoiceId: string, prepared: Prepared
       netAmount: t.netAmount,
       taxAmount: t.taxAmount,
       grossAmount: t.grossAmount,
+      taxCategory: it.taxCategory,
+      exemptionReason: it.exemptionReason,
+      exemptionNote: it.exemptionNote,
+      taxCategoryGiven: it.taxCategoryGiven,
     };
   });
 }
@@ -37,8 +41,10 @@ export async function replaceItems(trx: Knex.Transaction, tenantId: string, invo
 export async function copyItems(trx: Knex.Transaction, tenantId: string, fromInvoiceId: string, toInvoiceId: string): Promise<void> {
   // Hand-written bulk insert … select: the rows never travel to the application.
   await trx.raw(
-    `insert into invoice_items (tenant_id, invoice_id, position, description, unit, quantity, unit_price, tax_rate, net_amount, tax_amount, gross_amount)
-     select tenant_id, ?, position, description, unit, quantity, unit_price, tax_rate, net_amount, tax_amount, gross_amount
+    `insert into invoice_items (tenant_id, invoice_id, position, description, unit, quantity, unit_price, tax_rate, net_amount, tax_amount, gross_amount,
+                                tax_category, exemption_reason, exemption_note, tax_category_given)
+     select tenant_id, ?, position, description, unit, quantity, unit_price, tax_rate, net_amount, tax_amount, gross_amount,
+            tax_category, exemption_reason, exemption_note, tax_category_given
        from invoice_items where tenant_id = ? and invoice_id = ? order by position`,
     [toInvoiceId, tenantId, fromInvoiceId],
   );

@@ -54,18 +54,27 @@ export async function loadTenantAndCustomer(
   trx: Db,
   tenantId: string,
   customerId: string | null | undefined,
-): Promise<{ tenant: Pick<Tenant, 'country' | 'currency'>; customer: CustomerJson | null }> {
+): Promise<{ tenant: Pick<Tenant, 'country' | 'currency' | 'vatId' | 'settings'>; customer: CustomerJson | null }> {
   if (!customerId) return { tenant: await loadTenant(trx, tenantId), customer: null };
-  const rows = await runCompiledSql<{ country: string; currency: string; customer: Record<string, unknown> | null }>(
+  const rows = await runCompiledSql<{
+    country: string;
+    currency: string;
+    vatId: string | null;
+    smallBusiness: boolean;
+    customer: Record<string, unknown> | null;
+  }>(
     trx,
-    `select t.country, t.currency,
+    `select t.country, t.currency, t.vat_id as "vatId", coalesce((t.settings->>'smallBusiness')::boolean, false) as "smallBusiness",
        (select row_to_json(c) from customers c where c.tenant_id = t.id and c.id = ?) as customer
      from tenants t where t.id = ?`,
     [customerId, tenantId],
   );
   if (!rows.length) throw notFound('Tenant');
-  const { customer, ...tenant } = rows[0];
-  return { tenant, customer: usableCustomer(customer ? camelCaseKeys<CustomerJson>(customer) : null, 'customerId') };
+  const { customer, smallBusiness, ...tenant } = rows[0];
+  return {
+    tenant: { ...tenant, settings: { smallBusiness } },
+    customer: usableCustomer(customer ? camelCaseKeys<CustomerJson>(customer) : null, 'customerId'),
+  };
 }
 
 /** A supplier that may get a new incoming invoice; FOR SHARE as activeCustomer(). */

@@ -48,6 +48,7 @@ describe('settings', () => {
       templates: DEFAULT_EMAIL_TEMPLATES,
       numberFormats: {},
       zugferdByDefault: false,
+      smallBusiness: false,
       datev: {},
       portalCredentialsConfigured: false,
     });

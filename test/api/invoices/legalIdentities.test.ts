@@ -134,11 +134,16 @@ describe('seller identity (§ 11 Abs. 1 Z 3 lit. i UStG AT, § 14 Abs. 4 Nr. 2 U
     const { tenant, member } = await createTeam({ vatId: null, taxNumber: null });
     const small = await createDraftInvoice(tenant, member, { items: [{ description: 'Kleinigkeit', quantity: 1, unitPrice: '333.33', taxRate: '20' }] });
     expect(small.totalGross).toBe('400.00');
-    const noVat = await createDraftInvoice(tenant, member, { items: [{ description: 'Leistung', quantity: 1, unitPrice: '5000.00', taxRate: '0' }] });
+    // A seller charging no VAT is a small business: its 0 % lines are exempt (AT § 6 Abs. 1 Z 27).
+    const kleinunternehmer = await createTeam({ vatId: null, taxNumber: null, settings: { smallBusiness: true } });
+    const noVat = await createDraftInvoice(kleinunternehmer.tenant, kleinunternehmer.member, {
+      items: [{ description: 'Leistung', quantity: 1, unitPrice: '5000.00', taxRate: '0' }],
+    });
     // A quote is an offer, not a tax invoice: neither identity is asked for.
     const gmbh = await createCustomer(tenant, { name: 'Huber', company: 'Huber Bau GmbH' });
     const quote = await createDraftInvoice(tenant, member, { type: 'angebot', customerId: gmbh.id, items: big });
-    for (const d of [small, noVat, quote]) expect((await send(d.id, member.token)).status).toBe(202);
+    for (const d of [small, quote]) expect((await send(d.id, member.token)).status).toBe(202);
+    expect((await send(noVat.id, kleinunternehmer.member.token)).status).toBe(202);
   });
 
   it("reverse charge (0 % to a business in another member state) needs the seller's UID", async () => {

@@ -58,8 +58,14 @@ describe('0 % sales to customers outside the EU', () => {
       .map((l) => l.split(';'));
     expect(rows.map((r) => `${r[0]}|${r[7]}`).sort()).toEqual(['120,00|4000', '2000,00|4110', '500,00|4120'].sort());
 
-    // A 0 % sale to a customer without any country stays unclassified: shown, not filed.
-    await sale(team.tenant, domestic.id, '2026-03-13', '70.00', '0');
+    // A 0 % sale to a customer without any country, written before lines had a VAT category (send
+    // refuses such a line now), stays unclassified: shown, not filed.
+    const legacy = await createSentInvoice(team.tenant, null, {
+      customerId: domestic.id,
+      items: [{ description: 'Lieferung', quantity: '1', unitPrice: '70.00', taxRate: '0', taxCategory: 'exempt', exemptionReason: 'AT-6-1-8' }],
+    });
+    await db()('invoices').where({ id: legacy.id }).update({ issueDate: '2026-03-13', dueDate: '2026-03-13' });
+    await db()('invoiceItems').where({ invoiceId: legacy.id }).update({ taxCategory: null, exemptionReason: null });
     expect((await http.get('/api/reports/ust?year=2026&month=3')).body.unclassifiedZeroRatedNet).toBe('70.00');
     expect((await http.get('/api/reports/ust?year=2026&month=3&format=xml')).status).toBe(422);
   });
