@@ -49,6 +49,14 @@ export interface InvoiceItemView {
   exemptionNote?: string | null;
 }
 
+export interface ExchangeRateView {
+  /** Decimal string, e.g. "1.0823" (USD per EUR). */
+  rate: string;
+  /** YYYY-MM-DD: the ECB publication day used, or the day a manual rate is for. */
+  date: string;
+  source: 'ecb' | 'manual';
+}
+
 /** Something that will stop the invoice from being sent, said while it is still a draft. */
 export interface InvoiceWarning {
   field: string;
@@ -114,6 +122,11 @@ export interface InvoiceView {
   sentAt: string | null;
   /** E-mail deliveries of this invoice, newest first (single reads only). */
   deliveries?: DeliveryView[];
+  /**
+   * A document in another currency than EUR: the rate it is converted with (units of the currency
+   * per EUR; docs/exchange-rates.md). Set when it is finalized (ECB) or on the draft (manual).
+   */
+  exchangeRate?: ExchangeRateView | null;
   /** Empty unless a draft has something that would stop it from being sent (an unclassified 0 % line). */
   warnings?: InvoiceWarning[];
   createdAt: string;

@@ -1,3 +1,4 @@
+import Decimal from 'decimal.js';
 import { columnName, queryPrepared, type Db } from '../db';
 import type { Knex } from 'knex';
 import type { ModelObject } from 'objection';
@@ -294,6 +295,10 @@ function assembleViews(rows: InvoiceViewRow[], rel: Related, opts: { deliveries?
             })),
           }
         : {}),
+      exchangeRate:
+        r.exchangeRate && r.exchangeRateDate && r.exchangeRateSource
+          ? { rate: new Decimal(r.exchangeRate).toString(), date: r.exchangeRateDate, source: r.exchangeRateSource }
+          : null,
       warnings: draftWarnings(r.status, items),
       createdAt: iso(r.createdAt)!,
       updatedAt: iso(r.updatedAt)!,
@@ -437,6 +442,9 @@ export const VIEW_COLUMNS = [
   'invoiceDate',
   'source',
   'externalId',
+  'exchangeRate',
+  'exchangeRateDate',
+  'exchangeRateSource',
   'sentAt',
   'createdAt',
   'updatedAt',
@@ -447,7 +455,7 @@ let singleReadSql: string | null = null;
 
 const isoSql = (col: string) => `to_char(${col} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
-const MONEY_COLUMNS: ReadonlySet<string> = new Set(['totalNet', 'totalTax', 'totalGross', 'amountPaid']);
+const MONEY_COLUMNS: ReadonlySet<string> = new Set(['totalNet', 'totalTax', 'totalGross', 'amountPaid', 'exchangeRate']);
 const TIMESTAMP_COLUMNS: ReadonlySet<string> = new Set(['sentAt', 'createdAt', 'updatedAt']);
 
 /**

@@ -201,6 +201,11 @@ export const invoiceView = {
     relatedInvoiceNumber: { type: ['string', 'null'] },
     creditNoteId: { type: ['string', 'null'] },
     sentAt: { type: ['string', 'null'] },
+    exchangeRate: {
+      type: ['object', 'null'],
+      description: 'Documents in another currency than EUR: the rate used (units of the currency per EUR), its date and source (ecb | manual)',
+      properties: { rate: { type: 'string' }, date: isoDate, source: { enum: ['ecb', 'manual'] } },
+    },
     warnings: {
       type: 'array',
       description: 'What would stop a draft from being sent, e.g. a 0 % line without taxCategory (field items.<i>.taxCategory); empty otherwise',
