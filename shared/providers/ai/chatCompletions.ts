@@ -3,6 +3,8 @@
  * Works with OpenAI, Azure-style gateways, Mistral, local servers (vLLM, Ollama's OpenAI mode).
  * The key is sent only as a bearer header and never logged.
  */
+import { BodyTooLargeError, readBoundedText } from '../boundedBody';
+
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
   content: string;
@@ -72,26 +74,10 @@ export async function chatCompletion(messages: ChatMessage[], opts: ChatOptions)
 export const MAX_RESPONSE_BYTES = 1024 * 1024;
 
 async function boundedText(res: Response, limit: number): Promise<string> {
-  const declared = Number(res.headers.get('content-length') || 0);
-  if (declared > limit) throw new AiProviderError(`AI provider answer is larger than ${limit} bytes`);
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > limit) {
-        await reader.cancel().catch(() => undefined);
-        throw new AiProviderError(`AI provider answer is larger than ${limit} bytes`);
-      }
-      chunks.push(value);
-    }
+    return await readBoundedText(res, limit);
   } catch (err) {
-    if (err instanceof AiProviderError) throw err;
+    if (err instanceof BodyTooLargeError) throw new AiProviderError(`AI provider answer is larger than ${limit} bytes`);
     throw new AiProviderError(`AI provider answer could not be read: ${(err as Error).name === 'TimeoutError' ? 'timed out' : 'connection lost'}`);
   }
-  return Buffer.concat(chunks).toString('utf8');
 }

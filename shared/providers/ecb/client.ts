@@ -1,3 +1,4 @@
+import { BodyTooLargeError, readBoundedText } from '../boundedBody';
 import type { EcbRate } from '../../domain/exchangeRates';
 import { EcbFeedError } from './errors';
 import { parseEcbRates } from './parser';
@@ -47,30 +48,13 @@ export async function fetchEcbFeed(opts: EcbClientOptions): Promise<string> {
     const transient = res.status >= 500 || res.status === 408 || res.status === 429;
     throw new EcbFeedError(`ECB rates feed answered HTTP ${res.status}`, { code: 'HTTP_ERROR', transient });
   }
-  const tooLarge = () => new EcbFeedError(`ECB rates feed is larger than the limit of ${limit} bytes`, { code: 'TOO_LARGE', transient: false });
-  if (Number(res.headers.get('content-length') || 0) > limit) {
-    await res.body?.cancel().catch(() => undefined);
-    throw tooLarge();
-  }
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > limit) {
-        await reader.cancel().catch(() => undefined);
-        throw tooLarge();
-      }
-      chunks.push(value);
-    }
+    return await readBoundedText(res, limit);
   } catch (err) {
+    if (err instanceof BodyTooLargeError)
+      throw new EcbFeedError(`ECB rates feed is larger than the limit of ${limit} bytes`, { code: 'TOO_LARGE', transient: false });
     throw failed(err);
   }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** Fetch and parse: every rate of the feed, or EcbFeedError and nothing. */
