@@ -2,6 +2,7 @@ import { D, dec, normalizeRate } from './amounts';
 import { taxReportError } from './errors';
 // Pure data (no I/O): the ledger's seeded charts, so the default expense account is defined once.
 import { CHARTS } from '../charts';
+import type { TaxCategory } from './vatCategory';
 
 /**
  * Which accounts and BU-Schlüssel (tax key) a DATEV booking row gets. Pure table lookups; the
@@ -14,6 +15,14 @@ export type DatevChart = 'SKR03' | 'SKR04' | 'EKR';
 /** What a 0 % sales row is; decides the revenue account (and its UStVA / U30 line). */
 export type ZeroRateKind = 'reverseChargeEu' | 'intraCommunitySupply' | 'export' | 'thirdCountryService' | 'taxFree';
 
+/** Which 0 % kind a stored line category books as; exempt lines are refined by their reason (exemptRevenue). */
+const CATEGORY_ZERO_KIND: Record<Exclude<TaxCategory, 'standard' | 'zeroRated' | 'exempt'>, ZeroRateKind> = {
+  reverseCharge: 'reverseChargeEu',
+  intraCommunitySupply: 'intraCommunitySupply',
+  export: 'export',
+  notSubject: 'thirdCountryService',
+};
+
 export type DatevBookingSource =
   | {
       kind: 'salesInvoice';
@@ -21,7 +30,14 @@ export type DatevBookingSource =
       taxRate: string;
       /** Gross of that rate; negative for a credit note. */
       gross: string;
-      /** Required for taxRate 0: which kind of 0 % turnover; defaults to 'taxFree'. */
+      /**
+       * The lines' stored VAT category (docs/vat-categories.md); decides the account of a 0 % row.
+       * Null or absent (legacy lines nothing classified): zeroRateKind decides, as inferred.
+       */
+      taxCategory?: TaxCategory | null;
+      /** With taxCategory exempt: the exemption reason code (small business, rent, …). */
+      exemptionReason?: string | null;
+      /** For a 0 % row without taxCategory: which kind of 0 % turnover; defaults to 'taxFree'. */
       zeroRateKind?: ZeroRateKind;
       /** Personal debtor account (e.g. 10000); default: receivables without Kontokorrent. */
       debtorAccount?: string;
@@ -36,6 +52,17 @@ export type DatevBookingSource =
       creditorAccount?: string;
       /** Expense account from the connector settings; default: the chart's "other expenses". */
       expenseAccount?: string;
+      /**
+       * The purchase's VAT category: reverseCharge = a service from a business in another member
+       * state (DE § 13b Abs. 1 UStG), intraCommunitySupply = an intra-Community acquisition of goods
+       * (DE § 1a UStG). Both are 0 % rows whose tax the buyer owes and deducts: the BU key books both.
+       */
+      taxCategory?: TaxCategory | null;
+      /**
+       * A small-business tenant owes that tax but may not deduct it: the keys 94 / 19 would deduct
+       * it too, so such a row gets no key and the advisor books the tax owed.
+       */
+      smallBusiness?: boolean;
     }
   | {
       kind: 'payment';
@@ -70,8 +97,14 @@ interface ChartTable {
   revenue: Record<string, string>;
   revenueKey: Record<string, string | undefined>;
   zeroRevenue: Record<ZeroRateKind, string>;
+  /** A real 0 % rate (DE § 12 Abs. 3 UStG). */
+  zeroRatedRevenue: string;
+  /** Exempt turnover by exemption reason code; others: zeroRevenue.taxFree. */
+  exemptRevenue: Record<string, string>;
   expense: string;
   inputTaxKey: Record<string, string | undefined>;
+  /** Purchases the buyer owes the tax on (0 % rows): key booking output and input tax at once. */
+  purchaseKey: { reverseCharge?: string; intraCommunityAcquisition?: string };
 }
 
 export const DATEV_CHARTS: Record<DatevChart, ChartTable> = {
@@ -83,8 +116,11 @@ export const DATEV_CHARTS: Record<DatevChart, ChartTable> = {
     revenue: { '19': '8400', '7': '8300' },
     revenueKey: {},
     zeroRevenue: { reverseChargeEu: '8336', intraCommunitySupply: '8125', export: '8120', thirdCountryService: '8338', taxFree: '8100' },
+    zeroRatedRevenue: '8290',
+    exemptRevenue: { 'DE-19': '8195', 'AT-6-1-27': '8195', 'DE-4-12': '8105', 'AT-6-1-16': '8105' },
     expense: CHARTS.SKR03.defaultExpense,
     inputTaxKey: { '19': '9', '7': '8' },
+    purchaseKey: { reverseCharge: '94', intraCommunityAcquisition: '19' },
   },
   SKR04: {
     rates: ['19', '7', '0'],
@@ -94,8 +130,11 @@ export const DATEV_CHARTS: Record<DatevChart, ChartTable> = {
     revenue: { '19': '4400', '7': '4300' },
     revenueKey: {},
     zeroRevenue: { reverseChargeEu: '4336', intraCommunitySupply: '4125', export: '4120', thirdCountryService: '4338', taxFree: '4100' },
+    zeroRatedRevenue: '4290',
+    exemptRevenue: { 'DE-19': '4185', 'AT-6-1-27': '4185', 'DE-4-12': '4105', 'AT-6-1-16': '4105' },
     expense: '6300',
     inputTaxKey: { '19': '9', '7': '8' },
+    purchaseKey: { reverseCharge: '94', intraCommunityAcquisition: '19' },
   },
   EKR: {
     rates: ['20', '13', '10', '0'],
@@ -105,8 +144,14 @@ export const DATEV_CHARTS: Record<DatevChart, ChartTable> = {
     revenue: { '20': '4000', '13': '4013', '10': '4010' },
     revenueKey: { '20': '3', '13': '4', '10': '2' },
     zeroRevenue: { reverseChargeEu: '4120', intraCommunitySupply: '4100', export: '4110', thirdCountryService: '4130', taxFree: '4190' },
+    // Austria has no 0 % rate in force (docs/vat-categories.md); a stray zeroRated line books as tax-free.
+    zeroRatedRevenue: '4190',
+    exemptRevenue: {},
     expense: CHARTS.EKR.defaultExpense,
     inputTaxKey: { '20': '9', '13': '6', '10': '8' },
+    // No verified SKR07 key for Austrian reverse charge / ig. Erwerb: booked without a key, the
+    // advisor adds the tax (docs/tax-reports.md, DATEV).
+    purchaseKey: {},
   },
 };
 
@@ -145,7 +190,7 @@ export function datevPosting(chart: DatevChart, source: DatevBookingSource): Dat
       const rate = rateOf(table, chart, source.taxRate);
       const a = signed(source.gross, 'gross');
       if (a.zero) return null;
-      const fallback = rate === '0' ? table.zeroRevenue[source.zeroRateKind ?? 'taxFree'] : table.revenue[rate];
+      const fallback = rate === '0' ? zeroRevenueAccount(table, source) : table.revenue[rate];
       const revenue = account(source.revenueAccount, fallback, 'revenueAccount');
       // A caller-chosen revenue account is assumed not to be automatic, so it gets the key too.
       const buKey = rate === '0' ? undefined : (table.revenueKey[rate] ?? (source.revenueAccount ? salesKeyFor(chart, rate) : undefined));
@@ -161,7 +206,7 @@ export function datevPosting(chart: DatevChart, source: DatevBookingSource): Dat
       const rate = rateOf(table, chart, source.taxRate);
       const a = signed(source.gross, 'gross');
       if (a.zero) return null;
-      const buKey = table.inputTaxKey[rate];
+      const buKey = rate === '0' ? (source.smallBusiness ? undefined : purchaseKeyOf(table, source.taxCategory)) : table.inputTaxKey[rate];
       return {
         amount: a.amount,
         debitCredit: side('H', a.negative),
@@ -189,6 +234,31 @@ export function datevPosting(chart: DatevChart, source: DatevBookingSource): Dat
       };
     }
   }
+}
+
+/** The revenue account of a 0 % sales row: by its stored category, else (legacy) by the inferred kind. */
+function zeroRevenueAccount(
+  table: ChartTable,
+  source: { taxCategory?: TaxCategory | null; exemptionReason?: string | null; zeroRateKind?: ZeroRateKind },
+): string {
+  switch (source.taxCategory) {
+    case null:
+    case undefined:
+    case 'standard': // a 0 % row is never standard; the check refuses it, so only legacy data lands here
+      return table.zeroRevenue[source.zeroRateKind ?? 'taxFree'];
+    case 'zeroRated':
+      return table.zeroRatedRevenue;
+    case 'exempt':
+      return (source.exemptionReason && table.exemptRevenue[source.exemptionReason]) || table.zeroRevenue.taxFree;
+    default:
+      return table.zeroRevenue[CATEGORY_ZERO_KIND[source.taxCategory]];
+  }
+}
+
+function purchaseKeyOf(table: ChartTable, category: TaxCategory | null | undefined): string | undefined {
+  if (category === 'reverseCharge') return table.purchaseKey.reverseCharge;
+  if (category === 'intraCommunitySupply') return table.purchaseKey.intraCommunityAcquisition;
+  return undefined;
 }
 
 // Module level, not per call: the DATEV export calls datevPosting once per row.

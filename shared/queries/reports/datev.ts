@@ -4,6 +4,7 @@ import { taxReportError } from '../../domain/tax/errors';
 import { normalizeRate } from '../../domain/tax/amounts';
 import type { TaxPeriod } from '../../domain/tax/period';
 import type { InvoiceType } from '../../domain/invoiceView';
+import type { TaxCategory } from '../../domain/tax/vatCategory';
 import { DATEV_CHARTS, datevPosting, datevSkrCode, type DatevChart, type DatevBookingSource } from '../../domain/tax/datevMapping';
 import type { DatevBooking, DatevHeaderMeta } from '../../formats/datev/extfBuchungsstapel';
 import { EU_VAT_PREFIXES, EXPORT_SQL, exportBindings, FINALIZED_STATUSES, INPUT_TAX_EXCLUDED_STATUSES, REVERSE_CHARGE_SQL, vatPrefixOf } from './vatAggregates';
@@ -219,6 +220,9 @@ interface SalesRow {
   partner: string | null;
   taxRate: string;
   gross: string;
+  /** Of the 0 % rows only (null for rates above 0 and for legacy unclassified lines). */
+  taxCategory: TaxCategory | null;
+  exemptionReason: string | null;
   reverseCharge: boolean;
   export: boolean;
 }
@@ -231,6 +235,7 @@ interface IncomingRow {
   expenseAccount: string;
   taxRate: string;
   gross: string;
+  taxCategory: TaxCategory | null;
 }
 
 interface MoneyMovementRow {
@@ -283,9 +288,18 @@ export async function* datevBookings(tenant: ReportTenant, period: TaxPeriod, kn
       // DATEV's Leistungsdatum is one day: of a service period its last, when the service is complete.
       `select i.type, i.number, i.issue_date as "date", coalesce(i.service_end_date, i.service_date) as "serviceDate",
               coalesce(i.customer_snapshot->>'company', i.customer_snapshot->>'name') as "partner",
-              tb->>'taxRate' as "taxRate", ((tb->>'net')::numeric + (tb->>'tax')::numeric)::text as "gross",
+              tb->>'taxRate' as "taxRate", coalesce(z.net, (tb->>'net')::numeric + (tb->>'tax')::numeric)::text as "gross",
+              z.category as "taxCategory", z.reason as "exemptionReason",
               coalesce(${REVERSE_CHARGE_SQL}, false) as "reverseCharge", (${EXPORT_SQL}) as "export"
          from invoices i cross join lateral jsonb_array_elements(i.tax_breakdown) tb
+         -- The 0 % group split by the lines' stored category (and exemption reason): a row per
+         -- invoice, rate and category. Rates above 0 are standard and keep the breakdown's tax.
+         left join lateral (
+           select ii.tax_category as category, ii.exemption_reason as reason, sum(ii.net_amount) as net
+             from invoice_items ii
+            where ii.invoice_id = i.id and ii.tax_rate = 0 and (tb->>'taxRate')::numeric = 0
+            group by ii.tax_category, ii.exemption_reason
+         ) z on true
         where i.tenant_id = ? and i.type in ('rechnung', 'gutschrift') and i.status = any(?::text[])
           and ${inBooksSql('i')} and i.issue_date between ? and ?
         order by i.issue_date, i.id`,
@@ -297,6 +311,9 @@ export async function* datevBookings(tenant: ReportTenant, period: TaxPeriod, kn
           kind: 'salesInvoice',
           taxRate: r.taxRate,
           gross: r.type === 'gutschrift' ? negate(r.gross) : r.gross,
+          taxCategory: r.taxCategory,
+          exemptionReason: r.exemptionReason,
+          // Legacy lines without a category: the inference the export always made.
           zeroRateKind: r.reverseCharge ? 'reverseChargeEu' : r.export ? 'export' : 'taxFree',
         },
         r.date,
@@ -307,14 +324,23 @@ export async function* datevBookings(tenant: ReportTenant, period: TaxPeriod, kn
     );
 
     const x = expenseAccountSql(chart);
+    const smallBusiness = tenant.settings?.smallBusiness === true;
     const incoming = cursor<IncomingRow>(
       trx,
       'datev_incoming',
       `select i.invoice_number as "number", i.invoice_date as "date", s.name as "partner",
               ${x.account} as "expenseAccount",
-              tb->>'taxRate' as "taxRate", ((tb->>'net')::numeric + (tb->>'tax')::numeric)::text as "gross"
+              tb->>'taxRate' as "taxRate", coalesce(z.net, (tb->>'net')::numeric + (tb->>'tax')::numeric)::text as "gross",
+              z.category as "taxCategory"
          from invoices i ${x.joins}
          cross join lateral jsonb_array_elements(i.tax_breakdown) tb
+         -- As for sales: the 0 % group per category (reverse charge, ig. Erwerb get their BU key).
+         left join lateral (
+           select ii.tax_category as category, sum(ii.net_amount) as net
+             from invoice_items ii
+            where ii.invoice_id = i.id and ii.tax_rate = 0 and (tb->>'taxRate')::numeric = 0
+            group by ii.tax_category
+         ) z on true
         where i.tenant_id = ? and i.type = 'eingangsrechnung' and i.status <> all(?::text[])
           and ${inBooksSql('i')} and i.invoice_date between ? and ?
         order by i.invoice_date, i.id`,
@@ -322,7 +348,12 @@ export async function* datevBookings(tenant: ReportTenant, period: TaxPeriod, kn
     );
     // The account the ledger uses (assertDatevExportable checked its form before streaming).
     yield* bookingsOf(incoming, (r) =>
-      emit({ kind: 'incomingInvoice', taxRate: r.taxRate, gross: r.gross, expenseAccount: r.expenseAccount }, r.date, r.number, r.partner),
+      emit(
+        { kind: 'incomingInvoice', taxRate: r.taxRate, gross: r.gross, expenseAccount: r.expenseAccount, taxCategory: r.taxCategory, smallBusiness },
+        r.date,
+        r.number,
+        r.partner,
+      ),
     );
 
     // Money movements by date: the payment records (not those of a void, cancelled incoming
