@@ -41,6 +41,10 @@ export async function cancelInvoice({ trx, actor }: CommandContext, id: string):
         customerSnapshot: row.customerSnapshot,
         sellerSnapshot: sellerFromTenant(tenant),
         currency: row.currency,
+        // The reversal converts at the rate the invoice was issued with, so both cancel out in EUR.
+        exchangeRate: row.exchangeRate,
+        exchangeRateDate: row.exchangeRateDate,
+        exchangeRateSource: row.exchangeRateSource,
         issueDate,
         // The correction describes the original supply (§ 11 Abs. 1 Z 4 UStG AT, § 14 Abs. 4 Nr. 6
         // UStG DE): its service date, else the day the invoice stated by default, its issue date.

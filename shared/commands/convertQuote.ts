@@ -11,7 +11,8 @@ import { copyItems } from './invoices/items';
  * POST /api/invoices/:id/convert: a quote (angebot, entwurf or offen) becomes a new draft
  * rechnung with the same customer, items and texts; relatedInvoiceId points at the quote. The
  * quote itself is unchanged (it stays a record of what was offered). detailsMarkdown belongs to
- * quotes only and is not copied. The customer must still be active.
+ * quotes only and is not copied. The customer must still be active. No exchange rate is copied:
+ * the invoice gets its own when it is sent (docs/exchange-rates.md).
  */
 export async function convertQuote({ trx, actor }: CommandContext, quoteId: string): Promise<{ id: string }> {
   const tenantId = actor.tenantId;

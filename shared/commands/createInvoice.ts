@@ -11,11 +11,14 @@ import { activeSupplier, assertRelatedInvoice, loadTenantAndCustomer } from './i
 import { contentColumns, totalsColumns } from './invoices/columns';
 import { insertInvoiceWithItems, type NewInvoiceColumns } from './invoices/insertInvoice';
 import { itemTaxContext } from './invoices/taxContext';
+import { ecbExchangeRate, exchangeRateColumns, manualExchangeRate } from './invoices/exchangeRate';
 
 /**
  * Create an invoice. rechnung, angebot and gutschrift start as drafts (entwurf) without a number;
  * eingangsrechnung (an incoming invoice entered by hand or by the webhook pipeline) is the
  * supplier's finalized document: it starts offen and keeps the supplier's number.
+ * A document in another currency than EUR may carry a manual exchange rate; an incoming one
+ * without it gets the ECB rate of its invoice date (docs/exchange-rates.md).
  * The hot write path: the invoice, its items and its audit row are one hand-written statement
  * typed by the Invoice model but building no model instance (docs/data-layer.md).
  */
@@ -50,6 +53,12 @@ export async function createInvoice(
 
   const incoming = type === 'eingangsrechnung';
   const issueDate = input.issueDate ?? (incoming ? input.invoiceDate! : todayVienna());
+  // An incoming invoice is final when entered: without a manual rate it takes the ECB rate of the
+  // supplier's invoice date now. A sales draft keeps a manual rate only; send looks up the ECB's.
+  let exchangeRate = manualExchangeRate(currency, input);
+  if (!exchangeRate && incoming && currency !== 'EUR') {
+    exchangeRate = await ecbExchangeRate(trx, currency, input.invoiceDate ?? issueDate, 'the invoice date');
+  }
   const columns: NewInvoiceColumns = {
     tenantId,
     type,
@@ -57,6 +66,7 @@ export async function createInvoice(
     customerId: customer?.id ?? null,
     ...contentColumns(input),
     currency,
+    ...exchangeRateColumns(exchangeRate),
     issueDate,
     dueDate: incoming && input.paymentTermDays != null ? addDays(issueDate, input.paymentTermDays) : null,
     source: input.source ?? null,

@@ -19,6 +19,7 @@ import { activeCustomer, assertRelatedInvoice, loadTenant } from './invoices/ref
 import { nextInvoiceNumber } from './invoices/numbering';
 import { settleLineCategories } from './invoices/lineCategories';
 import { itemTaxContext } from './invoices/taxContext';
+import { ecbExchangeRate, exchangeRateColumns } from './invoices/exchangeRate';
 
 export interface SendInput {
   to?: string;
@@ -28,7 +29,8 @@ export interface SendInput {
 
 /**
  * POST /api/invoices/:id/send. A draft is finalized here (entwurf → offen: gapless number, issue
- * and due date, frozen customer and seller snapshots); a finalized invoice is re-sent unchanged.
+ * and due date, frozen customer and seller snapshots, a foreign-currency invoice's exchange rate);
+ * a finalized invoice is re-sent unchanged.
  * Template variables are resolved against the finalized invoice, so a draft's preview sent back
  * mails the real number. The e-mail job goes through the outbox: queued only if this commits
  * (docs/invoices.md, "Send").
@@ -61,6 +63,11 @@ export async function sendInvoice(
     }
     // The business day in Vienna at the (injectable) clock: 00:30 Vienna on 1 April is April.
     const issueDate = todayVienna(now());
+    // A sales document in another currency is converted at the ECB rate of its issue date unless
+    // the user entered one (docs/exchange-rates.md); refused without either, before the number.
+    // Finalized, the rate is frozen: nothing changes it later.
+    const foreignSale = (row.type === 'rechnung' || row.type === 'gutschrift') && row.currency !== 'EUR';
+    const ecbRate = foreignSale && row.exchangeRateSource !== 'manual' ? await ecbExchangeRate(trx, row.currency, issueDate, 'the issue date') : null;
     const { paymentTermDays, dueDate } = termsOnFinalization(issueDate, row.paymentTermDays, customer.paymentTermDays);
     number = await nextInvoiceNumber(trx, tenantId, row.type, yearOf(issueDate), Number(issueDate.slice(5, 7)));
     recipientEmail = customer.email ?? null;
@@ -72,6 +79,7 @@ export async function sendInvoice(
         issueDate,
         dueDate,
         paymentTermDays,
+        ...(ecbRate ? exchangeRateColumns(ecbRate) : {}),
         customerSnapshot: customerSnapshot(customer),
         sellerSnapshot: seller,
         finalizedAt: trx.fn.now(),

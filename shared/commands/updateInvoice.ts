@@ -13,6 +13,8 @@ import { activeCustomer, activeSupplier, assertRelatedInvoice, loadTenant } from
 import { contentColumns, totalsColumns } from './invoices/columns';
 import { itemTaxContext } from './invoices/taxContext';
 import { replaceItems } from './invoices/items';
+import { exchangeRateColumns, manualExchangeRate } from './invoices/exchangeRate';
+import { fmtExchangeRate, isExchangeRate } from '../domain/exchangeRates';
 
 /** Fields a finalized invoice still accepts (GoBD / BAO: the document content is frozen). */
 export const META_FIELDS = ['notes', 'footerText', 'customFields'] as const;
@@ -39,6 +41,19 @@ async function changedContentFields(trx: CommandContext['trx'], row: Invoice, in
   ];
   for (const [field, current] of simple) {
     if (field in input && (input[field] ?? null) !== (current ?? null)) changed.push(field);
+  }
+  if ('exchangeRate' in input) {
+    // The rate is frozen with the document: a finalized invoice's rate (ECB or manual) cannot be replaced.
+    const given = input.exchangeRate;
+    const same =
+      given == null
+        ? row.exchangeRate == null
+        : row.exchangeRateSource === given.source &&
+          row.exchangeRateDate === given.date &&
+          row.exchangeRate != null &&
+          isExchangeRate(given.rate) &&
+          fmtExchangeRate(given.rate) === fmtExchangeRate(row.exchangeRate);
+    if (!same) changed.push('exchangeRate');
   }
   if ('items' in input) {
     const stored = await row.$relatedQuery('items', trx).where({ tenantId: row.tenantId }).orderBy('position');
@@ -108,6 +123,8 @@ export async function updateInvoice({ trx, actor }: CommandContext, id: string, 
   const isCreditNote = type === 'gutschrift';
   const relatedInvoiceId = isCreditNote ? (input.relatedInvoiceId ?? null) : (row.relatedInvoiceId ?? null);
   const currency = input.currency ?? customer?.currency ?? row.currency;
+  // Full replace: a manual rate the input omits is cleared; send looks up the ECB rate then.
+  const exchangeRate = manualExchangeRate(currency, input);
   if (isCreditNote) await assertRelatedInvoice(trx, tenantId, relatedInvoiceId, { customerId: input.customerId ?? null, currency });
   const prepared = prepareItems(input.items, tenant.country, itemTaxContext(tenant, customer, type === 'eingangsrechnung'));
   checkNotNegative(prepared.totals);
@@ -120,6 +137,7 @@ export async function updateInvoice({ trx, actor }: CommandContext, id: string, 
       ...contentColumns(input),
       relatedInvoiceId,
       currency,
+      ...exchangeRateColumns(exchangeRate),
       issueDate: input.issueDate ?? row.issueDate,
       ...totalsColumns(prepared.totals),
       version: trx.raw('version + 1'),

@@ -18,6 +18,13 @@ export interface InvoiceItemInput {
   position?: number;
 }
 
+/** A manual rate as a client sends it: units of the currency per EUR; ECB rates are looked up, never sent. */
+export interface ExchangeRateInput {
+  rate: string;
+  date: string;
+  source: 'manual';
+}
+
 export interface InvoiceInput {
   type?: InvoiceType;
   customerId?: string | null;
@@ -37,6 +44,11 @@ export interface InvoiceInput {
   invoiceNumber?: string | null;
   invoiceDate?: string | null;
   relatedInvoiceId?: string | null;
+  /**
+   * Documents in another currency than EUR: the rate the user enters instead of the ECB's
+   * (docs/exchange-rates.md); without one, finalize (or an incoming invoice's create) looks it up.
+   */
+  exchangeRate?: ExchangeRateInput | null;
   /** Incoming invoices created by the webhook pipeline (not accepted over the API). */
   source?: string | null;
   externalId?: string | null;

@@ -65,6 +65,18 @@ const invoiceProperties = {
   expectedTotalGross: { ...money, description: 'When given and different from the computed totalGross: 422 with expected and computed' },
   invoiceNumber: nullable({ type: 'string', minLength: 1, maxLength: 100, description: 'Supplier’s number (eingangsrechnung)' }),
   invoiceDate: { ...nullableDate, description: 'Supplier’s invoice date (eingangsrechnung)' },
+  exchangeRate: {
+    type: ['object', 'null'],
+    additionalProperties: false,
+    required: ['rate', 'date', 'source'],
+    description:
+      "Documents in another currency than EUR only (400 on exchangeRate otherwise): the rate the user enters instead of the ECB's, e.g. the BMF monthly average (AT § 20 Abs. 6 UStG). Without it, send uses the ECB rate of the issue date and an incoming invoice the ECB rate of its invoiceDate (400 on exchangeRate when the ECB has none). Frozen once the document is finalized",
+    properties: {
+      rate: { type: 'string', maxLength: 20, description: 'Units of the currency per 1 EUR, a decimal string > 0 with at most 6 places, e.g. "1.0867"' },
+      date: { ...isoDate, description: 'The day the rate is for; not in the future' },
+      source: { type: 'string', enum: ['manual'], description: 'Always manual: ECB rates are looked up, not sent' },
+    },
+  },
   relatedInvoiceId: nullable({
     ...uuid,
     description:

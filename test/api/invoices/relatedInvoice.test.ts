@@ -83,7 +83,8 @@ describe('refused: relatedInvoiceId of a credit note that is not a finalized inv
 
   it('another currency: a USD invoice is corrected by a USD credit note', async () => {
     const { tenant, member } = await createTeam();
-    const usd = await createSentInvoice(tenant, member, { currency: 'USD' });
+    // A USD invoice is finalized with an exchange rate (docs/exchange-rates.md); a manual one needs no ECB feed.
+    const usd = await createSentInvoice(tenant, member, { currency: 'USD', exchangeRate: { rate: '1.08', date: '2026-01-02', source: 'manual' } });
     expectRefusedOnRelated(await credit(usd.customerId!, usd.id, member.token), /is in USD, the credit note in EUR/);
     expect((await credit(usd.customerId!, usd.id, member.token, { currency: 'USD' })).status).toBe(201);
   });
