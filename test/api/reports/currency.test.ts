@@ -30,6 +30,7 @@ describe('foreign-currency documents in the report period', () => {
       invoiceNumber: 'in_USD_42',
       invoiceDate: '2026-03-12',
       currency: 'USD',
+      exchangeRate: { rate: '1.0900', date: '2026-03-12', source: 'manual' },
       items: [usdItem],
     });
     const http = client(server.url, { token: team.admin.token });
@@ -69,7 +70,12 @@ describe('foreign-currency documents in the report period', () => {
     // country US: without it the customer would be read as Austrian (the tenant's country), and a
     // USD invoice to an Austrian business needs its UID (§ 11 Abs. 1 Z 3 lit. j UStG, checked at send).
     const customer = await createCustomer(team.tenant, { name: 'US Customer', company: 'Acme Corp', country: 'US' });
-    const inv = await createSentInvoice(team.tenant, null, { customerId: customer.id, currency: 'USD', items: [usdItem] });
+    const inv = await createSentInvoice(team.tenant, null, {
+      customerId: customer.id,
+      currency: 'USD',
+      items: [usdItem],
+      exchangeRate: { rate: '1.0900', date: '2026-03-12', source: 'manual' },
+    });
     await db()('invoices').where({ id: inv.id }).update({ issueDate: '2026-05-20', dueDate: '2026-05-20' });
     await recordPayment(team.tenant, null, inv.id, { amount: '50.00', date: '2026-06-03' });
     const http = client(server.url, { token: team.viewer.token });
@@ -90,6 +96,7 @@ describe('foreign-currency documents in the report period', () => {
       invoiceNumber: 'CHF-7',
       invoiceDate: '2026-03-20',
       currency: 'CHF',
+      exchangeRate: { rate: '0.9600', date: '2026-03-20', source: 'manual' },
       items: [{ ...usdItem, taxRate: '19' }],
     });
     const res = await client(server.url, { token: team.viewer.token }).get('/api/reports/elster?year=2026&month=3');
