@@ -15,15 +15,16 @@ import {
 } from '../../../shared/queries/reports/vatReturn';
 import { assertDatevExportable, datevBookings, datevFileName, datevMeta } from '../../../shared/queries/reports/datev';
 import { bwaReport } from '../../../shared/queries/reports/bwa';
+import { zmReport, zmXmlFor } from '../../../shared/queries/reports/zm';
 import { loadSubmission } from '../../../shared/queries/reports/submissions';
 import { obtainReportPdf, reportFingerprint } from '../../../shared/documents/reportPdf';
 import { submitVatReturn } from '../../../shared/commands/submitVatReturn';
 import { resolveSubmission, type ResolveSubmissionInput } from '../../../shared/commands/reports/resolveSubmission';
-import { bwaQuery, bwaView, periodQuery, resolveBody, submissionAccepted, submissionView, submitBody, vatReturnView } from './schemas';
+import { bwaQuery, bwaView, periodQuery, resolveBody, submissionAccepted, submissionView, submitBody, vatReturnView, zmView } from './schemas';
 
 /**
  * Tax and management reports (docs/reports.md): U30 VAT return (json, pdf, FinanzOnline xml) and
- * its portal submission, DATEV Buchungsstapel, ELSTER UStVA, BWA. Viewers and above read; only
+ * its portal submission, DATEV Buchungsstapel, ELSTER UStVA, recapitulative statement (ZM), BWA. Viewers and above read; only
  * admins submit to the tax portal.
  */
 export const { router: reportsRouter, add } = createRouter('/api/reports', 'Reports');
@@ -207,6 +208,40 @@ add<unknown, PeriodQuery>({
     const xml = await elsterXml(db(), tenant, period);
     ctx.set('Content-Type', 'application/xml; charset=ISO-8859-15');
     ctx.set('Content-Disposition', `attachment; filename="UStVA_${period.label}.xml"`);
+    ctx.body = xml;
+  },
+});
+
+add<unknown, PeriodQuery>({
+  method: 'get',
+  path: '/zm',
+  auth: 'viewer',
+  summary: 'Recapitulative statement (ZM) for a month or quarter: json, or xml (FinanzOnline U13 upload file, Austrian tenants)',
+  description:
+    'Per buyer VAT ID (customer snapshot) the net of the finalized sales lines with taxCategory intraCommunitySupply (supplies) and reverseCharge ' +
+    '(services), by issueDate; credit notes count negative, so a cancelled invoice and its credit note net out. Amounts in EUR. ' +
+    'xml: the FinanzOnline upload (U13, whole euros) for Austrian tenants; German tenants file with the BZSt, whose file is not produced (400).',
+  query: periodQuery(['json', 'xml']),
+  responses: {
+    200: {
+      description: 'By ?format or Accept: the JSON statement, or the FinanzOnline upload file as application/xml (ISO-8859-1)',
+      content: { 'application/json': { schema: zmView }, 'application/xml': {} },
+    },
+    ...errors,
+    422: { description: 'xml with nothing to report (NOTHING_TO_REPORT); a document not in EUR (FOREIGN_CURRENCY)' },
+  },
+  handler: async (ctx) => {
+    const period = periodOf(ctx.input.query);
+    const format = formatOf(ctx, ['json', 'xml']);
+    const tenant = await loadReportTenant(db(), ctx.state.actor.tenantId);
+    const report = await zmReport(db(), tenant, period);
+    if (format === 'json') {
+      ctx.body = report;
+      return;
+    }
+    const xml = zmXmlFor(tenant, report);
+    ctx.set('Content-Type', 'application/xml; charset=ISO-8859-1');
+    ctx.set('Content-Disposition', `attachment; filename="ZM_${period.label}.xml"`);
     ctx.body = xml;
   },
 });

@@ -62,14 +62,33 @@ export const vatReturnView = {
     kennzahlen: {
       type: 'object',
       additionalProperties: { type: 'string' },
-      description: 'U30: 000, 011, 017, 021, 022, 029, 006, 060, 095 (2 places). UStVA: 81, 86, 21, 41, 43 (whole euros), 66, 83',
+      description:
+        'U30 (2 places): always 000, 011, 017, 021, 022, 029, 006, 060, 095; when not zero 016, 019, 020, 057, 066, 070, 072, 073, 008, 065. ' +
+        'UStVA: always 81, 86, 21, 41, 43 (whole euros), 66, 83 (cents); when not zero 45, 46, 48, 87, 89, 93 (whole euros), 47, 61, 67 (cents)',
     },
     salesByRate: { type: 'array', items: { type: 'object', properties: { taxRate: { type: 'string' }, net: money, tax: money } } },
     outputTax: money,
     inputTax: money,
     payable: { ...money, description: 'KZ 095 / Kz 83: output tax − input tax; negative = credit' },
-    unclassifiedZeroRatedNet: { ...money, description: '0 % turnover that is not reverse charge; the XML refuses a non-zero value' },
+    unclassifiedZeroRatedNet: { ...money, description: '0 % turnover without a VAT situation (legacy lines); the XML refuses a non-zero value' },
     currency: { type: 'string' },
+  },
+} as const;
+
+const zmAmounts = { supplies: money, services: money, triangular: money } as const;
+
+export const zmView = {
+  type: 'object',
+  properties: {
+    form: { type: 'string', enum: ['ZM'] },
+    period,
+    lines: {
+      type: 'array',
+      description: 'One line per buyer VAT ID (normalized, sorted); buyers whose amounts net to zero are left out',
+      items: { type: 'object', properties: { vatId: { type: 'string' }, ...zmAmounts } },
+    },
+    totals: { type: 'object', properties: zmAmounts },
+    currency: { type: 'string', enum: ['EUR'] },
   },
 } as const;
 

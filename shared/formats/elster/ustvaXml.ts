@@ -17,7 +17,7 @@ export interface ElsterUstvaInput {
   period: string | TaxPeriod;
   /** 13-digit ELSTER Steuernummer (Bundeseinheitliches Format: FA number, 0, 8 digits). */
   steuernummer: string;
-  /** From computeUstvaDe(): bases in whole euros, Kz 66 / 83 with cents. Missing = 0. */
+  /** From computeUstvaDe(): bases in whole euros, tax amounts (47, 61, 66, 67, 83) with cents. Missing = 0. */
   kennzahlen: Partial<Record<UstvaKennzahl, string>>;
   /** From computeUstvaDe(); a non-zero value is refused (unassigned 0 % turnover). */
   unclassifiedZeroRatedNet?: string;
@@ -34,8 +34,8 @@ export interface ElsterUstvaInput {
 }
 
 /** Kennzahlen in whole euros (Bemessungsgrundlagen) and with cents (tax amounts). */
-const WHOLE_EURO_KZ: UstvaKennzahl[] = ['21', '41', '43', '81', '86'];
-const CENT_KZ: UstvaKennzahl[] = ['66', '83'];
+const WHOLE_EURO_KZ: UstvaKennzahl[] = ['21', '41', '43', '45', '46', '48', '81', '86', '87', '89', '93'];
+const CENT_KZ: UstvaKennzahl[] = ['47', '61', '66', '67', '83'];
 
 export const ELSTER_USTVA_NAMESPACE = (version: number) => `http://finkonsens.de/elster/elsteranmeldung/ustva/v${version}`;
 
@@ -95,7 +95,7 @@ export function buildElsterUstvaXml(input: ElsterUstvaInput): Buffer {
   if (input.unclassifiedZeroRatedNet !== undefined && !dec(input.unclassifiedZeroRatedNet, 'unclassifiedZeroRatedNet').isZero()) {
     throw taxReportError(
       'UNCLASSIFIED_ZERO_RATED',
-      `${input.unclassifiedZeroRatedNet} EUR of 0 % turnover is neither reverse charge (Kz 21), intra-Community supply (Kz 41) nor export (Kz 43) and cannot be filed automatically`,
+      `${input.unclassifiedZeroRatedNet} EUR of 0 % turnover has no VAT situation (reverse charge Kz 21, intra-Community supply Kz 41, export Kz 43, exempt Kz 48, zero rate Kz 87, not subject Kz 45) and cannot be filed automatically`,
       [{ field: 'unclassifiedZeroRatedNet', message: 'must be 0' }],
     );
   }
@@ -122,14 +122,23 @@ export function buildElsterUstvaXml(input: ElsterUstvaInput): Buffer {
     values.set(kz, v);
   }
   // The portal takes Kz 83 as given instead of recomputing it, so a wrong one would be filed
-  // silently: it must equal the tax on the whole-euro bases minus the input tax.
-  const expected83 = taxOn(values.get('81')!, '19')
-    .plus(taxOn(values.get('86')!, '7'))
-    .minus(values.get('66')!);
-  if (!expected83.equals(values.get('83')!)) {
-    throw taxReportError('INVALID_AMOUNT', `Kz 83 (${values.get('83')!.toFixed(2)}) must be 19 % of Kz 81 + 7 % of Kz 86 − Kz 66 = ${expected83.toFixed(2)}`, [
-      { field: 'kennzahlen.83', message: 'inconsistent with Kz 81, 86, 66' },
-    ]);
+  // silently: it must equal the tax on the whole-euro bases (sales and acquisitions), plus the
+  // § 13b tax, minus the input tax.
+  const v = (kz: UstvaKennzahl) => values.get(kz)!;
+  const expected83 = taxOn(v('81'), '19')
+    .plus(taxOn(v('86'), '7'))
+    .plus(taxOn(v('89'), '19'))
+    .plus(taxOn(v('93'), '7'))
+    .plus(v('47'))
+    .minus(v('66'))
+    .minus(v('61'))
+    .minus(v('67'));
+  if (!expected83.equals(v('83'))) {
+    throw taxReportError(
+      'INVALID_AMOUNT',
+      `Kz 83 (${v('83').toFixed(2)}) must be 19 % of Kz 81 + 7 % of Kz 86 + 19 % of Kz 89 + 7 % of Kz 93 + Kz 47 − Kz 66 − Kz 61 − Kz 67 = ${expected83.toFixed(2)}`,
+      [{ field: 'kennzahlen.83', message: 'inconsistent with Kz 81, 86, 89, 93, 47, 66, 61, 67' }],
+    );
   }
 
   const kzText = (kz: UstvaKennzahl) => {

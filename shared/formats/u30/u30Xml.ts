@@ -6,8 +6,8 @@ import { buildBmfEnvelope } from './bmfEnvelope';
 
 /**
  * FinanzOnline U30 upload file (BMF "ERKLAERUNGS_UEBERMITTLUNG", one ERKLAERUNG art="U30"),
- * schema 01_2022 up to period 2026-06, 07_2026 from 2026-07. Only the bases and KZ 060 are sent:
- * FinanzOnline computes the tax and KZ 095. Type "kz" must be >= 0.01, so zeros are omitted and a
+ * schema 01_2022 up to period 2026-06, 07_2026 from 2026-07. The bases and the tax amounts the form
+ * asks for (057, 060, 065, 066) are sent: FinanzOnline computes the tax on the bases and KZ 095. Type "kz" must be >= 0.01, so zeros are omitted and a
  * negative base cannot be sent at all (docs/tax-reports.md, "U30 XML").
  */
 export interface U30XmlInput {
@@ -58,10 +58,14 @@ export function normalizeAtTaxNumber(value: string, field = 'taxNumber'): string
 
 /** U30 element order inside each group, as in the XSD sequences. */
 const HEAD_KZ: U30Kennzahl[] = ['021'];
-const STEUERFREI_KZ: U30Kennzahl[] = ['011', '017'];
-const VERSTEUERT_KZ: U30Kennzahl[] = ['022', '029', '006'];
-const VORSTEUER_KZ: U30Kennzahl[] = ['060'];
-const TRANSMITTED: U30Kennzahl[] = ['000', ...HEAD_KZ, ...STEUERFREI_KZ, ...VERSTEUERT_KZ, ...VORSTEUER_KZ];
+const STEUERFREI_KZ: U30Kennzahl[] = ['011', '017', '019', '016', '020'];
+/** Bases by rate; KZ 057 (tax owed on reverse-charge purchases) follows them in the same group. */
+const VERSTEUERT_BASES: U30Kennzahl[] = ['022', '029', '006'];
+const VERSTEUERT_KZ: U30Kennzahl[] = [...VERSTEUERT_BASES, '057'];
+const IGE_TOTAL: U30Kennzahl = '070';
+const VERSTEUERT_IGE_KZ: U30Kennzahl[] = ['072', '073', '008'];
+const VORSTEUER_KZ: U30Kennzahl[] = ['060', '065', '066'];
+const TRANSMITTED: U30Kennzahl[] = ['000', ...HEAD_KZ, ...STEUERFREI_KZ, ...VERSTEUERT_KZ, IGE_TOTAL, ...VERSTEUERT_IGE_KZ, ...VORSTEUER_KZ];
 
 const MAX_KZ = new D('9999999999999.99');
 
@@ -96,14 +100,21 @@ export function buildU30Xml(input: U30XmlInput): Buffer {
 
   // FinanzOnline checks 000 − 021 − steuerfrei = Σ versteuert; refuse a file that would fail it.
   const total = values.get('000')!;
-  const parts = [...HEAD_KZ, ...STEUERFREI_KZ, ...VERSTEUERT_KZ].reduce((s, kz) => s.plus(values.get(kz)!), new D(0));
+  const parts = [...HEAD_KZ, ...STEUERFREI_KZ, ...VERSTEUERT_BASES].reduce((s, kz) => s.plus(values.get(kz)!), new D(0));
   if (!total.equals(parts)) {
     throw taxReportError(
       'UNCLASSIFIED_ZERO_RATED',
-      `KZ 000 (${total.toFixed(2)}) is not the sum of KZ 021, 011, 017, 022, 029 and 006 (${parts.toFixed(2)}): ` +
-        'some 0 % turnover is neither reverse charge, intra-Community supply nor export and cannot be filed automatically',
+      `KZ 000 (${total.toFixed(2)}) is not the sum of KZ 021, 011, 017, 019, 016, 020, 022, 029 and 006 (${parts.toFixed(2)}): ` +
+        'some 0 % turnover has no VAT situation (reverse charge, intra-Community supply, export, exempt) and cannot be filed automatically',
       [{ field: 'kennzahlen.000', message: 'bases do not add up' }],
     );
+  }
+  // Same check for acquisitions: KZ 070 is the sum of the bases by rate (no tax-free acquisitions, KZ 071).
+  const acquisitions = VERSTEUERT_IGE_KZ.reduce((s, kz) => s.plus(values.get(kz)!), new D(0));
+  if (!values.get(IGE_TOTAL)!.equals(acquisitions)) {
+    throw taxReportError('INVALID_AMOUNT', `KZ 070 (${values.get(IGE_TOTAL)!.toFixed(2)}) is not the sum of KZ 072, 073 and 008 (${acquisitions.toFixed(2)})`, [
+      { field: 'kennzahlen.070', message: 'acquisition bases do not add up' },
+    ]);
   }
 
   const kzLine = (kz: U30Kennzahl, indent: string) => {
@@ -124,6 +135,12 @@ export function buildU30Xml(input: U30XmlInput): Buffer {
     group('STEUERFREI', STEUERFREI_KZ, '\t\t\t') +
     group('VERSTEUERT', VERSTEUERT_KZ, '\t\t\t') +
     '\t\t</LIEFERUNGEN_LEISTUNGEN_EIGENVERBRAUCH>\n' +
+    (values.get(IGE_TOTAL)!.isZero()
+      ? ''
+      : '\t\t<INNERGEMEINSCHAFTLICHE_ERWERBE>\n' +
+        kzLine(IGE_TOTAL, '\t\t\t') +
+        group('VERSTEUERT_IGE', VERSTEUERT_IGE_KZ, '\t\t\t') +
+        '\t\t</INNERGEMEINSCHAFTLICHE_ERWERBE>\n') +
     group('VORSTEUER', VORSTEUER_KZ, '\t\t');
   return buildBmfEnvelope({
     art: 'U30',

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { TaxPeriod } from '../../domain/tax/period';
 import type { VatAggregates } from '../../domain/tax/u30';
-import { D, money } from '../../domain/tax/amounts';
+import { D, type Dec, money } from '../../domain/tax/amounts';
 import { EU_COUNTRIES, EU_VAT_ID_PREFIXES, vatPrefixOf } from '../../domain/vatId';
 import { inBooksSql } from './books';
 
@@ -9,8 +9,9 @@ import { inBooksSql } from './books';
  * The SQL side of the VAT returns (U30, UStVA) and the BWA: GROUP BY in PostgreSQL over one
  * tenant and date range, never invoices in memory. Sales are finalized rechnung − gutschrift by
  * issueDate (a cancelled invoice still counts; its credit note reverses it), input tax the
- * incoming invoices not entwurf/storniert by invoiceDate; reverse charge and exports are read
- * from the customer snapshot (docs/reports.md, "What counts, and by which date"; books: books.ts).
+ * incoming invoices not entwurf/storniert by invoiceDate. Each line counts under its stored VAT
+ * category; legacy lines without one are inferred from the customer snapshot as before
+ * (docs/reports.md, "What counts, and by which date"; docs/tax-reports.md; books: books.ts).
  */
 export const FINALIZED_STATUSES = ['offen', 'teilbezahlt', 'bezahlt', 'storniert'] as const;
 export const INPUT_TAX_EXCLUDED_STATUSES = ['entwurf', 'storniert'] as const;
@@ -35,21 +36,34 @@ export const EXPORT_SQL =
 
 export const exportBindings = (country: string) => [[...EU_COUNTRIES], EU_VAT_PREFIXES, vatPrefixOf(country)];
 
-export interface SalesRateRow {
+/**
+ * SQL: a sales line's VAT situation. The stored category wins; a legacy line without one is
+ * inferred as the reports always did (rate > 0 standard, 0 % reverse charge by the buyer's VAT ID,
+ * export by the buyer's country), else null = unclassified (bindings: REVERSE_CHARGE_SQL's, then
+ * EXPORT_SQL's).
+ */
+export const SALES_CATEGORY_SQL = `coalesce(ii.tax_category, case when ii.tax_rate > 0 then 'standard'
+                                          when ${REVERSE_CHARGE_SQL} then 'reverseCharge'
+                                          when ${EXPORT_SQL} then 'export' end)`;
+export const salesCategoryBindings = (country: string) => [EU_VAT_PREFIXES, vatPrefixOf(country), ...exportBindings(country)];
+
+/** Signed net of a sales line: credit notes reverse. */
+const SIGNED_NET_SQL = "(case when i.type = 'gutschrift' then -ii.net_amount else ii.net_amount end)";
+
+export interface SalesCategoryRow {
+  category: string | null;
+  exemptionReason: string | null;
   taxRate: string;
   net: string;
-  reverseChargeNet: string;
-  exportNet: string;
 }
 
-export async function salesByRate(db: Knex, tenantId: string, country: string, from: string, to: string): Promise<SalesRateRow[]> {
+/** The period's sales by (category, exemption reason, rate); hand-written GROUP BY over the period's lines. */
+export async function salesByCategory(db: Knex, tenantId: string, country: string, from: string, to: string): Promise<SalesCategoryRow[]> {
   const { rows } = await db.raw(
-    `select ii.tax_rate::text as "taxRate",
-            sum(case when i.type = 'gutschrift' then -ii.net_amount else ii.net_amount end)::text as "net",
-            coalesce(sum(case when ii.tax_rate = 0 and ${REVERSE_CHARGE_SQL}
-                              then (case when i.type = 'gutschrift' then -ii.net_amount else ii.net_amount end) end), 0)::text as "reverseChargeNet",
-            coalesce(sum(case when ii.tax_rate = 0 and ${EXPORT_SQL}
-                              then (case when i.type = 'gutschrift' then -ii.net_amount else ii.net_amount end) end), 0)::text as "exportNet"
+    `select ${SALES_CATEGORY_SQL} as "category",
+            ii.exemption_reason as "exemptionReason",
+            ii.tax_rate::text as "taxRate",
+            sum(${SIGNED_NET_SQL})::text as "net"
        from invoices i
        join invoice_items ii on ii.invoice_id = i.id
       where i.tenant_id = ?
@@ -57,11 +71,11 @@ export async function salesByRate(db: Knex, tenantId: string, country: string, f
         and i.status = any(?::text[])
         and ${inBooksSql('i')}
         and i.issue_date between ? and ?
-      group by ii.tax_rate
-      order by ii.tax_rate desc`,
-    [EU_VAT_PREFIXES, vatPrefixOf(country), ...exportBindings(country), tenantId, [...FINALIZED_STATUSES], from, to],
+      group by 1, 2, 3
+      order by 3 desc, 1, 2`,
+    [...salesCategoryBindings(country), tenantId, [...FINALIZED_STATUSES], from, to],
   );
-  return rows as SalesRateRow[];
+  return rows as SalesCategoryRow[];
 }
 
 export async function inputTax(db: Knex, tenantId: string, from: string, to: string): Promise<string> {
@@ -78,18 +92,81 @@ export async function inputTax(db: Knex, tenantId: string, from: string, to: str
   return rows[0].inputTax as string;
 }
 
+/**
+ * Net of the period's incoming lines where the tenant owes the VAT: reverseCharge (services from
+ * another member state) and intraCommunitySupply (on an incoming invoice: an intra-Community
+ * acquisition of goods). Same selection and date as inputTax.
+ */
+export async function purchasesOwingTax(db: Knex, tenantId: string, from: string, to: string): Promise<{ reverseChargeNet: string; acquisitionNet: string }> {
+  const { rows } = await db.raw(
+    `select coalesce(sum(ii.net_amount) filter (where ii.tax_category = 'reverseCharge'), 0)::text as "reverseChargeNet",
+            coalesce(sum(ii.net_amount) filter (where ii.tax_category = 'intraCommunitySupply'), 0)::text as "acquisitionNet"
+       from invoices i
+       join invoice_items ii on ii.invoice_id = i.id
+      where i.tenant_id = ?
+        and i.type = 'eingangsrechnung'
+        and ${inBooksSql('i')}
+        and i.status <> all(?::text[])
+        and i.invoice_date between ? and ?
+        and ii.tax_category in ('reverseCharge', 'intraCommunitySupply')`,
+    [tenantId, [...INPUT_TAX_EXCLUDED_STATUSES], from, to],
+  );
+  return rows[0] as { reverseChargeNet: string; acquisitionNet: string };
+}
+
+/**
+ * The rate a tenant owes on reverse-charge purchases and acquisitions: its country's standard
+ * rate. The incoming line's own rate is 0 by rule (the supplier charges none), so it cannot say
+ * otherwise; reduced-rate acquisitions are not expressible yet (docs/tax-reports.md).
+ */
+export const STANDARD_RATE: Record<string, string> = { AT: '20', DE: '19' };
+
+/** Exemption codes with their own U30 Kennzahl: land (KZ 019); the small-business codes (KZ 016). */
+const LAND_EXEMPTIONS = new Set(['AT-6-1-9a']);
+const SMALL_BUSINESS_EXEMPTIONS = new Set(['AT-6-1-27', 'DE-19']);
+
+export interface TenantTaxFacts {
+  id: string;
+  country: string;
+  settings?: { smallBusiness?: unknown } | null;
+}
+
 /** The aggregates computeU30 / computeUstvaDe take, for one tenant and period. */
-export async function loadVatAggregates(db: Knex, tenant: { id: string; country: string }, period: TaxPeriod): Promise<VatAggregates> {
-  const [sales, tax] = await Promise.all([
-    salesByRate(db, tenant.id, tenant.country, period.start, period.end),
+export async function loadVatAggregates(db: Knex, tenant: TenantTaxFacts, period: TaxPeriod): Promise<VatAggregates> {
+  const [sales, tax, purchases] = await Promise.all([
+    salesByCategory(db, tenant.id, tenant.country, period.start, period.end),
     inputTax(db, tenant.id, period.start, period.end),
+    purchasesOwingTax(db, tenant.id, period.start, period.end),
   ]);
-  const rc = sales.reduce((s, r) => s.plus(r.reverseChargeNet), new D(0));
-  const exports = sales.reduce((s, r) => s.plus(r.exportNet), new D(0));
+  const sums = { reverseCharge: new D(0), intraCommunitySupply: new D(0), export: new D(0), zeroRated: new D(0), notSubject: new D(0) };
+  const exempt = { small: new D(0), land: new D(0), other: new D(0) };
+  const byRate = new Map<string, Dec>();
+  for (const r of sales) {
+    const rate = new D(r.taxRate).toString();
+    byRate.set(rate, (byRate.get(rate) ?? new D(0)).plus(r.net));
+    if (r.category === 'exempt') {
+      const code = r.exemptionReason ?? '';
+      const part = SMALL_BUSINESS_EXEMPTIONS.has(code) ? 'small' : LAND_EXEMPTIONS.has(code) ? 'land' : 'other';
+      exempt[part] = exempt[part].plus(r.net);
+    } else if (r.category && r.category in sums) {
+      const k = r.category as keyof typeof sums;
+      sums[k] = sums[k].plus(r.net);
+    }
+  }
   return {
-    salesByRate: sales.map((r) => ({ taxRate: r.taxRate, net: r.net })),
-    reverseChargeEuNet: money(rc),
-    exportNet: money(exports),
+    salesByRate: [...byRate].map(([taxRate, net]) => ({ taxRate, net: money(net) })),
+    reverseChargeEuNet: money(sums.reverseCharge),
+    intraCommunitySupplyNet: money(sums.intraCommunitySupply),
+    exportNet: money(sums.export),
+    zeroRatedNet: money(sums.zeroRated),
+    notSubjectNet: money(sums.notSubject),
+    exemptSmallBusinessNet: money(exempt.small),
+    exemptLandNet: money(exempt.land),
+    exemptOtherNet: money(exempt.other),
     inputTax: tax,
+    smallBusiness: !!tenant.settings?.smallBusiness,
+    purchaseReverseChargeNet: purchases.reverseChargeNet,
+    purchaseAcquisitionNet: purchases.acquisitionNet,
+    purchaseTaxRate: STANDARD_RATE[tenant.country] ?? '0',
   };
 }
