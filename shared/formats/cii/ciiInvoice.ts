@@ -48,10 +48,14 @@ function postalAddress(p: EInvoiceParty): XmlElement {
 
 // TradePartyType: ID, GlobalID, Name, Description, SpecifiedLegalOrganization, DefinedTradeContact,
 // PostalTradeAddress, URIUniversalCommunication, SpecifiedTaxRegistration (max 2)
-function tradeParty(tag: string, p: EInvoiceParty, role: 'seller' | 'buyer'): XmlElement {
+function tradeParty(tag: string, p: EInvoiceParty, role: 'seller' | 'buyer', notSubject = false): XmlElement {
   const withContact = Boolean(p.contactName || (role === 'seller' && (p.phone || p.email)));
+  // Not subject to VAT: no VAT identifiers at all (BR-O-02); the seller is then identified by
+  // its VAT number or tax number as Seller identifier (BT-29), which BR-CO-26 asks for.
+  const sellerId = notSubject && role === 'seller' ? (p.vatId ?? p.taxNumber) : null;
   return el(
     tag,
+    optionalEl('ram:ID', sellerId),
     el('ram:Name', p.name),
     withContact &&
       // TradeContactType: PersonName, DepartmentName, TelephoneUniversalCommunication, EmailURIUniversalCommunication
@@ -65,7 +69,7 @@ function tradeParty(tag: string, p: EInvoiceParty, role: 'seller' | 'buyer'): Xm
     // BT-34 / BT-49 electronic address; EAS scheme "EM" = e-mail (BR-62/BR-63 need a scheme).
     p.email ? el('ram:URIUniversalCommunication', el('ram:URIID', { schemeID: 'EM' }, p.email)) : null,
     role === 'seller' && p.taxNumber ? el('ram:SpecifiedTaxRegistration', el('ram:ID', { schemeID: 'FC' }, p.taxNumber)) : null,
-    p.vatId ? el('ram:SpecifiedTaxRegistration', el('ram:ID', { schemeID: 'VA' }, p.vatId)) : null,
+    p.vatId && !notSubject ? el('ram:SpecifiedTaxRegistration', el('ram:ID', { schemeID: 'VA' }, p.vatId)) : null,
   );
 }
 
@@ -90,7 +94,8 @@ function lineItem(line: EInvoiceLine): XmlElement {
         'ram:ApplicableTradeTax',
         el('ram:TypeCode', 'VAT'),
         el('ram:CategoryCode', line.category),
-        el('ram:RateApplicablePercent', formatDecimal(line.taxRate)),
+        // Not subject to VAT has no rate (BR-O-05).
+        line.category !== 'O' && el('ram:RateApplicablePercent', formatDecimal(line.taxRate)),
       ),
       el('ram:SpecifiedTradeSettlementLineMonetarySummation', el('ram:LineTotalAmount', formatAmount(line.netAmount))),
     ),
@@ -106,7 +111,7 @@ function headerTax(g: EInvoiceTaxGroup): XmlElement {
     el('ram:BasisAmount', formatAmount(g.basis)),
     el('ram:CategoryCode', g.category),
     optionalEl('ram:ExemptionReasonCode', g.exemptionReasonCode),
-    el('ram:RateApplicablePercent', formatDecimal(g.rate)),
+    g.category !== 'O' && el('ram:RateApplicablePercent', formatDecimal(g.rate)),
   );
 }
 
@@ -160,6 +165,7 @@ function monetarySummation(m: EInvoiceModel): XmlElement {
 
 /** Builds the CII tree without running the rule check (use buildCiiXml). */
 export function buildCiiDocument(m: EInvoiceModel): XmlElement {
+  const notSubject = m.taxGroups.some((g) => g.category === 'O');
   return el(
     'rsm:CrossIndustryInvoice',
     {
@@ -184,11 +190,17 @@ export function buildCiiDocument(m: EInvoiceModel): XmlElement {
       'rsm:SupplyChainTradeTransaction',
       m.lines.map(lineItem),
       // HeaderTradeAgreementType: BuyerReference, SellerTradeParty, BuyerTradeParty, ...
-      el('ram:ApplicableHeaderTradeAgreement', tradeParty('ram:SellerTradeParty', m.seller, 'seller'), tradeParty('ram:BuyerTradeParty', m.buyer, 'buyer')),
+      el(
+        'ram:ApplicableHeaderTradeAgreement',
+        tradeParty('ram:SellerTradeParty', m.seller, 'seller', notSubject),
+        tradeParty('ram:BuyerTradeParty', m.buyer, 'buyer', notSubject),
+      ),
       // HeaderTradeDeliveryType: ShipToTradeParty, ActualDeliverySupplyChainEvent, ... With a
       // service period the period (BG-14, below) says when, and no single delivery day is claimed.
       el(
         'ram:ApplicableHeaderTradeDelivery',
+        // Deliver-to country (BT-80) of an intra-Community supply (BR-IC-12): the buyer's address.
+        m.deliverToCountry && el('ram:ShipToTradeParty', el('ram:Name', m.buyer.name), el('ram:PostalTradeAddress', el('ram:CountryID', m.deliverToCountry))),
         !m.servicePeriod && el('ram:ActualDeliverySupplyChainEvent', el('ram:OccurrenceDateTime', date102(m.deliveryDate))),
       ),
       // HeaderTradeSettlementType: CreditorReferenceID, PaymentReference, TaxCurrencyCode, InvoiceCurrencyCode,

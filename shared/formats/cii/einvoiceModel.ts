@@ -14,7 +14,7 @@ import { EInvoiceExportError } from './exportError';
 import type { EInvoiceLine, EInvoiceModel, EInvoiceParty, EInvoiceTaxGroup } from './einvoiceModelTypes';
 import { parsePostalAddress } from './postalAddress';
 import { unitCode } from './unitCodes';
-import { isIntraEuReverseCharge, REVERSE_CHARGE_REASON, REVERSE_CHARGE_REASON_CODE, reverseChargeNote, vatCategoryFor } from './vatCategories';
+import { groupReason, isIntraEuReverseCharge, type LineVat, lineVat, reverseChargeNote, sumDecimals, type VatCategory, vatCategoryFor } from './vatCategories';
 
 // Re-exported because code outside shared/formats (commands, documents, workers) and the tests
 // import them from here; writers inside shared/formats import the defining modules directly.
@@ -129,12 +129,15 @@ export function toEInvoiceModel(input: DocumentInput): EInvoiceModel {
   const sign = (d: Decimal) => (flip ? neg(d) : d);
 
   const reverseCharge = isIntraEuReverseCharge(seller, customer);
+  const vats: LineVat[] = [];
 
   const lines: EInvoiceLine[] = [...invoice.items]
     .sort((a, b) => a.position - b.position)
     .map((item, index) => {
       const f = `items[${index}]`;
       const rate = dec(item.taxRate, `${f}.taxRate`);
+      const vat = lineVat(item, rate, reverseCharge, sellerCountry);
+      vats.push(vat);
       const net = sign(dec(item.netAmount, `${f}.netAmount`));
       const price = dec(item.unitPrice, `${f}.unitPrice`).abs();
       const qtyAbs = dec(item.quantity, `${f}.quantity`).abs();
@@ -153,22 +156,37 @@ export function toEInvoiceModel(input: DocumentInput): EInvoiceModel {
         unitPrice: price,
         netAmount: net,
         taxRate: rate,
-        category: vatCategoryFor(rate, reverseCharge),
+        category: vat.code,
+        taxCategory: vat.category,
+        vatReason: [vat.reason, vat.note].filter(Boolean).join(' ') || null,
       };
     });
 
-  const taxGroups: EInvoiceTaxGroup[] = invoice.taxBreakdown.map((g, i) => {
+  // One group per breakdown row (rate) and category: the stored row's amounts when the rate has
+  // one category (what the customer saw), the lines' sums when a 0 % row splits into categories.
+  const taxGroups: EInvoiceTaxGroup[] = invoice.taxBreakdown.flatMap((g, i) => {
     const rate = dec(g.taxRate, `taxBreakdown[${i}].taxRate`);
-    const category = vatCategoryFor(rate, reverseCharge);
-    return {
-      category,
-      rate,
-      basis: sign(dec(g.net, `taxBreakdown[${i}].net`)),
-      tax: sign(dec(g.tax, `taxBreakdown[${i}].tax`)),
-      exemptionReason: category === 'AE' ? REVERSE_CHARGE_REASON : null,
-      exemptionReasonCode: category === 'AE' ? REVERSE_CHARGE_REASON_CODE : null,
+    const atRate = lines.map((l, j) => ({ l, vat: vats[j] })).filter(({ l }) => l.taxRate.equals(rate));
+    const codes = [...new Set(atRate.map(({ l }) => l.category))];
+    const group = (category: VatCategory, basis: Decimal, tax: Decimal): EInvoiceTaxGroup => {
+      const { reason, vatex } = groupReason(atRate.filter(({ l }) => l.category === category).map(({ vat }) => vat));
+      // Standard and zero-rated groups carry no exemption reason (BR-S-10, BR-Z-10).
+      const none = category === 'S' || category === 'Z';
+      return { category, rate, basis, tax, exemptionReason: none ? null : reason, exemptionReasonCode: none ? null : vatex };
     };
+    if (codes.length <= 1) {
+      return [group(codes[0] ?? vatCategoryFor(rate, reverseCharge), sign(dec(g.net, `taxBreakdown[${i}].net`)), sign(dec(g.tax, `taxBreakdown[${i}].tax`)))];
+    }
+    if (rate.greaterThan(0)) throw new EInvoiceExportError(`The ${rate.toString()} % lines name different VAT categories; only standard lines carry a rate`);
+    return codes.map((c) => group(c, sumDecimals(atRate.filter(({ l }) => l.category === c).map(({ l }) => l.netAmount)), new Decimal(0)));
   });
+  // EN 16931 cannot mix "not subject to VAT" with anything else (BR-O-11/12): such an invoice
+  // exists as a PDF only.
+  if (taxGroups.some((g) => g.category === 'O') && taxGroups.some((g) => g.category !== 'O')) {
+    throw new EInvoiceExportError(
+      '[BR-O-11] An e-invoice with lines not subject to VAT (notSubject) cannot contain other VAT categories; issue them on separate invoices',
+    );
+  }
 
   const notes: string[] = [];
   const n = blankToNull(invoice.notes);
@@ -177,6 +195,12 @@ export function toEInvoiceModel(input: DocumentInput): EInvoiceModel {
   if (footer) notes.push(footer);
   const usesReverseCharge = lines.some((l) => l.category === 'AE');
   if (usesReverseCharge) notes.push(reverseChargeNote(vatIdCountry(seller.vatId) ?? sellerCountry));
+  // The statutory wording of the stored categories (the PDF prints the same, legalNotes.ts).
+  for (const vat of vats) {
+    for (const text of [vat.category && vat.category !== 'reverseCharge' ? vat.reason : null, vat.note]) {
+      if (text && !notes.includes(text)) notes.push(text);
+    }
+  }
 
   const issueDate = parseDate(invoice.issueDate, 'issueDate');
   if (!issueDate) throw new EInvoiceExportError('issueDate is missing');
@@ -203,6 +227,7 @@ export function toEInvoiceModel(input: DocumentInput): EInvoiceModel {
       due: sign(dec(invoice.amountDue, 'amountDue')),
     },
     reverseCharge: usesReverseCharge,
+    deliverToCountry: lines.some((l) => l.category === 'K') ? party(customer, sellerCountry).address.country : null,
     notes,
     relatedInvoiceNumber: kind === 'creditNote' ? blankToNull(invoice.relatedInvoiceNumber) : null,
     iban: seller.iban ? seller.iban.replace(/\s+/g, '').toUpperCase() || null : null,

@@ -1,6 +1,7 @@
 /** The shape of the normalised e-invoice both writers serialise (built by toEInvoiceModel). */
 import type Decimal from 'decimal.js';
 import type { PostalAddress } from './postalAddress';
+import type { TaxCategory } from '../../domain/tax/vatCategory';
 import type { VatCategory } from './vatCategories';
 
 export interface EInvoiceParty {
@@ -27,8 +28,13 @@ export interface EInvoiceLine {
   /** Net price per unit, never negative (BR-27); a negative line carries a negative quantity. */
   unitPrice: Decimal;
   netAmount: Decimal;
+  /** BT-152; not written for category O (BR-O-05). */
   taxRate: Decimal;
   category: VatCategory;
+  /** The stored category (null: inferred for a document built without one). */
+  taxCategory: TaxCategory | null;
+  /** The line's statutory VAT wording and its own exemption note (ebInterface line comment). */
+  vatReason: string | null;
 }
 
 export interface EInvoiceTaxGroup {
@@ -59,6 +65,8 @@ export interface EInvoiceModel {
   taxGroups: EInvoiceTaxGroup[];
   totals: { net: Decimal; tax: Decimal; gross: Decimal; paid: Decimal; due: Decimal };
   reverseCharge: boolean;
+  /** BT-80: the buyer's country, written for intra-Community supplies (BR-IC-12). */
+  deliverToCountry: string | null;
   /** Free-text notes for the document (invoice notes, footer, legal wording). */
   notes: string[];
   relatedInvoiceNumber: string | null;

@@ -14,7 +14,7 @@ import { toEInvoiceModel } from '../cii/einvoiceModel';
 import type { EInvoiceModel, EInvoiceParty } from '../cii/einvoiceModelTypes';
 import { EInvoiceExportError } from '../cii/exportError';
 import { formatAmount, formatDecimal, formatPrice } from '../cii/numberFormat';
-import { reverseChargeNote } from '../cii/vatCategories';
+import { REVERSE_CHARGE_REASON, reverseChargeNote } from '../cii/vatCategories';
 import { isBusinessCustomer, realVatId, requiredVatIdentities } from '../../domain/vatIdentities';
 
 export const EBINTERFACE_61_NAMESPACE = 'http://www.ebinterface.at/schema/6p1/';
@@ -61,9 +61,15 @@ function contact(p: EInvoiceParty): XmlElement | null {
   return el('Contact', el('Name', p.contactName), p.email ? el('Email', p.email) : null);
 }
 
-function taxComment(category: string, sellerCountry: string): string | null {
-  if (category === 'AE') return reverseChargeNote(sellerCountry);
-  return null;
+/**
+ * The wording on a tax item: ebInterface has no exemption code of its own, the category
+ * (TaxCategoryCode, UNTDID 5305 as in EN 16931) says what kind, the comment says why (the
+ * statutory wording and the line's exemption note). An inferred reverse charge keeps the note
+ * it always had.
+ */
+function taxComment(category: string, reason: string | null, sellerCountry: string): string | null {
+  if (category === 'AE' && (reason === null || reason === REVERSE_CHARGE_REASON)) return reverseChargeNote(sellerCountry);
+  return reason;
 }
 
 // ---- consistency checks (ebInterface has no EN 16931 Schematron; these are its sums) -------------
@@ -153,6 +159,11 @@ function checkVatIds(m: EInvoiceModel, ctx: EbInterfaceCheckContext, fail: Fail)
   if (required.reverseCharge) {
     if (!sellerVat) fail('EBI-AE', "Reverse charge requires the seller's VAT id (§ 11 Abs. 1a UStG, Art. 226 Directive 2006/112/EC).");
     if (!buyerVat) fail('EBI-AE', "Reverse charge requires the recipient's VAT id.");
+  }
+  // An intra-Community supply shows both UIDs (Art. 11 Abs. 1 UStG 1994, § 14a Abs. 3 UStG).
+  if (m.lines.some((l) => l.category === 'K')) {
+    if (!sellerVat) fail('EBI-IC', "An intra-Community supply requires the seller's VAT id (Art. 11 Abs. 1 UStG 1994).");
+    if (!buyerVat) fail('EBI-IC', "An intra-Community supply requires the recipient's VAT id.");
   }
 }
 
@@ -307,7 +318,7 @@ export function buildEbInterfaceDocument(m: EInvoiceModel, sellerCountry: string
               'TaxItem',
               el('TaxableAmount', formatAmount(l.netAmount)),
               el('TaxPercent', { TaxCategoryCode: l.category }, formatDecimal(l.taxRate)),
-              optionalEl('Comment', taxComment(l.category, sellerCountry)),
+              optionalEl('Comment', taxComment(l.category, l.taxCategory ? l.vatReason : null, sellerCountry)),
             ),
             el('LineItemAmount', formatAmount(l.netAmount)),
           ),
@@ -323,7 +334,7 @@ export function buildEbInterfaceDocument(m: EInvoiceModel, sellerCountry: string
           el('TaxableAmount', formatAmount(g.basis)),
           el('TaxPercent', { TaxCategoryCode: g.category }, formatDecimal(g.rate)),
           el('TaxAmount', formatAmount(g.tax)),
-          optionalEl('Comment', taxComment(g.category, sellerCountry)),
+          optionalEl('Comment', taxComment(g.category, g.exemptionReason, sellerCountry)),
         ),
       ),
     ),

@@ -1,6 +1,6 @@
 /**
  * Everything after the item table: totals with the VAT per rate, payments received, the
- * reverse-charge note, payment terms, notes and the invoice's footer text.
+ * reverse-charge note and the other VAT wording per category (legalNotes.ts), payment terms, notes and the invoice's footer text.
  */
 import type { DocumentInput } from '../../domain/invoiceView';
 import { dec } from '../../domain/money';
@@ -8,7 +8,7 @@ import { formatDate, formatMoney, formatPercent, isZero } from './format';
 import { documentNumber, effectiveDueDate } from './invoiceHeader';
 import { TOTAL_LABELS, paymentMethodLabel } from './invoiceTexts';
 import { COLOR, CONTENT_LEFT, CONTENT_RIGHT, CONTENT_WIDTH, ensureSpace, hRule, setStyle, type TextStyle } from './layout';
-import { REVERSE_CHARGE_TITLE, reverseCharge, reverseChargeText } from './legalNotes';
+import { isSmallBusinessInvoice, REVERSE_CHARGE_TITLE, reverseCharge, reverseChargeText, VAT_NOTES_TITLE, vatNotes } from './legalNotes';
 import { formatIban } from './parties';
 import { breakLongRuns } from './textBreaks';
 
@@ -28,11 +28,14 @@ function totalLines(input: DocumentInput): TotalLine[] {
   const { invoice } = input;
   const money = (v: string) => formatMoney(v, invoice.currency);
   const lines: TotalLine[] = [{ label: TOTAL_LABELS.net, value: money(invoice.totalNet) }];
-  const rates = [...invoice.taxBreakdown].sort((a, b) => Number(b.taxRate) - Number(a.taxRate));
-  for (const row of rates) {
-    lines.push({ label: TOTAL_LABELS.taxPerRate(formatPercent(row.taxRate), money(row.net)), value: money(row.tax) });
+  // A small business charges no VAT: its invoice shows no VAT lines at all, not even 0 %.
+  if (!isSmallBusinessInvoice(input)) {
+    const rates = [...invoice.taxBreakdown].sort((a, b) => Number(b.taxRate) - Number(a.taxRate));
+    for (const row of rates) {
+      lines.push({ label: TOTAL_LABELS.taxPerRate(formatPercent(row.taxRate), money(row.net)), value: money(row.tax) });
+    }
+    lines.push({ label: TOTAL_LABELS.tax, value: money(invoice.totalTax) });
   }
-  lines.push({ label: TOTAL_LABELS.tax, value: money(invoice.totalTax) });
   lines.push({ label: TOTAL_LABELS.gross, value: money(invoice.totalGross), style: { font: 'bold', size: 10.5 }, ruleAbove: true });
   const hasPayments = invoice.payments.length > 0 || !isZero(invoice.amountPaid);
   if (hasPayments && invoice.type !== 'angebot') {
@@ -133,6 +136,11 @@ export function drawInvoiceSummary(doc: PDFKit.PDFDocument, input: DocumentInput
   if (rc.applies && invoice.customer?.vatId) {
     heading(doc, REVERSE_CHARGE_TITLE);
     paragraph(doc, reverseChargeText(rc, invoice.customer.vatId), { size: 9 });
+  }
+  const notes = vatNotes(input);
+  if (notes.length > 0) {
+    heading(doc, VAT_NOTES_TITLE);
+    for (const note of notes) paragraph(doc, breakLongRuns(note), { size: 9 });
   }
 
   if (invoice.type === 'angebot' && invoice.detailsMarkdown?.trim()) {

@@ -28,7 +28,7 @@ export const PAYMENT_MEANS_CODES = new Set('1 2 3 4 5 10 20 30 31 42 48 49 54 55
 
 // UNTDID 5305 subset of EN 16931 (BR-CL-17/18).
 export const VAT_CATEGORIES = new Set(['S', 'Z', 'E', 'AE', 'K', 'G', 'O', 'L', 'M', 'B']);
-export const SUPPORTED_CATEGORIES = new Set(['S', 'Z', 'E', 'AE']);
+export const SUPPORTED_CATEGORIES = new Set(['S', 'Z', 'E', 'AE', 'K', 'G', 'O']);
 
 // UN/ECE Rec 20/21 (BR-CL-23): the codes we emit plus common ones seen in official samples.
 export const UNIT_CODES = new Set([...KNOWN_UNIT_CODES, 'NAR', 'EA', 'XBC', 'XBO', 'XCT', 'XPX', 'XPP', 'KWH', 'P1', 'E48']);

@@ -30,6 +30,7 @@ export interface LineCtx {
   priceText: string | undefined;
   price: Decimal | null;
   category: string | undefined;
+  rateText: string | undefined;
   rate: Decimal | null;
 }
 
@@ -90,6 +91,10 @@ export interface InvoiceCtx {
   issueDate: XNode | undefined;
   periodStart: XNode | undefined;
   periodEnd: XNode | undefined;
+  /** BT-72 (ActualDeliverySupplyChainEvent). */
+  deliveryDate: XNode | undefined;
+  /** BT-80 (ShipToTradeParty country). */
+  shipToCountry: string | undefined;
   lineNodes: XNode[];
   breakdown: XNode[];
   /** Document level allowances and charges (BG-20, BG-21). */
@@ -123,6 +128,7 @@ function lineCtx(line: XNode, i: number): LineCtx {
     priceText,
     price: num(priceText),
     category: textAt(tax, 'CategoryCode')?.trim(),
+    rateText: textAt(tax, 'RateApplicablePercent'),
     rate: num(textAt(tax, 'RateApplicablePercent')),
   };
 }
@@ -198,6 +204,8 @@ export function invoiceCtx(root: XNode): InvoiceCtx {
     issueDate: all(doc, 'IssueDateTime/DateTimeString').find((n) => attr(n, 'format') === '102'),
     periodStart: one(settlement, 'BillingSpecifiedPeriod/StartDateTime/DateTimeString'),
     periodEnd: one(settlement, 'BillingSpecifiedPeriod/EndDateTime/DateTimeString'),
+    deliveryDate: one(tx, 'ApplicableHeaderTradeDelivery/ActualDeliverySupplyChainEvent/OccurrenceDateTime/DateTimeString'),
+    shipToCountry: textAt(tx, 'ApplicableHeaderTradeDelivery/ShipToTradeParty/PostalTradeAddress/CountryID')?.trim() || undefined,
     lineNodes,
     breakdown,
     headerAllowanceCharges: all(settlement, 'SpecifiedTradeAllowanceCharge'),

@@ -129,6 +129,36 @@ export const lineRules: ReadonlyArray<LineRule> = [
   },
   zeroRateRule('BR-AE-05', 'AE', 'Reverse charge'),
   {
+    id: 'BR-IC-02',
+    check: ({ inv, line }) =>
+      line.category === 'K' && (!(inv.sellerHasVa || inv.taxRepHasVa) || !inv.buyerHasVa)
+        ? `A line with VAT category "Intra-community supply" requires the Seller VAT identifier (BT-31) or tax representative VAT identifier (BT-63) and the Buyer VAT identifier (BT-48) (${line.where}).`
+        : undefined,
+  },
+  zeroRateRule('BR-IC-05', 'K', 'Intra-community supply'),
+  {
+    id: 'BR-G-02',
+    check: ({ inv, line }) =>
+      line.category === 'G' && !(inv.sellerHasVa || inv.taxRepHasVa)
+        ? `A line with VAT category "Export outside the EU" requires the Seller VAT identifier (BT-31) or tax representative VAT identifier (BT-63) (${line.where}).`
+        : undefined,
+  },
+  zeroRateRule('BR-G-05', 'G', 'Export outside the EU'),
+  {
+    id: 'BR-O-02',
+    check: ({ inv, line }) =>
+      line.category === 'O' && (inv.sellerHasVa || inv.taxRepHasVa || inv.buyerHasVa)
+        ? `A line with VAT category "Not subject to VAT" shall not come with the Seller VAT identifier (BT-31), the Seller tax representative VAT identifier (BT-63) or the Buyer VAT identifier (BT-48) (${line.where}).`
+        : undefined,
+  },
+  {
+    id: 'BR-O-05',
+    check: ({ line }) =>
+      line.category === 'O' && line.rateText !== undefined
+        ? `An Invoice line with VAT category "Not subject to VAT" shall not contain a VAT rate (BT-152) (${line.where}).`
+        : undefined,
+  },
+  {
     // net = quantity x (price / base quantity), rounded half-up to cents (lines without
     // line-level allowances/charges only).
     id: 'X-LINE-NET',

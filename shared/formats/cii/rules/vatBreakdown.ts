@@ -1,5 +1,5 @@
 /**
- * EN 16931 rules on the VAT breakdown (BG-23) and the VAT categories S, Z, E and AE: which
+ * EN 16931 rules on the VAT breakdown (BG-23) and the VAT categories S, Z, E, AE, K, G and O: which
  * breakdown groups must exist, and that each group's amounts reconcile with the lines.
  * Order in the tables is the order of the findings.
  */
@@ -8,7 +8,7 @@ import { SUPPORTED_CATEGORIES, VAT_CATEGORIES } from './codeLists';
 import type { GroupCtx, InvoiceCtx, Rule } from './context';
 import { vatBasisDecimals, vatTaxDecimals } from './decimals';
 import { num, round0, round2, sum } from './values';
-import { blank, textAt } from './xmlNodes';
+import { blank, text, textAt } from './xmlNodes';
 
 type GroupRule = Rule<{ inv: InvoiceCtx; group: GroupCtx }>;
 
@@ -54,6 +54,23 @@ export const breakdownPresenceRules: ReadonlyArray<Rule<InvoiceCtx>> = [
   oneBreakdownRule('BR-Z-01', 'Z', 'Zero rated'),
   oneBreakdownRule('BR-E-01', 'E', 'Exempt from VAT'),
   oneBreakdownRule('BR-AE-01', 'AE', 'Reverse charge'),
+  oneBreakdownRule('BR-IC-01', 'K', 'Intra-community supply'),
+  oneBreakdownRule('BR-G-01', 'G', 'Export outside the EU'),
+  oneBreakdownRule('BR-O-01', 'O', 'Not subject to VAT'),
+  {
+    id: 'BR-O-11',
+    check: (inv) =>
+      headerCategories(inv).includes('O') && headerCategories(inv).some((c) => c !== 'O')
+        ? 'An Invoice with a "Not subject to VAT" VAT breakdown (BG-23) shall not contain other VAT breakdown groups.'
+        : undefined,
+  },
+  {
+    id: 'BR-O-12',
+    check: (inv) =>
+      headerCategories(inv).includes('O') && inv.lines.some((l) => l.category !== 'O')
+        ? 'An Invoice with a "Not subject to VAT" VAT breakdown (BG-23) shall not contain lines of another VAT category (BT-151).'
+        : undefined,
+  },
 ];
 
 /** A group of this category with both amounts: the category rules (BR-x-08..10) apply. */
@@ -196,6 +213,29 @@ export const breakdownRules: ReadonlyArray<GroupRule> = [
   zeroTaxBasisRule('BR-AE-08', 'AE', 'Reverse charge'),
   zeroTaxRule('BR-AE-09', 'AE', 'Reverse charge'),
   exemptionReasonRule('BR-AE-10', 'AE', 'Reverse charge'),
+  zeroTaxBasisRule('BR-IC-08', 'K', 'Intra-community supply'),
+  zeroTaxRule('BR-IC-09', 'K', 'Intra-community supply'),
+  exemptionReasonRule('BR-IC-10', 'K', 'Intra-community supply'),
+  {
+    id: 'BR-IC-11',
+    check: ({ inv, group: g }) =>
+      g.cat === 'K' && blank(text(inv.deliveryDate)) && !inv.periodStart && !inv.periodEnd
+        ? `An Invoice with an "Intra-community supply" VAT breakdown shall have the Actual delivery date (BT-72) or the Invoicing period (BG-14) (${g.where}).`
+        : undefined,
+  },
+  {
+    id: 'BR-IC-12',
+    check: ({ inv, group: g }) =>
+      g.cat === 'K' && blank(inv.shipToCountry)
+        ? `An Invoice with an "Intra-community supply" VAT breakdown shall have the Deliver to country code (BT-80) (${g.where}).`
+        : undefined,
+  },
+  zeroTaxBasisRule('BR-G-08', 'G', 'Export outside the EU'),
+  zeroTaxRule('BR-G-09', 'G', 'Export outside the EU'),
+  exemptionReasonRule('BR-G-10', 'G', 'Export outside the EU'),
+  zeroTaxBasisRule('BR-O-08', 'O', 'Not subject to VAT'),
+  zeroTaxRule('BR-O-09', 'O', 'Not subject to VAT'),
+  exemptionReasonRule('BR-O-10', 'O', 'Not subject to VAT'),
 ];
 
 /** After the groups: every (category, rate) used by a line has a breakdown group. */
