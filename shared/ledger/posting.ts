@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 import { runCompiledSql } from '../db';
-import { dec, fmtMoney } from '../domain/money';
+import { dec, fmtMoney, roundMoney } from '../domain/money';
 import type { ProviderSlug } from '../providers/payments/types';
-import { tenantChart } from './accounts';
+import { seedChartOfAccounts, tenantChart } from './accounts';
 import { CHARTS } from '../domain/charts';
 import { Invoice } from '../models/Invoice';
 import { JournalEntry } from '../models/JournalEntry';
@@ -18,6 +18,13 @@ export const INVOICE_SOURCE = 'invoice';
  * so the unique (tenant_id, source_type, source_id) lets it be reversed once, never twice.
  */
 export const CANCELLATION_SOURCE = 'invoice_cancellation';
+/**
+ * The VAT a purchase under reverse charge or an intra-Community acquisition owes (and, unless the
+ * tenant is a small business, deducts): its own entry beside the invoice's, so the invoice's entry
+ * stays one debit and one credit line (reversalOf) and the expense history counts only it.
+ */
+export const PURCHASE_TAX_SOURCE = 'invoice_purchase_tax';
+export const PURCHASE_TAX_CANCELLATION_SOURCE = 'invoice_purchase_tax_cancellation';
 
 export class PostingError extends Error {
   constructor(message: string) {
@@ -39,6 +46,13 @@ export interface PostedEntry {
   reversesEntryId: string | null;
   /** How the expense account was chosen: settings, supplier, history, chart default, or the original entry (refunds). */
   expenseSource: 'settings' | 'supplier' | 'history' | 'default' | 'original';
+  /** The VAT entry of lines under reverse charge / intra-Community acquisition, when the invoice has such lines. */
+  purchaseTax?: PurchaseTaxEntry;
+}
+
+export interface PurchaseTaxEntry {
+  entryId: string;
+  lines: { account: string; debit: string; credit: string }[];
 }
 
 export interface InvoiceToPost {
@@ -234,7 +248,16 @@ export async function postIncomingInvoice(
     amount,
   );
   if (!posted.id) return null;
-  return { entryId: posted.id, debitAccount: posted.debit, creditAccount: posted.credit, amount, reversesEntryId: null, expenseSource: posted.source };
+  const purchaseTax = await postPurchaseTax(trx, invoice, posted.debit, description);
+  return {
+    entryId: posted.id,
+    debitAccount: posted.debit,
+    creditAccount: posted.credit,
+    amount,
+    reversesEntryId: null,
+    expenseSource: posted.source,
+    ...(purchaseTax ? { purchaseTax } : {}),
+  };
 }
 
 /**
@@ -292,6 +315,7 @@ export async function postRefund(
     amount,
   );
   if (!posted.id) return null;
+  const purchaseTax = await postPurchaseTax(trx, refund, posted.credit, description);
   return {
     entryId: posted.id,
     debitAccount: posted.debit,
@@ -299,6 +323,7 @@ export async function postRefund(
     amount,
     reversesEntryId: original?.id ?? null,
     expenseSource: posted.source,
+    ...(purchaseTax ? { purchaseTax } : {}),
   };
 }
 
@@ -327,6 +352,7 @@ export async function postCancellationReversal(trx: Knex.Transaction, tenantId: 
     amount,
   );
   if (!posted.id) return null;
+  await reversePurchaseTax(trx, tenantId, invoiceId);
   return { entryId: posted.id, debitAccount: posted.debit, creditAccount: posted.credit, amount, reversesEntryId: original.id, expenseSource: 'original' };
 }
 
@@ -344,4 +370,123 @@ async function reversalOf(trx: Knex.Transaction, tenantId: string, entryId: stri
   const credited = lines.find((l) => dec(l.credit).greaterThan(0));
   if (!debited || !credited || lines.length !== 2) throw new PostingError(`Original entry ${entryId} is not one debit and one credit line`);
   return { pick: knownAccounts(credited.number, debited.number), amount: fmtMoney(dec(debited.debit)) };
+}
+
+type PurchaseKind = 'reverseCharge' | 'intraCommunityAcquisition';
+/** The stored line category of a purchase → which owed tax it is. */
+const PURCHASE_KIND: Record<string, PurchaseKind> = { reverseCharge: 'reverseCharge', intraCommunitySupply: 'intraCommunityAcquisition' };
+
+/**
+ * Post the VAT the buyer owes on the invoice's 0 % lines under reverse charge (a service from a
+ * business in another member state) or intra-Community acquisition (docs/ledger.md, "Reverse
+ * charge and intra-Community acquisitions"): per kind, the net at the chart's standard rate, owed
+ * on the output-tax account and deducted on the input-tax account; a small-business tenant may not
+ * deduct it, so the tax is a cost on the invoice's expense account. A negative net (a refund)
+ * swaps the sides. Null when the invoice has no such lines or the entry exists already.
+ */
+async function postPurchaseTax(
+  trx: Knex.Transaction,
+  invoice: Pick<InvoiceToPost, 'id' | 'tenantId' | 'invoiceDate'>,
+  expenseAccount: string,
+  description: string,
+): Promise<PurchaseTaxEntry | null> {
+  // Small reads (the invoice's lines, the tenant's setting), run only for documents being posted.
+  const nets: { category: string; net: string }[] = await trx('invoiceItems')
+    .where({ tenantId: invoice.tenantId, invoiceId: invoice.id, taxRate: 0 })
+    .whereIn('taxCategory', Object.keys(PURCHASE_KIND))
+    .groupBy('taxCategory')
+    .select('taxCategory as category', trx.raw('sum(net_amount)::text as net'));
+  if (!nets.length) return null;
+  const chart = await tenantChart(trx, invoice.tenantId);
+  const tenant = await trx('tenants').where({ id: invoice.tenantId }).first('settings');
+  const smallBusiness = tenant?.settings?.smallBusiness === true;
+  const rate = dec(chart.standardRate).dividedBy(100);
+  const lines: { account: string; debit: string; credit: string }[] = [];
+  const texts: string[] = [];
+  for (const { category, net } of nets) {
+    const kind = PURCHASE_KIND[category];
+    const tax = roundMoney(dec(net).times(rate));
+    if (tax.isZero()) continue;
+    const accounts = chart.purchaseTax[kind];
+    const amount = fmtMoney(tax.abs());
+    const owedSide = tax.isNegative() ? 'debit' : 'credit';
+    const deductSide = owedSide === 'credit' ? 'debit' : 'credit';
+    const line = (account: string, side: 'debit' | 'credit') => ({
+      account,
+      debit: side === 'debit' ? amount : '0.00',
+      credit: side === 'credit' ? amount : '0.00',
+    });
+    lines.push(line(smallBusiness ? expenseAccount : accounts.inputTax, deductSide), line(accounts.outputTax, owedSide));
+    texts.push(`${kind === 'reverseCharge' ? 'Reverse Charge' : 'ig. Erwerb'} ${chart.standardRate} % auf ${fmtMoney(net)}`);
+  }
+  if (!lines.length) return null;
+  // A ledger seeded before these accounts existed gets them now (idempotent; the chart is kept).
+  await seedChartOfAccounts(trx, invoice.tenantId, null);
+  const entryId = await insertEntry(
+    trx,
+    {
+      tenantId: invoice.tenantId,
+      date: invoice.invoiceDate,
+      description: `${description} – ${texts.join(', ')}`,
+      sourceType: PURCHASE_TAX_SOURCE,
+      sourceId: invoice.id,
+      reversesEntryId: null,
+    },
+    lines,
+  );
+  return entryId ? { entryId, lines } : null;
+}
+
+/** The reversal of a cancelled invoice's purchase-tax entry: every line's sides swapped, the original's date. */
+async function reversePurchaseTax(trx: Knex.Transaction, tenantId: string, invoiceId: string): Promise<void> {
+  const original = await JournalEntry.query(trx).where({ tenantId, sourceType: PURCHASE_TAX_SOURCE, sourceId: invoiceId }).first();
+  if (!original) return;
+  const lines: { number: string; debit: string; credit: string }[] = await trx('journalLines as jl')
+    .join('ledgerAccounts as a', 'a.id', 'jl.accountId')
+    .where({ 'jl.entryId': original.id, 'jl.tenantId': tenantId })
+    .select('a.number', 'jl.debit', 'jl.credit');
+  await insertEntry(
+    trx,
+    {
+      tenantId,
+      date: original.date,
+      description: `Storno: ${original.description}`,
+      sourceType: PURCHASE_TAX_CANCELLATION_SOURCE,
+      sourceId: invoiceId,
+      reversesEntryId: original.id,
+    },
+    lines.map((l) => ({ account: l.number, debit: fmtMoney(l.credit), credit: fmtMoney(l.debit) })),
+  );
+}
+
+/**
+ * An entry of any number of lines, accounts by number (locked FOR SHARE like postEntry's). Once
+ * per source: null when it exists already. A missing account fails before writing.
+ * Query builder, not compiled SQL: posted only for the rare invoices with such lines.
+ */
+async function insertEntry(
+  trx: Knex.Transaction,
+  e: { tenantId: string; date: string; description: string; sourceType: string; sourceId: string; reversesEntryId: string | null },
+  lines: { account: string; debit: string; credit: string }[],
+): Promise<string | null> {
+  const numbers = [...new Set(lines.map((l) => l.account))];
+  const found: { id: string; number: string }[] = await trx('ledgerAccounts')
+    .where({ tenantId: e.tenantId })
+    .whereIn('number', numbers)
+    .forShare()
+    .select('id', 'number');
+  const missing = numbers.find((n) => !found.some((a) => a.number === n));
+  // Not a PostingError: the chart was seeded just before, and autoPost turns a PostingError into a
+  // warning while the invoice's own entry is already written.
+  if (missing) throw new Error(`Account ${missing} does not exist in the tenant's chart of accounts`);
+  const [entry] = await trx('journalEntries')
+    .insert({ ...e, description: e.description.slice(0, 500) })
+    .onConflict(['tenantId', 'sourceType', 'sourceId'])
+    .ignore()
+    .returning('id');
+  if (!entry) return null;
+  await trx('journalLines').insert(
+    lines.map((l) => ({ tenantId: e.tenantId, entryId: entry.id, accountId: found.find((a) => a.number === l.account)!.id, debit: l.debit, credit: l.credit })),
+  );
+  return entry.id;
 }
