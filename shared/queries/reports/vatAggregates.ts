@@ -57,20 +57,34 @@ export interface SalesCategoryRow {
   net: string;
 }
 
-/** The period's sales by (category, exemption reason, rate); hand-written GROUP BY over the period's lines. */
+/**
+ * SQL: an amount of invoice `i` in EUR. A foreign-currency document converts with its stored rate
+ * (units per EUR: amount / rate, half away from zero to the cent, as toEur in
+ * shared/domain/exchangeRates.ts and PostgreSQL's round do). Without a stored rate the result is
+ * null, which is why the report routes first refuse such documents (422 FOREIGN_CURRENCY).
+ */
+export const eurSql = (amount: string) => `(case when i.currency = 'EUR' then ${amount} else round(${amount} / i.exchange_rate, 2) end)`;
+
+/**
+ * The period's sales by (category, exemption reason, rate). Hand-written GROUP BY over the period's
+ * lines: first per document (so a foreign-currency document converts its sum once, as its EUR
+ * VAT statement does), then over the period.
+ */
 export async function salesByCategory(db: Knex, tenantId: string, country: string, from: string, to: string): Promise<SalesCategoryRow[]> {
   const { rows } = await db.raw(
-    `select ${SALES_CATEGORY_SQL} as "category",
-            ii.exemption_reason as "exemptionReason",
-            ii.tax_rate::text as "taxRate",
-            sum(${SIGNED_NET_SQL})::text as "net"
-       from invoices i
-       join invoice_items ii on ii.invoice_id = i.id
-      where i.tenant_id = ?
-        and i.type in ('rechnung', 'gutschrift')
-        and i.status = any(?::text[])
-        and ${inBooksSql('i')}
-        and i.issue_date between ? and ?
+    `select d."category", d."exemptionReason", d."taxRate", sum(d.net)::text as "net"
+       from (select ${SALES_CATEGORY_SQL} as "category",
+                    ii.exemption_reason as "exemptionReason",
+                    ii.tax_rate::text as "taxRate",
+                    ${eurSql(`sum(${SIGNED_NET_SQL})`)} as net
+               from invoices i
+               join invoice_items ii on ii.invoice_id = i.id
+              where i.tenant_id = ?
+                and i.type in ('rechnung', 'gutschrift')
+                and i.status = any(?::text[])
+                and ${inBooksSql('i')}
+                and i.issue_date between ? and ?
+              group by i.id, 1, 2, 3) d
       group by 1, 2, 3
       order by 3 desc, 1, 2`,
     [...salesCategoryBindings(country), tenantId, [...FINALIZED_STATUSES], from, to],
@@ -80,7 +94,7 @@ export async function salesByCategory(db: Knex, tenantId: string, country: strin
 
 export async function inputTax(db: Knex, tenantId: string, from: string, to: string): Promise<string> {
   const { rows } = await db.raw(
-    `select coalesce(sum(i.total_tax), 0)::text as "inputTax"
+    `select coalesce(sum(${eurSql('i.total_tax')}), 0)::text as "inputTax"
        from invoices i
       where i.tenant_id = ?
         and i.type = 'eingangsrechnung'
@@ -99,8 +113,9 @@ export async function inputTax(db: Knex, tenantId: string, from: string, to: str
  */
 export async function purchasesOwingTax(db: Knex, tenantId: string, from: string, to: string): Promise<{ reverseChargeNet: string; acquisitionNet: string }> {
   const { rows } = await db.raw(
-    `select coalesce(sum(ii.net_amount) filter (where ii.tax_category = 'reverseCharge'), 0)::text as "reverseChargeNet",
-            coalesce(sum(ii.net_amount) filter (where ii.tax_category = 'intraCommunitySupply'), 0)::text as "acquisitionNet"
+    `select coalesce(sum(d.net) filter (where d.category = 'reverseCharge'), 0)::text as "reverseChargeNet",
+            coalesce(sum(d.net) filter (where d.category = 'intraCommunitySupply'), 0)::text as "acquisitionNet"
+       from (select ii.tax_category as category, ${eurSql('sum(ii.net_amount)')} as net
        from invoices i
        join invoice_items ii on ii.invoice_id = i.id
       where i.tenant_id = ?
@@ -108,7 +123,8 @@ export async function purchasesOwingTax(db: Knex, tenantId: string, from: string
         and ${inBooksSql('i')}
         and i.status <> all(?::text[])
         and i.invoice_date between ? and ?
-        and ii.tax_category in ('reverseCharge', 'intraCommunitySupply')`,
+        and ii.tax_category in ('reverseCharge', 'intraCommunitySupply')
+      group by i.id, 1) d`,
     [tenantId, [...INPUT_TAX_EXCLUDED_STATUSES], from, to],
   );
   return rows[0] as { reverseChargeNet: string; acquisitionNet: string };

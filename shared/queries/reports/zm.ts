@@ -5,7 +5,7 @@ import { invalidInput } from '../../errors';
 import { buildZmXml } from '../../formats/zm/zmXml';
 import { inBooksSql } from './books';
 import { assertEurDocuments } from './currency';
-import { FINALIZED_STATUSES, SALES_CATEGORY_SQL, salesCategoryBindings } from './vatAggregates';
+import { eurSql, FINALIZED_STATUSES, SALES_CATEGORY_SQL, salesCategoryBindings } from './vatAggregates';
 import { type ReportTenant, requireTaxNumber } from './vatReturn';
 
 /**
@@ -23,9 +23,10 @@ export interface ZmReport extends ZmResult {
 export async function zmRows(db: Knex, tenant: Pick<ReportTenant, 'id' | 'country'>, period: TaxPeriod): Promise<ZmInputRow[]> {
   // Hand-written GROUP BY over the period's lines, like the VAT return aggregates.
   const { rows } = await db.raw(
-    `select i.customer_snapshot->>'vatId' as "vatId",
+    `select d."vatId", d."kind", sum(d.net)::text as "net"
+       from (select i.customer_snapshot->>'vatId' as "vatId",
             case ${SALES_CATEGORY_SQL} when 'intraCommunitySupply' then 'supplies' else 'services' end as "kind",
-            sum(case when i.type = 'gutschrift' then -ii.net_amount else ii.net_amount end)::text as "net"
+            ${eurSql("sum(case when i.type = 'gutschrift' then -ii.net_amount else ii.net_amount end)")} as net
        from invoices i
        join invoice_items ii on ii.invoice_id = i.id
       where i.tenant_id = ?
@@ -35,6 +36,7 @@ export async function zmRows(db: Knex, tenant: Pick<ReportTenant, 'id' | 'countr
         and i.issue_date between ? and ?
         and ${SALES_CATEGORY_SQL} in ('intraCommunitySupply', 'reverseCharge')
         and coalesce(i.customer_snapshot->>'vatId', '') <> ''
+      group by i.id, 1, 2) d
       group by 1, 2
       order by 1, 2`,
     [...salesCategoryBindings(tenant.country), tenant.id, [...FINALIZED_STATUSES], period.start, period.end, ...salesCategoryBindings(tenant.country)],

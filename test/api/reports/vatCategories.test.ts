@@ -2,6 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import iconv from 'iconv-lite';
 import { db } from '../../../shared/db';
 import type { InvoiceItemInput } from '../../../shared/domain/invoiceInput';
+import { monthPeriod } from '../../../shared/domain/tax/period';
+import { computeU30 } from '../../../shared/domain/tax/u30';
+import { loadVatAggregates } from '../../../shared/queries/reports/vatAggregates';
+import { zmRows } from '../../../shared/queries/reports/zm';
 import { startTestServer } from '../../helpers/server';
 import { client } from '../../helpers/http';
 import { createTeam } from '../../helpers/factories';
@@ -308,5 +312,48 @@ describe('UStVA from the stored categories (DE)', () => {
     // 46 = 500, 47 = 95.00; no 66/67; 83 = 95.00
     expect(res.body.kennzahlen).toEqual({ '21': '0', '41': '0', '43': '0', '46': '500', '47': '95.00', '66': '0.00', '81': '0', '83': '95.00', '86': '0' });
     expect(res.body.unclassifiedZeroRatedNet).toBe('0.00');
+  });
+});
+
+describe('foreign-currency documents convert with their stored rate in the aggregates', () => {
+  it('sales, input tax, reverse-charge purchases and ZM rows in EUR (amount / rate per document, half-up)', async () => {
+    const team = await createTeam({ country: 'AT', vatId: 'ATU12345678', taxNumber: '12-345/6789', address: 'Hauptstraße 1\n1010 Wien' });
+    const t = team.tenant;
+    const rate = { rate: '1.2500', date: '2026-03-10', source: 'manual' as const };
+    const us = await createCustomer(t, { name: 'US Inc', country: 'US' });
+    const de = await createCustomer(t, { name: 'DE GmbH', company: 'DE GmbH', vatId: 'DE123456789', country: 'DE' });
+    for (const [customerId, items] of [
+      [us.id, [line('1000.00', '20'), line('333.33', '0')]],
+      [de.id, [line('500.00', '0', { taxCategory: 'intraCommunitySupply' })]],
+    ] as const) {
+      const inv = await createSentInvoice(t, null, { customerId, currency: 'USD', exchangeRate: rate, items: [...items] });
+      await db()('invoices').where({ id: inv.id }).update({ issueDate: '2026-03-15', dueDate: '2026-03-15' });
+    }
+    const s = await createSupplier(t, { name: 'US Cloud' });
+    await createIncomingInvoice(t, null, { supplierId: s.id, invoiceDate: '2026-03-12', currency: 'USD', exchangeRate: rate, items: [line('100.00', '20')] });
+    await createIncomingInvoice(t, null, {
+      supplierId: s.id,
+      invoiceDate: '2026-03-12',
+      currency: 'USD',
+      exchangeRate: rate,
+      items: [line('250.00', '0', { taxCategory: 'reverseCharge' })],
+    });
+
+    const agg = await loadVatAggregates(db(), { id: t.id, country: 'AT', settings: {} }, monthPeriod(2026, 3));
+    // 1000.00 / 1.25 = 800.00; 333.33 / 1.25 = 266.664 → 266.66 (export); 500.00 / 1.25 = 400.00 (IC supply)
+    // input tax 20.00 / 1.25 = 16.00; reverse-charge purchase 250.00 / 1.25 = 200.00
+    expect(agg).toMatchObject({ exportNet: '266.66', intraCommunitySupplyNet: '400.00', inputTax: '16.00', purchaseReverseChargeNet: '200.00' });
+    const u30 = computeU30(agg);
+    // 000 = 800.00 + 266.66 + 400.00; 095 = 160.00 + 40.00 − 16.00 − 40.00 = 144.00
+    expect(u30.kennzahlen).toMatchObject({
+      '000': '1466.66',
+      '011': '266.66',
+      '017': '400.00',
+      '022': '800.00',
+      '057': '40.00',
+      '066': '40.00',
+      '095': '144.00',
+    });
+    expect(await zmRows(db(), { id: t.id, country: 'AT' }, monthPeriod(2026, 3))).toEqual([{ vatId: 'DE123456789', kind: 'supplies', net: '400.00' }]);
   });
 });
