@@ -9,7 +9,7 @@ import { zmRows } from '../../../shared/queries/reports/zm';
 import { startTestServer } from '../../helpers/server';
 import { client } from '../../helpers/http';
 import { createTeam } from '../../helpers/factories';
-import { createCustomer, createIncomingInvoice, createSentInvoice, createSupplier } from '../../helpers/invoiceFactory';
+import { cancelInvoice, createCustomer, createIncomingInvoice, createSentInvoice, createSupplier } from '../../helpers/invoiceFactory';
 import { validateXml } from '../../helpers/xmllint';
 import { needsOfficialFiles, schemaPath } from '../../helpers/officialFiles';
 import { asLegacy2013, ELSTER_LEGACY_FILE, ELSTER_LEGACY_XSD } from '../../helpers/elsterLegacy';
@@ -355,5 +355,39 @@ describe('foreign-currency documents convert with their stored rate in the aggre
       '095': '144.00',
     });
     expect(await zmRows(db(), { id: t.id, country: 'AT' }, monthPeriod(2026, 3))).toEqual([{ vatId: 'DE123456789', kind: 'supplies', net: '400.00' }]);
+  });
+});
+
+describe('ZM: cancellations and legacy lines', () => {
+  it('a cancelled supply and its Storno credit note net out; a legacy 0 % line to an EU VAT ID counts as a service', async () => {
+    const team = await createTeam({ country: 'AT', vatId: 'ATU12345678', taxNumber: '12-345/6789', address: 'Hauptstraße 1\n1010 Wien' });
+    const t = team.tenant;
+    const de = await createCustomer(t, { name: 'DE GmbH', company: 'DE GmbH', vatId: 'DE 123 456 789', country: 'DE' });
+    const fr = await createCustomer(t, { name: 'FR SA', company: 'FR SA', vatId: 'FR12345678901', country: 'FR' });
+    const cancelled = await sale(t, de.id, [line('700.00', '0', { taxCategory: 'intraCommunitySupply' })]);
+    const { creditNoteId } = await cancelInvoice(t, null, cancelled.id);
+    await db()('invoices').where({ id: creditNoteId! }).update({ issueDate: '2026-03-20', dueDate: '2026-03-20' });
+    const legacy = await sale(t, fr.id, [line('90.00', '0', { taxCategory: 'reverseCharge' })]);
+    // Data from before the categories: the line has none, the returns infer reverse charge from the VAT ID.
+    await db()('invoice_items').where({ invoiceId: legacy.id }).update({ taxCategory: null });
+
+    const http = client(server.url, { token: team.viewer.token });
+    const res = await http.get('/api/reports/zm?year=2026&month=3');
+    expect(res.body.lines).toEqual([{ vatId: 'FR12345678901', supplies: '0.00', services: '90.00', triangular: '0.00' }]);
+    const u30 = await http.get('/api/reports/ust?year=2026&month=3');
+    expect(u30.body.kennzahlen).toMatchObject({ '000': '90.00', '017': '0.00', '021': '90.00' });
+    // Cancelled in April: March keeps the supply, April reverses it (negative line).
+    const again = await sale(t, de.id, [line('300.00', '0', { taxCategory: 'intraCommunitySupply' })]);
+    const storno = await cancelInvoice(t, null, again.id);
+    await db()('invoices').where({ id: storno.creditNoteId! }).update({ issueDate: '2026-04-02', dueDate: '2026-04-02' });
+    expect((await http.get('/api/reports/zm?year=2026&month=3')).body.lines).toContainEqual({
+      vatId: 'DE123456789',
+      supplies: '300.00',
+      services: '0.00',
+      triangular: '0.00',
+    });
+    expect((await http.get('/api/reports/zm?year=2026&month=4')).body.lines).toEqual([
+      { vatId: 'DE123456789', supplies: '-300.00', services: '0.00', triangular: '0.00' },
+    ]);
   });
 });
