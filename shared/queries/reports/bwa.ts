@@ -41,6 +41,7 @@ export async function bwaReport(db: Knex, tenant: ReportTenant, year: number): P
   await assertEurDocuments(db, tenant.id, { from, to }, `The BWA ${year} (with ${priorYear} for comparison)`);
   const chart = datevChartOf(tenant);
   const x = expenseAccountSql(chart);
+  const cost = expenseCostSql(chart, tenant.settings?.smallBusiness === true);
   const [sales, expenses] = await Promise.all([
     db.raw(
       `select extract(year from i.issue_date)::int as "y", extract(month from i.issue_date)::int as "m",
@@ -54,8 +55,8 @@ export async function bwaReport(db: Knex, tenant: ReportTenant, year: number): P
     db.raw(
       `select extract(year from i.invoice_date)::int as "y", extract(month from i.invoice_date)::int as "m",
               ${x.account} as "account",
-              sum(i.total_net)::text as "net"
-         from invoices i ${x.joins}
+              sum(${cost.amount})::text as "net"
+         from invoices i ${x.joins} ${cost.joins}
         where i.tenant_id = ? and i.type = 'eingangsrechnung' and i.status <> all(?::text[])
           and ${inBooksSql('i')} and i.invoice_date between ? and ?
         group by 1, 2, 3`,
@@ -112,6 +113,28 @@ export async function bwaReport(db: Knex, tenant: ReportTenant, year: number): P
     months.push({ month: m, ...block(figures[0][m], figures[1][m]), cumulative: block(cumCur, cumPri) });
   }
   return { year, priorYear, currency: 'EUR', chart, months, total: block(cumCur, cumPri) };
+}
+
+/**
+ * What an incoming invoice costs. Normally its net (the VAT is deducted). A small-business tenant
+ * deducts no VAT (docs/vat-categories.md): the gross, plus the VAT it owes on purchases under
+ * reverse charge and intra-Community acquisitions, at the standard rate on their net per kind,
+ * rounded like the ledger's entry (docs/ledger.md). Expects the invoice as `i`.
+ */
+function expenseCostSql(chart: string, smallBusiness: boolean): { amount: string; joins: string } {
+  if (!smallBusiness) return { amount: 'i.total_net', joins: '' };
+  const rate = chart in CHARTS ? CHARTS[chart as ChartName].standardRate : '19'; // SKR04: Germany, as SKR03
+  if (!/^\d+$/.test(rate)) throw new Error(`unexpected rate ${rate}`);
+  return {
+    amount: 'i.total_gross + coalesce(owed.tax, 0)',
+    joins: `left join lateral (
+        select sum(k.tax) as tax
+          from (select round(sum(ii.net_amount) * ${rate} / 100, 2) as tax
+                  from invoice_items ii
+                 where ii.invoice_id = i.id and ii.tax_rate = 0 and ii.tax_category in ('reverseCharge', 'intraCommunitySupply')
+                 group by ii.tax_category) k
+      ) owed on true`,
+  };
 }
 
 /**
