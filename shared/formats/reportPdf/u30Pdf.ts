@@ -26,15 +26,26 @@ export function periodText(p: TaxPeriod): string {
   return p.kind === 'month' ? `${MONTHS[p.month - 1]} ${p.year}` : `${p.quarter}. Quartal ${p.year}`;
 }
 
-const ROWS: Array<[string, string]> = [
+/** Form order; the rows marked optional are printed only when the report has them (not zero). */
+const ROWS: Array<[string, string, optional?: true]> = [
   ['000', 'Gesamtbetrag der Bemessungsgrundlagen für Lieferungen und sonstige Leistungen'],
   ['021', 'davon: im Inland nicht steuerbare Leistungen an Unternehmer in der EU (Reverse Charge)'],
   ['011', 'davon steuerfrei: Ausfuhrlieferungen'],
   ['017', 'davon steuerfrei: innergemeinschaftliche Lieferungen'],
+  ['019', 'davon steuerfrei: Grundstücksumsätze (§ 6 Abs. 1 Z 9 lit. a)', true],
+  ['016', 'davon steuerfrei: Kleinunternehmer (§ 6 Abs. 1 Z 27)', true],
+  ['020', 'davon steuerfrei: übrige steuerfreie Umsätze ohne Vorsteuerabzug', true],
   ['022', 'zu versteuern mit 20 % (Normalsteuersatz)'],
   ['029', 'zu versteuern mit 10 % (ermäßigter Steuersatz)'],
   ['006', 'zu versteuern mit 13 % (ermäßigter Steuersatz)'],
+  ['057', 'Steuerschuld gemäß § 19 Abs. 1 zweiter Satz (Reverse Charge, Leistungsbezug)', true],
+  ['070', 'Innergemeinschaftliche Erwerbe: Gesamtbetrag der Bemessungsgrundlagen', true],
+  ['072', 'davon zu versteuern mit 20 %', true],
+  ['073', 'davon zu versteuern mit 10 %', true],
+  ['008', 'davon zu versteuern mit 13 %', true],
   ['060', 'Gesamtbetrag der Vorsteuern'],
+  ['065', 'Vorsteuern aus dem innergemeinschaftlichen Erwerb', true],
+  ['066', 'Vorsteuern betreffend die Steuerschuld gemäß § 19 Abs. 1 zweiter Satz', true],
   ['095', 'Vorauszahlung (+) / Überschuss (−)'],
 ];
 
@@ -70,7 +81,8 @@ export async function renderU30Pdf(input: U30PdfInput): Promise<Buffer> {
   cell(doc, 'Bezeichnung', textX, y + 1, textW);
   cell(doc, 'Betrag in EUR', right - amountW, y + 1, amountW - 4, 'right');
   y += 22;
-  for (const [kz, label] of ROWS) {
+  for (const [kz, label, optional] of ROWS) {
+    if (optional && input.kennzahlen[kz] === undefined) continue;
     const value = input.kennzahlen[kz] ?? '0.00';
     const strong = kz === '000' || kz === '095';
     style(doc, strong ? 'bold' : 'regular', 9, kz === '095' && value.startsWith('-') ? INK.negative : INK.text);

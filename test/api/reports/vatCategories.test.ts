@@ -13,6 +13,7 @@ import { cancelInvoice, createCustomer, createIncomingInvoice, createSentInvoice
 import { validateXml } from '../../helpers/xmllint';
 import { needsOfficialFiles, schemaPath } from '../../helpers/officialFiles';
 import { asLegacy2013, ELSTER_LEGACY_FILE, ELSTER_LEGACY_XSD } from '../../helpers/elsterLegacy';
+import { startWorkers, type RunningWorkers } from '../../../workers/worker';
 
 /**
  * VAT returns and the ZM from the stored line categories (docs/tax-reports.md): hand-built March
@@ -20,14 +21,17 @@ import { asLegacy2013, ELSTER_LEGACY_FILE, ELSTER_LEGACY_XSD } from '../../helpe
  * intra-Community acquisitions on the purchase side; the answers are computed by hand below.
  */
 let server: Awaited<ReturnType<typeof startTestServer>>;
+let workers: RunningWorkers;
 const U30_XSD = 'u30-finanzonline/BMF_ERKLAERUNGS_UEBERMITTLUNG_U30_01_2022.xsd';
 const official = needsOfficialFiles([`schemas:${U30_XSD}`]);
 const officialElster = needsOfficialFiles([ELSTER_LEGACY_FILE]);
 
 beforeAll(async () => {
   server = await startTestServer();
+  workers = await startWorkers({ queues: ['reports'], schedule: false });
 });
 afterAll(async () => {
+  await workers?.close();
   await server?.close();
 });
 
@@ -173,6 +177,17 @@ describe('U30 from the stored categories (AT)', () => {
       expect(xml).toContain(`<KZ${kz} type="kz">${v}</KZ${kz}>`);
     }
     expect(xml).toMatch(/<\/LIEFERUNGEN_LEISTUNGEN_EIGENVERBRAUCH>\s*<INNERGEMEINSCHAFTLICHE_ERWERBE>\s*<KZ070/);
+  });
+
+  it('the U30 PDF prints the Kennzahlen the period has', async () => {
+    const res = await http.get('/api/reports/ust?year=2026&month=3&format=pdf');
+    expect(res.status).toBe(200);
+    const { PDFParse } = await import('pdf-parse');
+    const text = (await new PDFParse({ data: new Uint8Array(res.raw) }).getText()).text;
+    expect(text).toContain('Grundstücksumsätze');
+    expect(text).toContain('Vorsteuern aus dem innergemeinschaftlichen Erwerb');
+    expect(text).not.toContain('Kleinunternehmer');
+    expect(text).toContain('216,00');
   });
 
   it('ZM: supplies and services per buyer VAT ID, credit notes negative; xml the U13 upload', async () => {
