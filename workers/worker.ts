@@ -4,7 +4,8 @@ import { config, type Config } from '../shared/config';
 import { createRedis } from '../shared/redis';
 import { QUEUES, enqueue, getQueue, workerLockOptions, type QueueName } from '../shared/queues';
 import { db } from '../shared/db';
-import { hasExchangeRates } from '../shared/queries/exchangeRates';
+import { hasRecentExchangeRates } from '../shared/queries/exchangeRates';
+import { todayVienna } from '../shared/domain/dates';
 import { logger } from '../shared/logger';
 import { jobLogContext, runWithLogContext } from '../shared/logContext';
 import { registry } from './registry';
@@ -154,7 +155,7 @@ export async function scheduleRecurringJobs(): Promise<void> {
 
 /**
  * The ECB publishes its rates around 16:00 CET on TARGET days: fetched at 16:30 Berlin time on
- * weekdays, and at once when no rate is stored yet. ECB_RATES_URL empty turns both off.
+ * weekdays, and at once when no recent rate is stored. ECB_RATES_URL empty turns both off.
  */
 async function scheduleEcbRates(): Promise<void> {
   const maintenance = getQueue(QUEUES.maintenance);
@@ -164,7 +165,7 @@ async function scheduleEcbRates(): Promise<void> {
   }
   await maintenance.upsertJobScheduler('fetch-ecb-rates-daily', { pattern: '30 16 * * 1-5', tz: 'Europe/Berlin' }, { name: jobs.fetchEcbRates.name, data: {} });
   try {
-    if (!(await hasExchangeRates(db()))) await enqueue(jobs.fetchEcbRates, {});
+    if (!(await hasRecentExchangeRates(db(), todayVienna()))) await enqueue(jobs.fetchEcbRates, {});
   } catch (err) {
     // A database not reachable yet must not keep the worker from starting: the daily run fetches then.
     logger.warn({ err: String(err) }, 'ECB rates: the start-up fetch could not be queued; the daily run fetches them');

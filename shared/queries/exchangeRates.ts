@@ -24,7 +24,10 @@ export async function exchangeRateOn(db: Db, currency: string, date: string): Pr
   return row ? { currency, rate: fmtExchangeRate(row.rate), date: row.rateDate, source: 'ecb' } : null;
 }
 
-/** Whether any rate is stored (a worker that starts with none fetches the feed at once). */
-export async function hasExchangeRates(db: Db): Promise<boolean> {
-  return Boolean(await db('exchangeRates').first(db.raw('1 as present')));
+/**
+ * Whether a rate published in the ECB_MAX_GAP_DAYS before `today` is stored: a worker that starts
+ * without one (a new installation, or workers down longer than that) fetches the feed at once.
+ */
+export async function hasRecentExchangeRates(db: Db, today: string): Promise<boolean> {
+  return Boolean(await db('exchangeRates').where('rateDate', '>=', addDays(today, -ECB_MAX_GAP_DAYS)).first(db.raw('1 as present')));
 }

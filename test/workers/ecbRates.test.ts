@@ -17,8 +17,9 @@ import { ecbFeed, endlessBody, LAUGHS_PROLOG, neverAnswer, startFeedServer, XXE_
  * The ECB rates feed end to end (docs/exchange-rates.md): a real worker on Redis runs
  * fetch-ecb-rates against a local server that plays the ECB, and the rates land in PostgreSQL —
  * all of a feed or, for a hostile or broken one, none, with the job failed and a log line that
- * says why. exchange_rates is public reference data: no other test file writes it (their workers
- * run with ECB_RATES_URL empty), so this file empties it first.
+ * says why. exchange_rates is shared by the test files that run in parallel: this one clears and
+ * reads only the days of its own feed; a worker starts with no recent rate (the feed's week is
+ * more than ECB_MAX_GAP_DAYS before today), so it fetches at once.
  */
 type Line = Record<string, unknown> & { msg: string; level: number };
 const lines: Line[] = [];
@@ -40,7 +41,11 @@ let running: RunningWorkers | undefined;
 let events: QueueEvents;
 const envBefore = { url: process.env.ECB_RATES_URL, timeout: process.env.ECB_TIMEOUT_MS };
 
-const allRates = () => db()('exchangeRates').orderBy(['currency', 'rateDate']).select('currency', 'rateDate', 'rate', 'source', 'fetchedAt');
+// Other test files store rates of other days (test/api/invoices/exchangeRate.test.ts): this file
+// reads and clears only the days of its feed, up to the Monday after it.
+const OWN_DAYS = ['2026-11-18', MONDAY] as const;
+const ownRates = () => db()('exchangeRates').whereBetween('rateDate', [...OWN_DAYS]);
+const allRates = () => ownRates().orderBy(['currency', 'rateDate']).select('currency', 'rateDate', 'rate', 'source', 'fetchedAt');
 
 beforeAll(async () => {
   logger.level = 'info';
@@ -52,7 +57,7 @@ beforeAll(async () => {
   process.env.ECB_RATES_URL = feed.url;
   process.env.ECB_TIMEOUT_MS = '1000';
   reloadConfig();
-  await db()('exchangeRates').delete();
+  await ownRates().delete();
   events = new QueueEvents(QUEUES.maintenance, { connection: createRedis('worker'), prefix: config().redisPrefix });
   await events.waitUntilReady();
 });
