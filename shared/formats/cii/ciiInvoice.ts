@@ -157,6 +157,8 @@ function monetarySummation(m: EInvoiceModel): XmlElement {
     el('ram:LineTotalAmount', formatAmount(t.net)),
     el('ram:TaxBasisTotalAmount', formatAmount(t.net)),
     el('ram:TaxTotalAmount', { currencyID: m.currency }, formatAmount(t.tax)),
+    // BT-111: the VAT in the accounting currency (BT-6), converted with the invoice's stored rate.
+    m.taxCurrency && el('ram:TaxTotalAmount', { currencyID: m.taxCurrency.code }, formatAmount(m.taxCurrency.taxTotal)),
     el('ram:GrandTotalAmount', formatAmount(t.gross)),
     !t.paid.isZero() && el('ram:TotalPrepaidAmount', formatAmount(t.paid)),
     el('ram:DuePayableAmount', formatAmount(t.due)),
@@ -210,6 +212,7 @@ export function buildCiiDocument(m: EInvoiceModel): XmlElement {
       el(
         'ram:ApplicableHeaderTradeSettlement',
         m.kind === 'invoice' && el('ram:PaymentReference', m.number),
+        m.taxCurrency && el('ram:TaxCurrencyCode', m.taxCurrency.code),
         el('ram:InvoiceCurrencyCode', m.currency),
         paymentMeans(m),
         m.taxGroups.map(headerTax),

@@ -6,6 +6,7 @@
  * checker verifies that they reconcile.
  */
 import Decimal from 'decimal.js';
+import { toEur } from '../../domain/exchangeRates';
 import type { DocumentInput, InvoiceView, PartyView } from '../../domain/invoiceView';
 import { stripInvalidXmlChars } from '../xml';
 import { servicePeriodProblem } from '../../domain/dates';
@@ -227,6 +228,16 @@ export function toEInvoiceModel(input: DocumentInput): EInvoiceModel {
       due: sign(dec(invoice.amountDue, 'amountDue')),
     },
     reverseCharge: usesReverseCharge,
+    taxCurrency:
+      currency !== 'EUR' && invoice.exchangeRate
+        ? {
+            code: 'EUR',
+            taxTotal: sign(dec(toEur(dec(invoice.totalTax, 'totalTax'), invoice.exchangeRate.rate), 'exchangeRate.rate')),
+            rate: invoice.exchangeRate.rate,
+            date: invoice.exchangeRate.date,
+            source: invoice.exchangeRate.source,
+          }
+        : null,
     deliverToCountry: lines.some((l) => l.category === 'K') ? party(customer, sellerCountry).address.country : null,
     notes,
     relatedInvoiceNumber: kind === 'creditNote' ? blankToNull(invoice.relatedInvoiceNumber) : null,

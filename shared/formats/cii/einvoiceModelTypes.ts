@@ -65,6 +65,11 @@ export interface EInvoiceModel {
   taxGroups: EInvoiceTaxGroup[];
   totals: { net: Decimal; tax: Decimal; gross: Decimal; paid: Decimal; due: Decimal };
   reverseCharge: boolean;
+  /**
+   * A document in another currency with its stored rate: the VAT in EUR (BT-6 = EUR, BT-111), as
+   * AT § 20 Abs. 6 UStG 1994 / DE § 16 Abs. 6 UStG ask. Null for EUR documents and without a rate.
+   */
+  taxCurrency: { code: 'EUR'; taxTotal: Decimal; rate: string; date: string; source: 'ecb' | 'manual' } | null;
   /** BT-80: the buyer's country, written for intra-Community supplies (BR-IC-12). */
   deliverToCountry: string | null;
   /** Free-text notes for the document (invoice notes, footer, legal wording). */

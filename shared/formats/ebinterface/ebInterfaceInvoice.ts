@@ -7,6 +7,7 @@
  * missing UID is "00000000" only where § 11 UStG allows it (checkVatIds). docs/e-invoicing.md.
  */
 import Decimal from 'decimal.js';
+import { toEur } from '../../domain/exchangeRates';
 import type { DocumentInput } from '../../domain/invoiceView';
 import { el, optionalEl, renderXml, type XmlElement } from '../xml';
 import { countryNameDe, vatIdCountry } from '../cii/countries';
@@ -70,6 +71,13 @@ function contact(p: EInvoiceParty): XmlElement | null {
 function taxComment(category: string, reason: string | null, sellerCountry: string): string | null {
   if (category === 'AE' && (reason === null || reason === REVERSE_CHARGE_REASON)) return reverseChargeNote(sellerCountry);
   return reason;
+}
+
+/** "1 EUR = 1.0867 USD (EZB-Referenzkurs vom 26.11.2026); USt. in EUR: 57.03" */
+function exchangeRateText(m: EInvoiceModel): string {
+  const t = m.taxCurrency!;
+  const source = t.source === 'ecb' ? 'EZB-Referenzkurs' : 'Kurs';
+  return `1 EUR = ${t.rate} ${m.currency} (${source} vom ${formatDateDe(t.date)}); USt. in EUR: ${formatAmount(t.taxTotal)}`;
 }
 
 // ---- consistency checks (ebInterface has no EN 16931 Schematron; these are its sums) -------------
@@ -287,6 +295,17 @@ export function buildEbInterfaceDocument(m: EInvoiceModel, sellerCountry: string
           el('Comment', `Gutschrift zu Rechnung ${m.relatedInvoiceNumber}`),
         )
       : null,
+    // CurrencyExchangeInformationType: Currency, ExchangeRate, ExchangeRateDate, Comment. As in the
+    // standard's own sample: the foreign currency and its units per EUR (the ECB's quote).
+    m.taxCurrency
+      ? el(
+          'CurrencyExchangeInformation',
+          el('Currency', m.currency),
+          el('ExchangeRate', m.taxCurrency.rate),
+          el('ExchangeRateDate', m.taxCurrency.date),
+          el('Comment', exchangeRateText(m)),
+        )
+      : null,
     // DeliveryType: DeliveryID, (Date | Period), Address, Contact, Description. § 11 UStG needs
     // the day of delivery or the period of the service; without either the model takes the issue date.
     el('Delivery', m.servicePeriod ? el('Period', el('FromDate', m.servicePeriod.start), el('ToDate', m.servicePeriod.end)) : el('Date', m.deliveryDate)),
@@ -334,6 +353,8 @@ export function buildEbInterfaceDocument(m: EInvoiceModel, sellerCountry: string
           el('TaxableAmount', formatAmount(g.basis)),
           el('TaxPercent', { TaxCategoryCode: g.category }, formatDecimal(g.rate)),
           el('TaxAmount', formatAmount(g.tax)),
+          // The group's VAT in EUR (AT § 20 Abs. 6 UStG 1994), converted with the stored rate.
+          m.taxCurrency ? el('AccountingCurrencyAmount', { Currency: m.taxCurrency.code }, toEur(g.tax, m.taxCurrency.rate)) : null,
           optionalEl('Comment', taxComment(g.category, g.exemptionReason, sellerCountry)),
         ),
       ),

@@ -8,7 +8,7 @@ import { formatDate, formatMoney, formatPercent, isZero } from './format';
 import { documentNumber, effectiveDueDate } from './invoiceHeader';
 import { TOTAL_LABELS, paymentMethodLabel } from './invoiceTexts';
 import { COLOR, CONTENT_LEFT, CONTENT_RIGHT, CONTENT_WIDTH, ensureSpace, hRule, setStyle, type TextStyle } from './layout';
-import { isSmallBusinessInvoice, REVERSE_CHARGE_TITLE, reverseCharge, reverseChargeText, VAT_NOTES_TITLE, vatNotes } from './legalNotes';
+import { isSmallBusinessInvoice, REVERSE_CHARGE_TITLE, reverseCharge, reverseChargeText, VAT_NOTES_TITLE, vatInEur, vatNotes } from './legalNotes';
 import { formatIban } from './parties';
 import { breakLongRuns } from './textBreaks';
 
@@ -137,6 +137,8 @@ export function drawInvoiceSummary(doc: PDFKit.PDFDocument, input: DocumentInput
     heading(doc, REVERSE_CHARGE_TITLE);
     paragraph(doc, reverseChargeText(rc, invoice.customer.vatId), { size: 9 });
   }
+  const inEur = vatInEur(input);
+  if (inEur) paragraph(doc, inEur, { size: 9 });
   const notes = vatNotes(input);
   if (notes.length > 0) {
     heading(doc, VAT_NOTES_TITLE);

@@ -10,8 +10,9 @@
  * exemption note. Documents built without stored categories keep the reverse-charge inference.
  */
 import type { DocumentInput, InvoiceItemView, PartyView } from '../../domain/invoiceView';
+import { toEur } from '../../domain/exchangeRates';
 import { categoryNote, exemptionReason, type TaxCategory } from '../../domain/tax/vatCategory';
-import { isZero } from './format';
+import { formatDate, formatMoney, isZero } from './format';
 import { EU_COUNTRIES } from '../../domain/vatId';
 
 export const EU_MEMBER_STATES: ReadonlySet<string> = new Set(EU_COUNTRIES);
@@ -127,4 +128,17 @@ export function vatNotes(input: DocumentInput): string[] {
     out.push(`${scope(g.lines, items)}${parts.filter(Boolean).join(' ')}`);
   }
   return out;
+}
+
+/**
+ * A document in another currency states its VAT in EUR with the rate used (AT § 20 Abs. 6 UStG
+ * 1994, DE § 16 Abs. 6 UStG): "USt. in EUR: 57,03 € (Kurs 1 EUR = 1,0867 USD vom 26.11.2026,
+ * EZB-Referenzkurs)". Null for EUR documents, without a stored rate and when no VAT is charged.
+ */
+export function vatInEur(input: DocumentInput): string | null {
+  const { invoice } = input;
+  const rate = invoice.exchangeRate;
+  if (!rate || (invoice.currency || 'EUR').toUpperCase() === 'EUR' || invoice.type === 'eingangsrechnung' || isSmallBusinessInvoice(input)) return null;
+  const source = rate.source === 'ecb' ? ', EZB-Referenzkurs' : '';
+  return `USt. in EUR: ${formatMoney(toEur(invoice.totalTax, rate.rate))} (Kurs 1 EUR = ${rate.rate.replace('.', ',')} ${invoice.currency.toUpperCase()} vom ${formatDate(rate.date)}${source})`;
 }

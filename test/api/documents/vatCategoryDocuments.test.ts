@@ -214,3 +214,40 @@ for (const country of ['AT', 'DE'] as const) {
     }
   });
 }
+
+describe('documents of a foreign-currency invoice state the VAT in EUR', () => {
+  it.skipIf(!official)('USD with a manual rate: CII BT-6/BT-111, ebInterface exchange information, PDF line', async () => {
+    const team = await createTeam(SELLERS.AT);
+    const token = team.admin.token;
+    // With its UID: finalization compares a foreign-currency total with the EUR 10,000 limit only in EUR.
+    const customer = await http.post('/api/customers', { name: 'Einkauf', email: 'einkauf@example.com', ...DOMESTIC.AT, vatId: 'ATU87654321' }, { token });
+    const created = await http.post(
+      '/api/invoices',
+      {
+        type: 'rechnung',
+        customerId: customer.body.id,
+        currency: 'USD',
+        exchangeRate: { rate: '1.0867', date: '2026-11-02', source: 'manual' },
+        items: [{ description: 'Lizenz', quantity: 2, unitPrice: '100.00', taxRate: '20' }],
+      },
+      { token },
+    );
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const sent = await http.post(`/api/invoices/${created.body.id}/send`, {}, { token });
+    expect(sent.status, JSON.stringify(sent.body)).toBe(202);
+
+    const zugferd = await http.get(`/api/invoices/${created.body.id}/zugferd`, { token });
+    expect(zugferd.status).toBe(200);
+    const xml = pdfAttachments(zugferd.raw)['factur-x.xml'].toString('utf8');
+    expect(validateXml(xml, CII_XSD).errors).toBe('');
+    expect(checkEn16931(xml)).toEqual([]);
+    expect(xml).toContain('<ram:TaxCurrencyCode>EUR</ram:TaxCurrencyCode>');
+    expect(xml).toContain('<ram:TaxTotalAmount currencyID="EUR">36.81</ram:TaxTotalAmount>');
+    expect(flat(pdfText(zugferd.raw))).toContain('USt. in EUR: 36,81 € (Kurs 1 EUR = 1,0867 USD vom 02.11.2026)');
+
+    const ebi = await http.get(`/api/invoices/${created.body.id}/ebinterface`, { token });
+    expect(ebi.status).toBe(200);
+    expect(validateXml(ebi.raw, EBI_XSD).errors).toBe('');
+    expect(ebi.raw.toString('utf8')).toContain('<AccountingCurrencyAmount Currency="EUR">36.81</AccountingCurrencyAmount>');
+  });
+});

@@ -7,7 +7,7 @@ import Decimal from 'decimal.js';
 import type { InvoiceCtx, Rule, TotalsCtx } from './context';
 import { totalVatDecimals, totalsDecimalRules } from './decimals';
 import { num, round2, sum } from './values';
-import { blank, one, textAt } from './xmlNodes';
+import { attr, blank, kids, one, text, textAt } from './xmlNodes';
 
 type TotalsRule = Rule<{ inv: InvoiceCtx; totals: TotalsCtx }>;
 
@@ -100,6 +100,27 @@ export const totalsRules: ReadonlyArray<TotalsRule> = [
     },
   },
   totalVatDecimals,
+  {
+    // BT-6 given: BT-111 in that currency, and BT-6 differs from the invoice currency.
+    id: 'BR-53',
+    check({ inv, totals: s }) {
+      const taxCurrency = textAt(inv.settlement, 'TaxCurrencyCode')?.trim();
+      if (!taxCurrency) return;
+      const inTaxCurrency = kids(s.node, 'TaxTotalAmount').filter((n) => attr(n, 'currencyID')?.trim() === taxCurrency);
+      if (inTaxCurrency.length === 0 || taxCurrency === inv.currency) {
+        return `If the VAT accounting currency code (BT-6) ${taxCurrency} is present, the Invoice total VAT amount in accounting currency (BT-111) shall be provided, and BT-6 shall differ from the invoice currency.`;
+      }
+    },
+  },
+  {
+    id: 'BR-DEC-15',
+    check({ inv, totals: s }) {
+      const taxCurrency = textAt(inv.settlement, 'TaxCurrencyCode')?.trim();
+      if (!taxCurrency) return;
+      const bad = kids(s.node, 'TaxTotalAmount').filter((n) => attr(n, 'currencyID')?.trim() === taxCurrency && (text(n) ?? '').split('.')[1]?.length > 2);
+      if (bad.length > 0) return 'The Invoice total VAT amount in accounting currency (BT-111) shall have at most 2 decimals.';
+    },
+  },
   {
     id: 'BR-CO-15',
     check: ({ totals: s }) =>
