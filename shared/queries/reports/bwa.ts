@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { D, type Dec, money } from '../../domain/tax/amounts';
-import { FINALIZED_STATUSES, INPUT_TAX_EXCLUDED_STATUSES } from './vatAggregates';
+import { eurSql, FINALIZED_STATUSES, INPUT_TAX_EXCLUDED_STATUSES } from './vatAggregates';
 import { datevChartOf } from './datev';
 import type { ReportTenant } from './vatReturn';
 import { assertEurDocuments } from './currency';
@@ -13,7 +13,8 @@ import type { BwaBlock, BwaLine, BwaReport } from '../../domain/bwa';
  * BWA (betriebswirtschaftliche Auswertung): per month and cumulated, prior year side by side, net
  * amounts (VAT is neither revenue nor expense). Expenses are grouped by the ledger's expense
  * account (expenseAccount.ts); cost of goods are the chart's material/goods accounts. Two GROUP BY
- * queries over both years; a non-EUR document is 422 FOREIGN_CURRENCY (docs/reports.md, "BWA").
+ * queries over both years; amounts in EUR (a foreign-currency document's at its stored rate, eurSql),
+ * though a non-EUR document is still 422 FOREIGN_CURRENCY for now (docs/reports.md, "BWA").
  */
 
 const COST_OF_GOODS: Record<string, [number, number]> = { SKR03: [3000, 3999], SKR04: [5000, 5999], EKR: [5000, 5999] };
@@ -35,17 +36,22 @@ interface Figures {
 }
 
 export async function bwaReport(db: Knex, tenant: ReportTenant, year: number): Promise<BwaReport> {
+  await assertEurDocuments(db, tenant.id, { from: `${year - 1}-01-01`, to: `${year}-12-31` }, `The BWA ${year} (with ${year - 1} for comparison)`);
+  return bwaFigures(db, tenant, year);
+}
+
+/** The BWA's figures in EUR, without the foreign-currency gate (bwaReport runs it first). */
+export async function bwaFigures(db: Knex, tenant: ReportTenant, year: number): Promise<BwaReport> {
   const priorYear = year - 1;
   const from = `${priorYear}-01-01`;
   const to = `${year}-12-31`;
-  await assertEurDocuments(db, tenant.id, { from, to }, `The BWA ${year} (with ${priorYear} for comparison)`);
   const chart = datevChartOf(tenant);
   const x = expenseAccountSql(chart);
   const cost = expenseCostSql(chart, tenant.settings?.smallBusiness === true);
   const [sales, expenses] = await Promise.all([
     db.raw(
       `select extract(year from i.issue_date)::int as "y", extract(month from i.issue_date)::int as "m",
-              sum(case when i.type = 'gutschrift' then -i.total_net else i.total_net end)::text as "net"
+              sum(case when i.type = 'gutschrift' then -${eurSql('i.total_net')} else ${eurSql('i.total_net')} end)::text as "net"
          from invoices i
         where i.tenant_id = ? and i.type in ('rechnung', 'gutschrift') and i.status = any(?::text[])
           and ${inBooksSql('i')} and i.issue_date between ? and ?
@@ -55,7 +61,7 @@ export async function bwaReport(db: Knex, tenant: ReportTenant, year: number): P
     db.raw(
       `select extract(year from i.invoice_date)::int as "y", extract(month from i.invoice_date)::int as "m",
               ${x.account} as "account",
-              sum(${cost.amount})::text as "net"
+              sum(${eurSql(cost.amount)})::text as "net"
          from invoices i ${x.joins} ${cost.joins}
         where i.tenant_id = ? and i.type = 'eingangsrechnung' and i.status <> all(?::text[])
           and ${inBooksSql('i')} and i.invoice_date between ? and ?

@@ -7,7 +7,16 @@ import type { InvoiceType } from '../../domain/invoiceView';
 import type { TaxCategory } from '../../domain/tax/vatCategory';
 import { DATEV_CHARTS, datevPosting, datevSkrCode, type DatevChart, type DatevBookingSource } from '../../domain/tax/datevMapping';
 import type { DatevBooking, DatevHeaderMeta } from '../../formats/datev/extfBuchungsstapel';
-import { EU_VAT_PREFIXES, EXPORT_SQL, exportBindings, FINALIZED_STATUSES, INPUT_TAX_EXCLUDED_STATUSES, REVERSE_CHARGE_SQL, vatPrefixOf } from './vatAggregates';
+import {
+  EU_VAT_PREFIXES,
+  eurSql,
+  EXPORT_SQL,
+  exportBindings,
+  FINALIZED_STATUSES,
+  INPUT_TAX_EXCLUDED_STATUSES,
+  REVERSE_CHARGE_SQL,
+  vatPrefixOf,
+} from './vatAggregates';
 import type { ReportTenant } from './vatReturn';
 import { assertEurDocuments } from './currency';
 import { clearingAccountSql, expenseAccountSql } from './expenseAccount';
@@ -247,7 +256,11 @@ interface MoneyMovementRow {
   moneyAccount: string | null;
 }
 
-/** Every booking of the period, lazily, a batch at a time (one per FETCH); pass to datevCsvStream. */
+/**
+ * Every booking of the period, lazily, a batch at a time (one per FETCH); pass to datevCsvStream.
+ * Amounts in EUR: a foreign-currency document's at its stored exchange rate (eurSql, per row; its
+ * payments at the document's rate too). assertDatevExportable refuses such documents for now.
+ */
 export async function* datevBookings(tenant: ReportTenant, period: TaxPeriod, knex: Knex = defaultDb()): AsyncGenerator<DatevBooking[]> {
   const chart = datevChartOf(tenant);
   const trx = await knex.transaction();
@@ -288,7 +301,7 @@ export async function* datevBookings(tenant: ReportTenant, period: TaxPeriod, kn
       // DATEV's Leistungsdatum is one day: of a service period its last, when the service is complete.
       `select i.type, i.number, i.issue_date as "date", coalesce(i.service_end_date, i.service_date) as "serviceDate",
               coalesce(i.customer_snapshot->>'company', i.customer_snapshot->>'name') as "partner",
-              tb->>'taxRate' as "taxRate", coalesce(z.net, (tb->>'net')::numeric + (tb->>'tax')::numeric)::text as "gross",
+              tb->>'taxRate' as "taxRate", ${eurSql("coalesce(z.net, (tb->>'net')::numeric + (tb->>'tax')::numeric)")}::text as "gross",
               z.category as "taxCategory", z.reason as "exemptionReason",
               coalesce(${REVERSE_CHARGE_SQL}, false) as "reverseCharge", (${EXPORT_SQL}) as "export"
          from invoices i cross join lateral jsonb_array_elements(i.tax_breakdown) tb
@@ -330,7 +343,7 @@ export async function* datevBookings(tenant: ReportTenant, period: TaxPeriod, kn
       'datev_incoming',
       `select i.invoice_number as "number", i.invoice_date as "date", s.name as "partner",
               ${x.account} as "expenseAccount",
-              tb->>'taxRate' as "taxRate", coalesce(z.net, (tb->>'net')::numeric + (tb->>'tax')::numeric)::text as "gross",
+              tb->>'taxRate' as "taxRate", ${eurSql("coalesce(z.net, (tb->>'net')::numeric + (tb->>'tax')::numeric)")}::text as "gross",
               z.category as "taxCategory"
          from invoices i ${x.joins}
          cross join lateral jsonb_array_elements(i.tax_breakdown) tb
@@ -365,7 +378,7 @@ export async function* datevBookings(tenant: ReportTenant, period: TaxPeriod, kn
       trx,
       'datev_payments',
       `select m.amount, m.date, m.type, m.number, m.partner, m."moneyAccount"
-         from (select p.id, p.amount::text as "amount", p.date as "date", i.type,
+         from (select p.id, ${eurSql('p.amount')}::text as "amount", p.date as "date", i.type,
                       coalesce(i.number, i.invoice_number) as "number",
                       coalesce(i.customer_snapshot->>'company', i.customer_snapshot->>'name', s.name) as "partner",
                       ${c.account} as "moneyAccount"
@@ -374,7 +387,7 @@ export async function* datevBookings(tenant: ReportTenant, period: TaxPeriod, kn
                  left join suppliers s on s.id = i.supplier_id ${c.joins}
                 where p.tenant_id = ? and p.date between ? and ? and ${paymentsInBooksSql('i')}
                union all
-               select i.id, i.total_gross::text, i.invoice_date, i.type, i.invoice_number, s.name, ${c.account}
+               select i.id, ${eurSql('i.total_gross')}::text, i.invoice_date, i.type, i.invoice_number, s.name, ${c.account}
                  from invoices i
                  left join suppliers s on s.id = i.supplier_id ${c.joins}
                 where i.tenant_id = ? and ${PROVIDER_REFUND_SQL} and i.invoice_date between ? and ?) m
