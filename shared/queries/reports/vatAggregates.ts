@@ -66,9 +66,16 @@ export interface SalesCategoryRow {
 export const eurSql = (amount: string) => `(case when i.currency = 'EUR' then ${amount} else round(${amount} / i.exchange_rate, 2) end)`;
 
 /**
+ * SQL for grouped sums: group by DOC_GROUP_SQL too, and take eurSumSql(x) instead of sum(x). A
+ * foreign-currency document is its own group, so its sum converts once, as its EUR VAT statement
+ * does; all EUR documents share one group, so the EUR path groups no finer than by category and rate.
+ */
+export const DOC_GROUP_SQL = "(case when i.currency = 'EUR' then null else i.id end)";
+export const eurSumSql = (amount: string) => `(case when min(i.currency) = 'EUR' then sum(${amount}) else round(sum(${amount}) / min(i.exchange_rate), 2) end)`;
+
+/**
  * The period's sales by (category, exemption reason, rate). Hand-written GROUP BY over the period's
- * lines: first per document (so a foreign-currency document converts its sum once, as its EUR
- * VAT statement does), then over the period.
+ * lines, foreign-currency documents converted one by one (DOC_GROUP_SQL).
  */
 export async function salesByCategory(db: Knex, tenantId: string, country: string, from: string, to: string): Promise<SalesCategoryRow[]> {
   const { rows } = await db.raw(
@@ -76,7 +83,7 @@ export async function salesByCategory(db: Knex, tenantId: string, country: strin
        from (select ${SALES_CATEGORY_SQL} as "category",
                     ii.exemption_reason as "exemptionReason",
                     ii.tax_rate::text as "taxRate",
-                    ${eurSql(`sum(${SIGNED_NET_SQL})`)} as net
+                    ${eurSumSql(SIGNED_NET_SQL)} as net
                from invoices i
                join invoice_items ii on ii.invoice_id = i.id
               where i.tenant_id = ?
@@ -84,7 +91,7 @@ export async function salesByCategory(db: Knex, tenantId: string, country: strin
                 and i.status = any(?::text[])
                 and ${inBooksSql('i')}
                 and i.issue_date between ? and ?
-              group by i.id, 1, 2, 3) d
+              group by ${DOC_GROUP_SQL}, 1, 2, 3) d
       group by 1, 2, 3
       order by 3 desc, 1, 2`,
     [...salesCategoryBindings(country), tenantId, [...FINALIZED_STATUSES], from, to],
@@ -115,7 +122,7 @@ export async function purchasesOwingTax(db: Knex, tenantId: string, from: string
   const { rows } = await db.raw(
     `select coalesce(sum(d.net) filter (where d.category = 'reverseCharge'), 0)::text as "reverseChargeNet",
             coalesce(sum(d.net) filter (where d.category = 'intraCommunitySupply'), 0)::text as "acquisitionNet"
-       from (select ii.tax_category as category, ${eurSql('sum(ii.net_amount)')} as net
+       from (select ii.tax_category as category, ${eurSumSql('ii.net_amount')} as net
        from invoices i
        join invoice_items ii on ii.invoice_id = i.id
       where i.tenant_id = ?
@@ -124,7 +131,7 @@ export async function purchasesOwingTax(db: Knex, tenantId: string, from: string
         and i.status <> all(?::text[])
         and i.invoice_date between ? and ?
         and ii.tax_category in ('reverseCharge', 'intraCommunitySupply')
-      group by i.id, 1) d`,
+      group by ${DOC_GROUP_SQL}, 1) d`,
     [tenantId, [...INPUT_TAX_EXCLUDED_STATUSES], from, to],
   );
   return rows[0] as { reverseChargeNet: string; acquisitionNet: string };

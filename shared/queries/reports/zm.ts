@@ -5,7 +5,7 @@ import { invalidInput } from '../../errors';
 import { buildZmXml } from '../../formats/zm/zmXml';
 import { inBooksSql } from './books';
 import { assertEurDocuments } from './currency';
-import { eurSql, FINALIZED_STATUSES, SALES_CATEGORY_SQL, salesCategoryBindings } from './vatAggregates';
+import { DOC_GROUP_SQL, eurSumSql, FINALIZED_STATUSES, SALES_CATEGORY_SQL, salesCategoryBindings } from './vatAggregates';
 import { type ReportTenant, requireTaxNumber } from './vatReturn';
 
 /**
@@ -26,7 +26,7 @@ export async function zmRows(db: Knex, tenant: Pick<ReportTenant, 'id' | 'countr
     `select d."vatId", d."kind", sum(d.net)::text as "net"
        from (select i.customer_snapshot->>'vatId' as "vatId",
             case ${SALES_CATEGORY_SQL} when 'intraCommunitySupply' then 'supplies' else 'services' end as "kind",
-            ${eurSql("sum(case when i.type = 'gutschrift' then -ii.net_amount else ii.net_amount end)")} as net
+            ${eurSumSql("case when i.type = 'gutschrift' then -ii.net_amount else ii.net_amount end")} as net
        from invoices i
        join invoice_items ii on ii.invoice_id = i.id
       where i.tenant_id = ?
@@ -36,7 +36,7 @@ export async function zmRows(db: Knex, tenant: Pick<ReportTenant, 'id' | 'countr
         and i.issue_date between ? and ?
         and ${SALES_CATEGORY_SQL} in ('intraCommunitySupply', 'reverseCharge')
         and coalesce(i.customer_snapshot->>'vatId', '') <> ''
-      group by i.id, 1, 2) d
+      group by ${DOC_GROUP_SQL}, 1, 2) d
       group by 1, 2
       order by 1, 2`,
     [...salesCategoryBindings(tenant.country), tenant.id, [...FINALIZED_STATUSES], period.start, period.end, ...salesCategoryBindings(tenant.country)],
