@@ -59,8 +59,9 @@ export type DatevBookingSource =
        */
       taxCategory?: TaxCategory | null;
       /**
-       * A small-business tenant owes that tax but may not deduct it: the keys 94 / 19 would deduct
-       * it too, so such a row gets no key and the advisor books the tax owed.
+       * A small-business tenant deducts no input tax (docs/vat-categories.md): no input-tax key
+       * (9 / 8 …) and, for a reverse-charge purchase or ig. Erwerb, no 94 / 19 either (they would
+       * deduct the tax they book as owed); the advisor books the tax owed.
        */
       smallBusiness?: boolean;
     }
@@ -206,7 +207,8 @@ export function datevPosting(chart: DatevChart, source: DatevBookingSource): Dat
       const rate = rateOf(table, chart, source.taxRate);
       const a = signed(source.gross, 'gross');
       if (a.zero) return null;
-      const buKey = rate === '0' ? (source.smallBusiness ? undefined : purchaseKeyOf(table, source.taxCategory)) : table.inputTaxKey[rate];
+      // A small business deducts no input tax: the gross is its cost, booked without a key.
+      const buKey = source.smallBusiness ? undefined : rate === '0' ? purchaseKeyOf(table, source.taxCategory) : table.inputTaxKey[rate];
       return {
         amount: a.amount,
         debitCredit: side('H', a.negative),

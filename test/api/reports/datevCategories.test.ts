@@ -90,6 +90,8 @@ async function germanBook(chart: 'SKR03' | 'SKR04') {
   const smallCustomer = await createCustomer(small.tenant, { name: 'Inland', country: 'DE' });
   await sale(small.tenant, smallCustomer.id, [line('150.00', '0')]);
   await purchase(small.tenant, '250.00', 'reverseCharge');
+  const office = await createSupplier(small.tenant, { name: 'Bürobedarf' });
+  await createIncomingInvoice(small.tenant, undefined, { supplierId: office.id, invoiceDate: '2026-03-12', items: [line('100.00', '19')] });
   return { team, small };
 }
 
@@ -111,8 +113,9 @@ describe('DATEV rows per VAT category', () => {
         '2000,00|H|1610|4900|19', // intra-Community acquisition
       ].sort(),
     );
-    // Small business: § 19 revenue; its § 13b purchase without 94 (the tax is owed, not deductible).
-    expect(await datevRows(small.viewer.token)).toEqual(['150,00|S|1410|8195|', '250,00|H|1610|4900|']);
+    // Small business: § 19 revenue; no input tax: its 19 % purchase without key 9, its § 13b
+    // purchase without 94 (the tax is owed, not deductible).
+    expect(await datevRows(small.viewer.token)).toEqual(['119,00|H|1610|4900|', '150,00|S|1410|8195|', '250,00|H|1610|4900|']);
   });
 
   it('SKR04: the same book on the SKR04 accounts', async () => {
@@ -132,7 +135,7 @@ describe('DATEV rows per VAT category', () => {
         '2000,00|H|3310|6300|19',
       ].sort(),
     );
-    expect(await datevRows(small.viewer.token)).toEqual(['150,00|S|1210|4185|', '250,00|H|3310|6300|']);
+    expect(await datevRows(small.viewer.token)).toEqual(['119,00|H|3310|6300|', '150,00|S|1210|4185|', '250,00|H|3310|6300|']);
   });
 
   it('EKR (AT): class-4 defaults per category; purchases without a key (advisor books the tax)', async () => {
