@@ -137,9 +137,10 @@ function checkAddresses(m: EInvoiceModel, fail: Fail): void {
 function checkVatIds(m: EInvoiceModel, ctx: EbInterfaceCheckContext, fail: Fail): void {
   const sellerVat = realVatId(m.seller.vatId);
   const buyerVat = realVatId(m.buyer.vatId);
-  const gross = m.totals.gross.abs();
+  // A foreign-currency document with its stored rate compares in EUR, as the limits are in EUR.
+  const gross = m.taxCurrency ? new Decimal(toEur(m.totals.gross.abs(), m.taxCurrency.rate)) : m.totals.gross.abs();
   const required = requiredVatIdentities({
-    currency: m.currency,
+    currency: m.taxCurrency ? 'EUR' : m.currency,
     gross,
     chargesVat: m.lines.some((l) => l.taxRate.greaterThan(0)),
     reverseCharge: m.lines.some((l) => l.category === 'AE'),
@@ -155,7 +156,7 @@ function checkVatIds(m: EInvoiceModel, ctx: EbInterfaceCheckContext, fail: Fail)
 
   if (!buyerVat && required.recipientUid) {
     const amount =
-      m.currency === 'EUR'
+      m.currency === 'EUR' || m.taxCurrency
         ? `The gross total ${formatAmount(gross)} EUR exceeds EUR 10,000`
         : `The gross total is in ${m.currency} and cannot be compared with the EUR 10,000 limit without an exchange rate`;
     fail(

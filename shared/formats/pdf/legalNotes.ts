@@ -34,6 +34,8 @@ export interface ReverseCharge {
   applies: boolean;
   /** True when only some lines are at 0 %: the note then names those lines. */
   partial: boolean;
+  /** With stored categories: the reverse-charge lines' positions (other 0 % lines may be exempt). */
+  positions?: number[];
 }
 
 /**
@@ -50,7 +52,8 @@ export function reverseCharge(input: DocumentInput): ReverseCharge {
   if (hasStoredCategories(input)) {
     const rcLines = invoice.items.filter((i) => i.taxCategory === 'reverseCharge');
     if (rcLines.length === 0) return none;
-    return { applies: true, partial: rcLines.length < invoice.items.length };
+    const partial = rcLines.length < invoice.items.length;
+    return partial ? { applies: true, partial, positions: rcLines.map((i) => i.position).sort((a, b) => a - b) } : { applies: true, partial };
   }
   const buyerCountry = vatIdCountry(buyer.vatId);
   const sellerCountry = partyCountry(seller);
@@ -63,7 +66,11 @@ export function reverseCharge(input: DocumentInput): ReverseCharge {
 export const REVERSE_CHARGE_TITLE = 'Steuerschuldnerschaft des Leistungsempfängers / Reverse Charge';
 
 export function reverseChargeText(rc: ReverseCharge, buyerVatId: string): string {
-  const scope = rc.partial ? 'Für die mit 0 % ausgewiesenen Positionen schuldet' : 'Es schuldet';
+  const scope = !rc.partial
+    ? 'Es schuldet'
+    : rc.positions
+      ? `Für ${rc.positions.length === 1 ? 'Pos.' : 'die Positionen'} ${rc.positions.join(', ')} schuldet`
+      : 'Für die mit 0 % ausgewiesenen Positionen schuldet';
   return (
     `${scope} der Leistungsempfänger die Umsatzsteuer (Art. 196 MwStSystRL; ` +
     `§ 19 Abs. 1 UStG AT / § 13b UStG DE). UID des Leistungsempfängers: ${buyerVatId}.`

@@ -79,6 +79,20 @@ describe('VAT in EUR on foreign-currency documents', () => {
     expect(inv.Tax.TaxItem.AccountingCurrencyAmount).toEqual({ '#text': '36.81', '@_Currency': 'EUR' });
   });
 
+  it('ebInterface compares the recipient-UID limit (EUR 10,000) in EUR when the rate is stored', () => {
+    const big = (rate: boolean) => {
+      const input = makeDocument(sellerAT, { ...customerAT, vatId: null }, {
+        currency: 'USD',
+        itemSpecs: [{ description: 'Anlage', quantity: '1', unitPrice: '9000.00', taxRate: '20' }],
+      });
+      input.invoice.exchangeRate = rate ? { rate: '1.0867', date: '2026-03-09', source: 'ecb' } : null;
+      return input;
+    };
+    // 10,800.00 USD = 9,938.34 EUR: below the limit.
+    expect(() => buildEbInterfaceXml(big(true))).not.toThrow();
+    expect(() => buildEbInterfaceXml(big(false))).toThrow(/EBI-UID-RECIPIENT/);
+  });
+
   it('PDF line: USt. in EUR with the rate and its day', () => {
     expect(vatInEur(usd())).toBe('USt. in EUR: 36,81 € (Kurs 1 EUR = 1,0867 USD vom 09.03.2026, EZB-Referenzkurs)');
   });

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DocumentInput, InvoiceItemView } from '../../../shared/domain/invoiceView';
 import { renderInvoicePdf } from '../../../shared/formats/pdf/invoicePdf';
-import { isSmallBusinessInvoice, reverseCharge, vatNotes } from '../../../shared/formats/pdf/legalNotes';
+import { isSmallBusinessInvoice, reverseCharge, reverseChargeText, vatNotes } from '../../../shared/formats/pdf/legalNotes';
 import { makeDocumentInput } from './fixtures';
 import { allText } from './pdfTools';
 
@@ -50,7 +50,8 @@ describe('vatNotes', () => {
       { taxCategory: 'standard' },
       { taxCategory: 'reverseCharge', exemptionNote: 'Leistungsort Deutschland' },
     ]);
-    expect(reverseCharge(input)).toEqual({ applies: true, partial: true });
+    expect(reverseCharge(input)).toEqual({ applies: true, partial: true, positions: [2] });
+    expect(reverseChargeText(reverseCharge(input), 'DE123456789')).toMatch(/^Für Pos\. 2 schuldet der Leistungsempfänger/);
     expect(vatNotes(input)).toEqual(['Pos. 2: Leistungsort Deutschland']);
   });
 });
