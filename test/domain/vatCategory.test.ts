@@ -98,7 +98,7 @@ describe('statutory wording and VATEX per category', () => {
     expect(categoryNote('reverseCharge', 'DE')).toMatch(/^Steuerschuldnerschaft des Leistungsempfängers/);
     expect(categoryNote('intraCommunitySupply', 'AT')).toMatch(/Art\. 6 Abs\. 1 i\. V\. m\. Art\. 7 UStG 1994/);
     expect(categoryNote('export', 'DE')).toMatch(/§ 4 Nr\. 1 Buchst\. a/);
-    expect(categoryNote('exempt', 'AT', 'AT-6-1-27')).toBe('Umsatzsteuerbefreit – Kleinunternehmer: steuerfrei gemäß § 6 Abs. 1 Z 27 UStG 1994.');
+    expect(categoryNote('exempt', 'AT', 'AT-6-1-27')).toBe('Umsatzsteuerbefreit – Kleinunternehmer gemäß § 6 Abs. 1 Z 27 UStG 1994.');
     expect(categoryNote('exempt', 'DE', 'DE-19')).toMatch(/§ 19 UStG wird keine Umsatzsteuer berechnet/);
     expect(categoryNote('notSubject', 'FR')).toMatch(/Not subject/);
     expect(categoryVatex('export', 'AT')).toBe('VATEX-EU-G');

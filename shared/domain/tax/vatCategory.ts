@@ -223,6 +223,7 @@ export function categoryNote(category: TaxCategory, sellerCountry: string, reaso
       const reason = exemptionReason(sellerCountry, reasonCode);
       if (!reason) return 'Steuerfreie Leistung.';
       if (reason.code === 'DE-19') return 'Gemäß § 19 UStG wird keine Umsatzsteuer berechnet (Kleinunternehmer).';
+      if (reason.code === 'AT-6-1-27') return 'Umsatzsteuerbefreit – Kleinunternehmer gemäß § 6 Abs. 1 Z 27 UStG 1994.';
       return `${reason.text}: steuerfrei gemäß ${reason.legalBasis}.`;
     }
     case 'reverseCharge':
