@@ -4,10 +4,11 @@ import { FINALIZED_STATUSES, INPUT_TAX_EXCLUDED_STATUSES } from './vatAggregates
 import { inBooksSql, paymentsInBooksSql } from './books';
 
 /**
- * Reports are in EUR, and the schema holds no EUR amount or rate for a document in another
- * currency (a sales invoice in the customer's, a webhook incoming invoice in the provider's), so
- * such a document is never summed as euros: 422 FOREIGN_CURRENCY names it for the user to enter
- * in EUR (docs/reports.md, "Currency"). One query per report over the report's own index ranges.
+ * Reports are in EUR: a document in another currency counts at the exchange rate it stores
+ * (docs/exchange-rates.md). One without a rate (written before invoices stored one, or a webhook
+ * incoming invoice of a day the ECB feed had no rate for) is never summed as euros: 422
+ * FOREIGN_CURRENCY names it for the user to give it a rate (docs/reports.md, "Currency"). One
+ * query per report over the report's own index ranges.
  */
 export interface DateRange {
   from: string;
@@ -35,14 +36,14 @@ export async function findForeignCurrencyDocuments(
       sql: `select i.id, i.type, i.number, i.issue_date as "date", i.currency
               from invoices i
              where i.tenant_id = ? and i.type in ('rechnung', 'gutschrift') and i.status = any(?::text[])
-               and ${inBooksSql('i')} and i.issue_date between ? and ? and i.currency <> 'EUR'`,
+               and ${inBooksSql('i')} and i.issue_date between ? and ? and i.currency <> 'EUR' and i.exchange_rate is null`,
       bindings: [tenantId, [...FINALIZED_STATUSES], range.from, range.to],
     },
     {
       sql: `select i.id, i.type, i.invoice_number as "number", i.invoice_date as "date", i.currency
               from invoices i
              where i.tenant_id = ? and i.type = 'eingangsrechnung' and i.status <> all(?::text[])
-               and ${inBooksSql('i')} and i.invoice_date between ? and ? and i.currency <> 'EUR'`,
+               and ${inBooksSql('i')} and i.invoice_date between ? and ? and i.currency <> 'EUR' and i.exchange_rate is null`,
       bindings: [tenantId, [...INPUT_TAX_EXCLUDED_STATUSES], range.from, range.to],
     },
   ];
@@ -52,7 +53,7 @@ export async function findForeignCurrencyDocuments(
     branches.push({
       sql: `select i.id, i.type, coalesce(i.number, i.invoice_number) as "number", p.date as "date", i.currency
               from payments p join invoices i on i.id = p.invoice_id and i.tenant_id = p.tenant_id
-             where p.tenant_id = ? and p.date between ? and ? and ${paymentsInBooksSql('i')} and i.currency <> 'EUR'`,
+             where p.tenant_id = ? and p.date between ? and ? and ${paymentsInBooksSql('i')} and i.currency <> 'EUR' and i.exchange_rate is null`,
       bindings: [tenantId, range.from, range.to],
     });
   }
@@ -71,15 +72,15 @@ const TYPE_LABEL: Record<string, string> = { rechnung: 'invoice', gutschrift: 'c
 
 const describe = (d: ForeignDocument) => `${TYPE_LABEL[d.type] ?? d.type} ${d.number ?? `(no number, id ${d.id})`} of ${d.date} in ${d.currency}`;
 
-/** 422 FOREIGN_CURRENCY when the report's selection holds a document that is not in EUR. */
+/** 422 FOREIGN_CURRENCY when the report's selection holds a document not in EUR that has no exchange rate. */
 export async function assertEurDocuments(db: Knex, tenantId: string, range: DateRange, what: string, opts: { payments?: boolean } = {}): Promise<void> {
   const { documents, total } = await findForeignCurrencyDocuments(db, tenantId, range, opts);
   if (total === 0) return;
   const more = total > documents.length ? ` and ${total - documents.length} more` : '';
   throw taxReportError(
     'FOREIGN_CURRENCY',
-    `${what} is in EUR, but ${total} document(s) between ${range.from} and ${range.to} are not and have no EUR value: ` +
-      `${documents.map(describe).join('; ')}${more}. Record them with their EUR amounts (the rate of the day) and try again`,
+    `${what} is in EUR, but ${total} document(s) between ${range.from} and ${range.to} are not and have no exchange rate: ` +
+      `${documents.map(describe).join('; ')}${more}. Give them their rate (exchangeRate, the ECB rate of the day or the BMF monthly average) and try again`,
     documents.map((d) => ({ field: 'documents', message: describe(d) })),
     { documents: documents.map((d) => ({ id: d.id, type: d.type, number: d.number, date: d.date, currency: d.currency })), total },
   );

@@ -1,3 +1,4 @@
+import Decimal from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { db } from '../../../shared/db';
 import { startTestServer } from '../../helpers/server';
@@ -6,9 +7,10 @@ import { createCustomer, createIncomingInvoice, createSentInvoice, createSupplie
 import { germanBook, smallAustrianBook } from './books';
 
 /**
- * Reports are in EUR and the schema holds no EUR value for a foreign-currency document, so a
- * report whose selection contains one answers 422 FOREIGN_CURRENCY naming it — never a sum that
- * treats dollars as euros (docs/reports.md "Currency").
+ * Reports are in EUR: a foreign-currency document counts at the exchange rate it stores. One
+ * without a rate (written before invoices stored one) makes a report whose selection contains it
+ * answer 422 FOREIGN_CURRENCY naming it — never a sum that treats dollars as euros
+ * (docs/reports.md "Currency").
  */
 let server: Awaited<ReturnType<typeof startTestServer>>;
 
@@ -21,11 +23,14 @@ afterAll(async () => {
 
 const usdItem = { description: 'SaaS subscription', quantity: '1', unitPrice: '100.00', taxRate: '20' };
 
+/** A document as stored before invoices had an exchange rate. */
+const withoutRate = (id: string) => db()('invoices').where({ id }).update({ exchangeRate: null, exchangeRateDate: null, exchangeRateSource: null });
+
 describe('foreign-currency documents in the report period', () => {
-  it('a USD incoming invoice in March: U30 json/xml, DATEV, BWA and the submission are 422 naming it; April is unaffected', async () => {
+  it('a USD incoming invoice in March without a rate: U30 json/xml, DATEV, BWA and the submission are 422 naming it; April is unaffected', async () => {
     const team = await smallAustrianBook();
     const supplier = await createSupplier(team.tenant, { name: 'US Cloud Inc.' });
-    await createIncomingInvoice(team.tenant, null, {
+    const incoming = await createIncomingInvoice(team.tenant, null, {
       supplierId: supplier.id,
       invoiceNumber: 'in_USD_42',
       invoiceDate: '2026-03-12',
@@ -33,6 +38,7 @@ describe('foreign-currency documents in the report period', () => {
       exchangeRate: { rate: '1.0900', date: '2026-03-12', source: 'manual' },
       items: [usdItem],
     });
+    await withoutRate(incoming.id);
     const http = client(server.url, { token: team.admin.token });
 
     for (const path of [
@@ -65,7 +71,7 @@ describe('foreign-currency documents in the report period', () => {
     expect(await db()('reportSubmissions').where({ tenantId: team.tenant.id })).toHaveLength(0);
   });
 
-  it('a USD sales invoice, and DATEV for a month that only holds a payment on one, name the invoice number', async () => {
+  it('a USD sales invoice without a rate, and DATEV for a month that only holds a payment on one, name the invoice number', async () => {
     const team = await smallAustrianBook();
     // country US: without it the customer would be read as Austrian (the tenant's country), and a
     // USD invoice to an Austrian business needs its UID (§ 11 Abs. 1 Z 3 lit. j UStG, checked at send).
@@ -77,6 +83,7 @@ describe('foreign-currency documents in the report period', () => {
       exchangeRate: { rate: '1.0900', date: '2026-03-12', source: 'manual' },
     });
     await db()('invoices').where({ id: inv.id }).update({ issueDate: '2026-05-20', dueDate: '2026-05-20' });
+    await withoutRate(inv.id);
     await recordPayment(team.tenant, null, inv.id, { amount: '50.00', date: '2026-06-03' });
     const http = client(server.url, { token: team.viewer.token });
 
@@ -92,15 +99,48 @@ describe('foreign-currency documents in the report period', () => {
 
   it('German tenants: the ELSTER UStVA is refused as well', async () => {
     const team = await germanBook();
-    await createIncomingInvoice(team.tenant, null, {
+    const chf = await createIncomingInvoice(team.tenant, null, {
       invoiceNumber: 'CHF-7',
       invoiceDate: '2026-03-20',
       currency: 'CHF',
       exchangeRate: { rate: '0.9600', date: '2026-03-20', source: 'manual' },
       items: [{ ...usdItem, taxRate: '19' }],
     });
+    await withoutRate(chf.id);
     const res = await client(server.url, { token: team.viewer.token }).get('/api/reports/elster?year=2026&month=3');
     expect(res.status).toBe(422);
     expect(res.body.error.message).toContain('incoming invoice CHF-7 of 2026-03-20 in CHF');
+  });
+
+  it('documents with their stored rate count in EUR: U30, ELSTER, DATEV and BWA answer, converted at that rate', async () => {
+    const team = await smallAustrianBook();
+    const http = client(server.url, { token: team.admin.token });
+    const before = (await http.get('/api/reports/ust?year=2026&month=3')).body;
+    const supplier = await createSupplier(team.tenant, { name: 'US Cloud Inc.' });
+    await createIncomingInvoice(team.tenant, null, {
+      supplierId: supplier.id,
+      invoiceNumber: 'in_USD_43',
+      invoiceDate: '2026-03-12',
+      currency: 'USD',
+      exchangeRate: { rate: '1.0900', date: '2026-03-12', source: 'manual' },
+      items: [usdItem],
+    });
+    const march = await http.get('/api/reports/ust?year=2026&month=3');
+    expect(march.status).toBe(200);
+    // USD 20.00 input tax at 1.09 USD per EUR = EUR 18.35 (half-up to the cent).
+    expect(new Decimal(march.body.inputTax).minus(before.inputTax).toFixed(2)).toBe('18.35');
+    for (const path of ['/api/reports/ust?year=2026&month=3&format=xml', '/api/reports/datev?year=2026&month=3', '/api/reports/bwa?year=2026']) {
+      expect((await http.get(path)).status, path).toBe(200);
+    }
+
+    const de = await germanBook();
+    await createIncomingInvoice(de.tenant, null, {
+      invoiceNumber: 'CHF-8',
+      invoiceDate: '2026-03-20',
+      currency: 'CHF',
+      exchangeRate: { rate: '0.9600', date: '2026-03-20', source: 'manual' },
+      items: [{ ...usdItem, taxRate: '19' }],
+    });
+    expect((await client(server.url, { token: de.viewer.token }).get('/api/reports/elster?year=2026&month=3')).status).toBe(200);
   });
 });
