@@ -7,6 +7,8 @@ import type { NormalizedEvent } from '../../providers/payments/types';
 import { prepareItems } from '../../domain/invoiceChecks';
 import { insertInvoiceWithItems } from '../invoices/insertInvoice';
 import { totalsColumns } from '../invoices/columns';
+import { exchangeRateOn } from '../../queries/exchangeRates';
+import { exchangeRateColumns } from '../invoices/exchangeRate';
 import { DuplicateInvoiceError, PermanentPipelineError } from './errors';
 
 export interface IncomingInvoiceDraft {
@@ -77,6 +79,10 @@ export async function createIncomingInvoiceFromEvent(
   const country = args.country !== undefined ? args.country : (await trx('tenants').where({ id: tenantId }).first('country'))?.country;
   const prepared = prepareItems([{ description: draft.description, quantity: '1', unitPrice: draft.totalGross, taxRate: '0' }], country ?? 'AT');
   const refund = event.kind === 'refund';
+  // A foreign-currency movement counts in the reports at the ECB rate of its day when the feed has
+  // one; without one it is stored without a rate (a missing rate must not fail the event) and the
+  // reports name it until the user gives it one (docs/exchange-rates.md).
+  const ecb = draft.currency !== 'EUR' ? await exchangeRateOn(trx, draft.currency, draft.invoiceDate) : null;
   // Invoice, item, payment and audit row in one statement. An existing (source, externalId) is
   // skipped by the unique index without an error, so the caller's transaction stays usable and
   // needs no savepoint when it wrote nothing before (the pipeline with a known supplier).
@@ -99,6 +105,7 @@ export async function createIncomingInvoiceFromEvent(
         notes: `Automatisch aus ${event.provider}-Webhook ${event.eventType} (${event.eventId})`.slice(0, 1000),
         amountPaid: refund ? '0.00' : prepared.totals.totalGross,
         finalizedAt: trx.fn.now(),
+        ...(ecb ? exchangeRateColumns({ rate: ecb.rate, date: ecb.date, source: 'ecb' }) : {}),
         ...totalsColumns(prepared.totals),
       },
       prepared,

@@ -237,6 +237,25 @@ describe('stripe', () => {
     expect(await db()('journalEntries').where({ tenantId: tenant.id })).toHaveLength(0);
   });
 
+  it('a foreign-currency payment stores the ECB rate of its day when the feed has one', async () => {
+    const { tenant, admin } = await createTeam();
+    const { path } = await install(env.server.url, admin.token, 'stripe', { webhookSecret: STRIPE_SECRET });
+    // The test events are of 2009-02-13/14 (STRIPE_TEST_CREATED): no other test file stores rates of 2009.
+    await db()('exchangeRates')
+      .insert([
+        { currency: 'GBP', rateDate: '2009-02-12', rate: '0.8900', source: 'ecb' },
+        { currency: 'GBP', rateDate: '2009-02-13', rate: '0.8910', source: 'ecb' },
+      ])
+      .onConflict(['currency', 'rateDate'])
+      .ignore();
+    const d = stripeDelivery(STRIPE_SECRET, stripePaymentEvent({ currency: 'gbp', eventId: 'evt_gbp_rate' }));
+    await deliver(env.server.url, path, d.body, d.headers);
+    const [row] = await waitForLogRows(tenant.id, 'stripe', 1);
+    expect(row.status).toBe('processed');
+    const [invoice] = await db()('invoices').where({ tenantId: tenant.id, currency: 'GBP' });
+    expect(invoice).toMatchObject({ exchangeRate: '0.891000', exchangeRateDate: '2009-02-13', exchangeRateSource: 'ecb' });
+  });
+
   it('current API: charge.refunded without charge.invoice links through the PaymentIntent that invoice_payment.paid named', async () => {
     const { tenant, admin } = await createTeam();
     const { path } = await install(env.server.url, admin.token, 'stripe', { webhookSecret: STRIPE_SECRET });
