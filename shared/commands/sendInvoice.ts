@@ -20,6 +20,8 @@ import { nextInvoiceNumber } from './invoices/numbering';
 import { settleLineCategories } from './invoices/lineCategories';
 import { itemTaxContext } from './invoices/taxContext';
 import { ecbExchangeRate, exchangeRateColumns } from './invoices/exchangeRate';
+import { toEur } from '../domain/exchangeRates';
+import { exchangeRateOn } from '../queries/exchangeRates';
 
 export interface SendInput {
   to?: string;
@@ -52,22 +54,30 @@ export async function sendInvoice(
     const customer = await activeCustomer(trx, tenantId, row.customerId);
     const tenant = await loadTenant(trx, tenantId);
     const seller = sellerFromTenant(tenant);
-    // Legal content is checked before the number is taken: a refused send leaves the draft as it was.
-    if (row.type === 'rechnung' || row.type === 'gutschrift') {
-      await assertVatIdentities(trx, row, seller, partyFrom(customerSnapshot(customer), tenant.country ?? null));
-      await settleLineCategories(trx, tenantId, id, itemTaxContext(tenant, customer, false));
-    }
-    if (row.type === 'gutschrift' && row.relatedInvoiceId) {
-      // Checked on create and update already; again here for drafts written before that rule.
-      await assertRelatedInvoice(trx, tenantId, row.relatedInvoiceId, { customerId: row.customerId, currency: row.currency });
-    }
     // The business day in Vienna at the (injectable) clock: 00:30 Vienna on 1 April is April.
     const issueDate = todayVienna(now());
     // A sales document in another currency is converted at the ECB rate of its issue date unless
     // the user entered one (docs/exchange-rates.md); refused without either, before the number.
     // Finalized, the rate is frozen: nothing changes it later.
     const foreignSale = (row.type === 'rechnung' || row.type === 'gutschrift') && row.currency !== 'EUR';
-    const ecbRate = foreignSale && row.exchangeRateSource !== 'manual' ? await ecbExchangeRate(trx, row.currency, issueDate, 'the issue date') : null;
+    const takesEcbRate = foreignSale && row.exchangeRateSource !== 'manual';
+    const ecbFound = takesEcbRate ? await exchangeRateOn(trx, row.currency, issueDate) : null;
+    const rate = ecbFound?.rate ?? (foreignSale ? row.exchangeRate : null);
+    // Legal content is checked before the number is taken: a refused send leaves the draft as it was.
+    if (row.type === 'rechnung' || row.type === 'gutschrift') {
+      await assertVatIdentities(trx, row, seller, partyFrom(customerSnapshot(customer), tenant.country ?? null), rate);
+      await settleLineCategories(trx, tenantId, id, itemTaxContext(tenant, customer, false));
+    }
+    // Without an ECB rate of the last 7 days this refuses the send, naming exchangeRate.
+    const ecbRate = !takesEcbRate
+      ? null
+      : ecbFound
+        ? { rate: ecbFound.rate, date: ecbFound.date, source: 'ecb' as const }
+        : await ecbExchangeRate(trx, row.currency, issueDate, 'the issue date');
+    if (row.type === 'gutschrift' && row.relatedInvoiceId) {
+      // Checked on create and update already; again here for drafts written before that rule.
+      await assertRelatedInvoice(trx, tenantId, row.relatedInvoiceId, { customerId: row.customerId, currency: row.currency });
+    }
     const { paymentTermDays, dueDate } = termsOnFinalization(issueDate, row.paymentTermDays, customer.paymentTermDays);
     number = await nextInvoiceNumber(trx, tenantId, row.type, yearOf(issueDate), Number(issueDate.slice(5, 7)));
     recipientEmail = customer.email ?? null;
@@ -121,15 +131,17 @@ const FIX_SELLER = 'set it in the settings (PUT /api/settings)';
  * send e-mails is the legal invoice, so a missing identity is refused here (400 INVALID_INPUT
  * naming the setting or customer field), before a number is taken. Quotes are not checked.
  */
-async function assertVatIdentities(trx: Knex.Transaction, row: Invoice, seller: SellerView, buyer: PartyView): Promise<void> {
+async function assertVatIdentities(trx: Knex.Transaction, row: Invoice, seller: SellerView, buyer: PartyView, rate: string | null): Promise<void> {
   const rates = (await trx('invoiceItems').where({ tenantId: row.tenantId, invoiceId: row.id }).select('taxRate')).map(
     (i: { taxRate: string }) => new Decimal(i.taxRate),
   );
   const sellerCountry = (seller.country || '').toUpperCase();
   const countryOf = (p: PartyView) => parsePostalAddress(p.address, { country: p.country, vatId: p.vatId, fallbackCountry: sellerCountry }).country;
   const sellerParty = { vatId: seller.vatId ?? null, taxNumber: seller.taxNumber ?? null, country: countryOf(seller) };
-  const currency = String(row.currency || '').toUpperCase();
-  const gross = new Decimal(row.totalGross).abs();
+  // The EUR limits (§ 11 Abs. 6 and Abs. 1 Z 3 lit. j UStG) compare the gross in EUR: a foreign
+  // document's at the rate it is finalized with.
+  const currency = rate ? 'EUR' : String(row.currency || '').toUpperCase();
+  const gross = new Decimal(rate ? toEur(row.totalGross, rate) : row.totalGross).abs();
   const required = requiredVatIdentities({
     currency,
     gross,
@@ -141,7 +153,7 @@ async function assertVatIdentities(trx: Knex.Transaction, row: Invoice, seller: 
   });
   const over = (limit: string) =>
     currency === 'EUR'
-      ? `the gross total ${gross.toFixed(2)} EUR is over EUR ${limit}`
+      ? `the gross total ${gross.toFixed(2)} EUR${rate ? ` (${row.currency} at ${new Decimal(rate).toString()} per EUR)` : ''} is over EUR ${limit}`
       : `the gross total is in ${currency}, which cannot be compared with the EUR ${limit} limit without an exchange rate`;
 
   const details: ErrorDetail[] = [];

@@ -12,8 +12,8 @@ import { storeExchangeRates } from '../../../shared/commands/exchangeRates';
  * sales document the ECB rate of its issue date at finalize (the last published one on a weekend)
  * unless the user entered a rate, an incoming invoice the ECB rate of its invoice date at create.
  *
- * exchange_rates is shared by every test file (test/workers/ecbRates.test.ts empties it and counts
- * its rows): the rates here lie weeks before that file's days, and each test removes its own.
+ * exchange_rates is shared by every test file: the rates here lie weeks before the other files'
+ * days, and each test removes its own.
  */
 let server: Awaited<ReturnType<typeof startTestServer>>;
 let http: TestClient;
@@ -248,5 +248,21 @@ describe('incoming invoices: the ECB rate of the invoice date at create', () => 
     expectInvalid(none, ['exchangeRate']);
     expect(none.body.error.details[0].message).toMatch(/no CHF rate for the invoice date \(2026-11-05\).*enter the rate/);
     expect(await db()('invoices').where({ tenantId: tenant.id, invoiceNumber: 'CHF-7' })).toHaveLength(0);
+  });
+});
+
+describe('the EUR limits of the invoice rules compare the converted gross', () => {
+  it('a USD invoice to an Austrian business needs the customer UID only over EUR 10,000 at its rate (§ 11 Abs. 1 Z 3 lit. j UStG)', async () => {
+    const team = await createTeam();
+    const gmbh = await createCustomer(team.tenant, { name: 'Huber', company: 'Huber Bau GmbH', email: 'ap@huber.example' });
+    const rate = { rate: '1.1000', date: '2026-11-02', source: 'manual' };
+    // USD 6,000 + 20 % = USD 7,200 = EUR 6,545.45: under the limit, no UID needed.
+    const small = await draft(team.member.token, { customerId: gmbh.id, items: [{ ...usdItem, unitPrice: '6000.00' }], exchangeRate: rate });
+    expect((await send(small.id, team.member.token)).status).toBe(202);
+    // USD 12,000 + 20 % = USD 14,400 = EUR 13,090.91: over it.
+    const big = await draft(team.member.token, { customerId: gmbh.id, items: [{ ...usdItem, unitPrice: '12000.00' }], exchangeRate: rate });
+    const refused = await send(big.id, team.member.token);
+    expectInvalid(refused, ['customer.vatId']);
+    expect(refused.body.error.details[0].message).toMatch(/13090\.91 EUR \(USD at 1\.1 per EUR\) is over EUR 10,000/);
   });
 });
