@@ -117,7 +117,9 @@ function cases(c: Country): Case[] {
       smallBusiness: true,
       code: 'E',
       wording:
-        c === 'AT' ? /Umsatzsteuerbefreit – Kleinunternehmer gemäß § 6 Abs\. 1 Z 27 UStG 1994/ : /Gemäß § 19 UStG wird keine Umsatzsteuer berechnet \(Kleinunternehmer\)/,
+        c === 'AT'
+          ? /Umsatzsteuerbefreit – Kleinunternehmer gemäß § 6 Abs\. 1 Z 27 UStG 1994/
+          : /Gemäß § 19 UStG wird keine Umsatzsteuer berechnet \(Kleinunternehmer\)/,
     },
   ];
   if (c === 'DE') {

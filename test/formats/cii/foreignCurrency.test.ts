@@ -81,10 +81,14 @@ describe('VAT in EUR on foreign-currency documents', () => {
 
   it('ebInterface compares the recipient-UID limit (EUR 10,000) in EUR when the rate is stored', () => {
     const big = (rate: boolean) => {
-      const input = makeDocument(sellerAT, { ...customerAT, vatId: null }, {
-        currency: 'USD',
-        itemSpecs: [{ description: 'Anlage', quantity: '1', unitPrice: '9000.00', taxRate: '20' }],
-      });
+      const input = makeDocument(
+        sellerAT,
+        { ...customerAT, vatId: null },
+        {
+          currency: 'USD',
+          itemSpecs: [{ description: 'Anlage', quantity: '1', unitPrice: '9000.00', taxRate: '20' }],
+        },
+      );
       input.invoice.exchangeRate = rate ? { rate: '1.0867', date: '2026-03-09', source: 'ecb' } : null;
       return input;
     };
