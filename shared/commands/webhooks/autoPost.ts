@@ -2,6 +2,7 @@ import type { ConnectorSettings } from '../../domain/connectorSettings';
 import { postIncomingInvoice, postRefund, PostingError, type PostedEntry } from '../../ledger/posting';
 import type { NormalizedEvent } from '../../providers/payments/types';
 import type { CommandContext } from '../types';
+import { toEur } from '../../domain/exchangeRates';
 import type { IncomingInvoiceDraft } from './createIncomingInvoiceFromEvent';
 import { PROVIDER_LABEL, type SupplierResolution } from './resolveSupplier';
 import { step, type StepResult } from './steps';
@@ -13,9 +14,16 @@ export interface AutoPostInput {
   /** The tenant's currency, in which its ledger is kept. */
   ledgerCurrency: string;
   supplier: SupplierResolution;
-  invoice: { id: string; totalGross: string };
+  invoice: BookedInvoice;
   /** A refund's payment invoice, whose entry the refund's entry reverses. */
   relatedInvoiceId: string | null;
+}
+
+/** The incoming invoice a movement booked: its gross in the document's currency and, for another currency, its ECB rate. */
+export interface BookedInvoice {
+  id: string;
+  totalGross: string;
+  exchangeRate: string | null;
 }
 
 export interface AutoPostOutcome {
@@ -35,10 +43,15 @@ export async function autoPost({ trx, actor }: CommandContext, a: AutoPostInput)
   const { event, draft, settings } = a;
   const skipped = (reason: string): AutoPostOutcome => ({ entry: null, warning: null, step: step('autoPost', 'skipped', reason) });
   if (!settings.autoPost) return skipped('auto-post is off in the connector settings');
-  if (draft.currency !== a.ledgerCurrency) {
-    // The ledger is kept in the tenant's currency; converting needs the rate of the day, which the
-    // event does not carry. Booked by hand instead of at a made-up rate.
-    return skipped(`${draft.currency} differs from the ledger currency ${a.ledgerCurrency}: post it manually at the day's exchange rate`);
+  // The ledger is kept in the tenant's currency (EUR): another currency is posted at the ECB rate
+  // the invoice stored for its day (docs/exchange-rates.md), and by hand when it has none.
+  let totalGross = a.invoice.totalGross;
+  const converted = draft.currency !== a.ledgerCurrency;
+  if (converted) {
+    if (a.ledgerCurrency !== 'EUR' || !a.invoice.exchangeRate) {
+      return skipped(`${draft.currency} differs from the ledger currency ${a.ledgerCurrency} and the ECB has no rate for the day: post it manually`);
+    }
+    totalGross = toEur(totalGross, a.invoice.exchangeRate);
   }
   const description = `${PROVIDER_LABEL[event.provider]} ${draft.externalId} – ${a.supplier.name}`;
   const toPost = {
@@ -46,7 +59,7 @@ export async function autoPost({ trx, actor }: CommandContext, a: AutoPostInput)
     tenantId: actor.tenantId,
     supplierId: a.supplier.supplierId,
     invoiceDate: draft.invoiceDate,
-    totalGross: a.invoice.totalGross,
+    totalGross,
     invoiceNumber: draft.externalId,
     relatedInvoiceId: a.relatedInvoiceId,
   };
@@ -67,7 +80,7 @@ export async function autoPost({ trx, actor }: CommandContext, a: AutoPostInput)
     step: step(
       'autoPost',
       'posted',
-      `debit ${entry.debitAccount} / credit ${entry.creditAccount} ${entry.amount} ${draft.currency} (expense account from ${entry.expenseSource}${rev}; entry ${entry.entryId})`,
+      `debit ${entry.debitAccount} / credit ${entry.creditAccount} ${entry.amount} ${a.ledgerCurrency}${converted ? ` (${a.invoice.totalGross} ${draft.currency} at ${a.invoice.exchangeRate} per EUR)` : ''} (expense account from ${entry.expenseSource}${rev}; entry ${entry.entryId})`,
     ),
   };
 }

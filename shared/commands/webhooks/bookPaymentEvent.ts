@@ -7,7 +7,7 @@ import { Tenant } from '../../models/Tenant';
 import { WebhookEvent } from '../../models/WebhookEvent';
 import type { NormalizedEvent } from '../../providers/payments/types';
 import type { CommandContext } from '../types';
-import { autoPost } from './autoPost';
+import { type BookedInvoice, autoPost } from './autoPost';
 import { createIncomingInvoiceFromEvent, draftFromEvent, type IncomingInvoiceDraft } from './createIncomingInvoiceFromEvent';
 import { DuplicateInvoiceError } from './errors';
 import { findRefundedPayment, recordPaymentRefs, type RefundedPayment } from './refundedPayment';
@@ -147,7 +147,7 @@ async function tenantLedger({ trx, actor }: CommandContext): Promise<TenantLedge
 async function createSupplierAndInvoice(
   ctx: CommandContext,
   a: { event: NormalizedEvent; draft: IncomingInvoiceDraft; settings: ConnectorSettings; refunded: RefundedPayment; country: string | null },
-): Promise<{ supplier: SupplierResolution; invoice: { id: string; totalGross: string } } | { duplicateOf: string | null }> {
+): Promise<{ supplier: SupplierResolution; invoice: BookedInvoice } | { duplicateOf: string | null }> {
   const { trx, actor } = ctx;
   const { event, draft } = a;
   const counterparty = event.counterparty ?? {};
@@ -236,7 +236,7 @@ function supplierStep(event: NormalizedEvent, supplier: SupplierResolution): Ste
   return step('supplier', result, `${supplier.name} (${supplier.supplierId}): ${SUPPLIER_HOW[supplier.how](event)}`);
 }
 
-function invoiceStep(event: NormalizedEvent, draft: IncomingInvoiceDraft, invoice: { id: string; totalGross: string }, refunded: RefundedPayment): StepResult {
+function invoiceStep(event: NormalizedEvent, draft: IncomingInvoiceDraft, invoice: BookedInvoice, refunded: RefundedPayment): StepResult {
   const link =
     event.kind === 'refund' ? (refunded.invoiceId ? `, refund of invoice ${refunded.invoiceId}` : `, ${refunded.note || 'original (unknown) not found'}`) : '';
   return step(

@@ -74,7 +74,7 @@ export async function createIncomingInvoiceFromEvent(
     /** The tenant's country when the caller read it already (undefined: looked up here). */
     country?: string | null;
   },
-): Promise<{ id: string; totalGross: string }> {
+): Promise<{ id: string; totalGross: string; exchangeRate: string | null }> {
   const { tenantId, event, draft } = args;
   const country = args.country !== undefined ? args.country : (await trx('tenants').where({ id: tenantId }).first('country'))?.country;
   const prepared = prepareItems([{ description: draft.description, quantity: '1', unitPrice: draft.totalGross, taxRate: '0' }], country ?? 'AT');
@@ -131,5 +131,5 @@ export async function createIncomingInvoiceFromEvent(
     throw err;
   }
   if (!written) throw new DuplicateInvoiceError(event.provider, draft.externalId);
-  return { id: written.row.id, totalGross: prepared.totals.totalGross };
+  return { id: written.row.id, totalGross: prepared.totals.totalGross, exchangeRate: ecb?.rate ?? null };
 }

@@ -23,15 +23,16 @@ beforeAll(async () => {
 });
 afterAll(async () => server.close());
 
-// Monday 2 to Friday 6 November 2026; the 7th and 8th are a weekend.
+// Monday 1 to Friday 5 June 2026; the 6th and 7th are a weekend. No other test file stores rates
+// of these days (webhook events are of 12 November, the ECB worker test's feed of 18–20 November).
 const RATES = [
-  { currency: 'USD', date: '2026-11-02', rate: '1.0710' },
-  { currency: 'USD', date: '2026-11-04', rate: '1.0742' },
-  { currency: 'USD', date: '2026-11-05', rate: '1.0755' },
-  { currency: 'USD', date: '2026-11-06', rate: '1.07810' },
+  { currency: 'USD', date: '2026-06-01', rate: '1.0710' },
+  { currency: 'USD', date: '2026-06-03', rate: '1.0742' },
+  { currency: 'USD', date: '2026-06-04', rate: '1.0755' },
+  { currency: 'USD', date: '2026-06-05', rate: '1.07810' },
 ];
-const WEDNESDAY = '2026-11-04';
-const SUNDAY = '2026-11-08';
+const WEDNESDAY = '2026-06-03';
+const SUNDAY = '2026-06-07';
 
 async function withRates() {
   await db().transaction((trx) => storeExchangeRates({ trx }, RATES));
@@ -92,7 +93,7 @@ describe('finalize: the ECB rate of the issue date', () => {
     const res = await send(inv.id, member.token);
     expect(res.status, JSON.stringify(res.body)).toBe(202);
     expect(res.body.invoice.issueDate).toBe(SUNDAY);
-    expect(res.body.invoice.exchangeRate).toEqual({ rate: '1.0781', date: '2026-11-06', source: 'ecb' });
+    expect(res.body.invoice.exchangeRate).toEqual({ rate: '1.0781', date: '2026-06-05', source: 'ecb' });
   });
 
   it('a manual rate (e.g. the BMF monthly average) is kept at send; finalized, the rate cannot be replaced', async () => {
@@ -122,20 +123,20 @@ describe('finalize: the ECB rate of the issue date', () => {
     atDay(WEDNESDAY);
     const res = await send(inv.id, member.token);
     expectInvalid(res, ['exchangeRate']);
-    expect(res.body.error.details[0].message).toMatch(/no GBP rate for the issue date \(2026-11-04\).*enter the rate/);
+    expect(res.body.error.details[0].message).toMatch(/no GBP rate for the issue date \(2026-06-03\).*enter the rate/);
     const row = await db()('invoices').where({ id: inv.id }).first();
     expect([row.status, row.number, row.exchangeRate, row.sellerSnapshot]).toEqual(['entwurf', null, null, null]);
     expect(await db()('deliveries').where({ invoiceId: inv.id })).toHaveLength(0);
 
     const put = await http.put(
       `/api/invoices/${inv.id}`,
-      { customerId: customer.id, currency: 'GBP', items: [usdItem], exchangeRate: { rate: '0.8712', date: '2026-11-03', source: 'manual' } },
+      { customerId: customer.id, currency: 'GBP', items: [usdItem], exchangeRate: { rate: '0.8712', date: '2026-06-02', source: 'manual' } },
       { token: manager.token },
     );
     expect(put.status, JSON.stringify(put.body)).toBe(200);
     const ok = await send(inv.id, member.token);
     expect(ok.status, JSON.stringify(ok.body)).toBe(202);
-    expect(ok.body.invoice).toMatchObject({ number: 'RE-2026-00001', exchangeRate: { rate: '0.8712', date: '2026-11-03', source: 'manual' } });
+    expect(ok.body.invoice).toMatchObject({ number: 'RE-2026-00001', exchangeRate: { rate: '0.8712', date: '2026-06-02', source: 'manual' } });
   });
 
   it('an EUR invoice has no rate', async () => {
@@ -148,7 +149,7 @@ describe('finalize: the ECB rate of the issue date', () => {
 });
 
 describe('bad input → 400 naming the field', () => {
-  const base = { rate: '1.08', date: '2026-11-02', source: 'manual' };
+  const base = { rate: '1.08', date: '2026-06-01', source: 'manual' };
   it.each([
     ['a negative rate', { ...base, rate: '-1.08' }, 'exchangeRate.rate'],
     ['a zero rate', { ...base, rate: '0' }, 'exchangeRate.rate'],
@@ -207,7 +208,7 @@ describe('documents that follow another', () => {
   it('a quote converted to an invoice carries no rate: the invoice gets its own at send', async () => {
     const { member, customer } = await setup();
     await withRates();
-    const quote = await draft(member.token, { type: 'angebot', customerId: customer.id, exchangeRate: { rate: '1.05', date: '2026-11-02', source: 'manual' } });
+    const quote = await draft(member.token, { type: 'angebot', customerId: customer.id, exchangeRate: { rate: '1.05', date: '2026-06-01', source: 'manual' } });
     const conv = await http.post(`/api/invoices/${quote.id}/convert`, {}, { token: member.token });
     expect(conv.status, JSON.stringify(conv.body)).toBe(201);
     expect(conv.body.exchangeRate).toBeNull();
@@ -230,23 +231,23 @@ describe('incoming invoices: the ECB rate of the invoice date at create', () => 
   it('a USD incoming invoice of a Thursday gets that day’s rate; one dated Saturday gets Friday’s', async () => {
     const { member, tenant } = await setup();
     await withRates();
-    const thu = await incoming(member.token, tenant, { invoiceDate: '2026-11-05' });
+    const thu = await incoming(member.token, tenant, { invoiceDate: '2026-06-04' });
     expect(thu.status, JSON.stringify(thu.body)).toBe(201);
-    expect(thu.body).toMatchObject({ status: 'offen', exchangeRate: { rate: '1.0755', date: '2026-11-05', source: 'ecb' } });
-    const sat = await incoming(member.token, tenant, { invoiceDate: '2026-11-07', invoiceNumber: 'in_USD_43' });
-    expect(sat.body.exchangeRate).toEqual({ rate: '1.0781', date: '2026-11-06', source: 'ecb' });
+    expect(thu.body).toMatchObject({ status: 'offen', exchangeRate: { rate: '1.0755', date: '2026-06-04', source: 'ecb' } });
+    const sat = await incoming(member.token, tenant, { invoiceDate: '2026-06-06', invoiceNumber: 'in_USD_43' });
+    expect(sat.body.exchangeRate).toEqual({ rate: '1.0781', date: '2026-06-05', source: 'ecb' });
   });
 
   it('a manual rate is kept; with none and no ECB rate → 400 telling the user to enter it', async () => {
     const { member, tenant } = await setup();
     await withRates();
-    const manual = await incoming(member.token, tenant, { invoiceDate: '2026-11-05', exchangeRate: { rate: '1.07', date: '2026-11-01', source: 'manual' } });
+    const manual = await incoming(member.token, tenant, { invoiceDate: '2026-06-04', exchangeRate: { rate: '1.07', date: '2026-05-31', source: 'manual' } });
     expect(manual.status, JSON.stringify(manual.body)).toBe(201);
-    expect(manual.body.exchangeRate).toEqual({ rate: '1.07', date: '2026-11-01', source: 'manual' });
+    expect(manual.body.exchangeRate).toEqual({ rate: '1.07', date: '2026-05-31', source: 'manual' });
 
-    const none = await incoming(member.token, tenant, { invoiceDate: '2026-11-05', currency: 'CHF', invoiceNumber: 'CHF-7' });
+    const none = await incoming(member.token, tenant, { invoiceDate: '2026-06-04', currency: 'CHF', invoiceNumber: 'CHF-7' });
     expectInvalid(none, ['exchangeRate']);
-    expect(none.body.error.details[0].message).toMatch(/no CHF rate for the invoice date \(2026-11-05\).*enter the rate/);
+    expect(none.body.error.details[0].message).toMatch(/no CHF rate for the invoice date \(2026-06-04\).*enter the rate/);
     expect(await db()('invoices').where({ tenantId: tenant.id, invoiceNumber: 'CHF-7' })).toHaveLength(0);
   });
 });
@@ -255,7 +256,7 @@ describe('the EUR limits of the invoice rules compare the converted gross', () =
   it('a USD invoice to an Austrian business needs the customer UID only over EUR 10,000 at its rate (§ 11 Abs. 1 Z 3 lit. j UStG)', async () => {
     const team = await createTeam();
     const gmbh = await createCustomer(team.tenant, { name: 'Huber', company: 'Huber Bau GmbH', email: 'ap@huber.example' });
-    const rate = { rate: '1.1000', date: '2026-11-02', source: 'manual' };
+    const rate = { rate: '1.1000', date: '2026-06-01', source: 'manual' };
     // USD 6,000 + 20 % = USD 7,200 = EUR 6,545.45: under the limit, no UID needed.
     const small = await draft(team.member.token, { customerId: gmbh.id, items: [{ ...usdItem, unitPrice: '6000.00' }], exchangeRate: rate });
     expect((await send(small.id, team.member.token)).status).toBe(202);

@@ -1,3 +1,4 @@
+import Decimal from 'decimal.js';
 import { describe, expect, it } from 'vitest';
 import { startTestServer } from '../../helpers/server';
 import { client } from '../../helpers/http';
@@ -237,9 +238,10 @@ describe('stripe', () => {
     expect(await db()('journalEntries').where({ tenantId: tenant.id })).toHaveLength(0);
   });
 
-  it('a foreign-currency payment stores the ECB rate of its day when the feed has one', async () => {
+  it('a foreign-currency payment stores the ECB rate of its day when the feed has one, and auto-posts in EUR at it', async () => {
     const { tenant, admin } = await createTeam();
     const { path } = await install(env.server.url, admin.token, 'stripe', { webhookSecret: STRIPE_SECRET });
+    await setAutoPost(admin.token, 'stripe');
     // The test events are of 2009-02-13/14 (STRIPE_TEST_CREATED): no other test file stores rates of 2009.
     await db()('exchangeRates')
       .insert([
@@ -254,6 +256,19 @@ describe('stripe', () => {
     expect(row.status).toBe('processed');
     const [invoice] = await db()('invoices').where({ tenantId: tenant.id, currency: 'GBP' });
     expect(invoice).toMatchObject({ exchangeRate: '0.891000', exchangeRateDate: '2009-02-13', exchangeRateSource: 'ecb' });
+    const eur = new Decimal(invoice.totalGross).div('0.891').toDecimalPlaces(2, Decimal.ROUND_HALF_UP).toFixed(2);
+    const lines = await entriesOf(tenant.id);
+    expect(
+      lines
+        .filter((l) => l.sourceId === invoice.id)
+        .map((l) => [l.debit, l.credit])
+        .sort(),
+    ).toEqual(
+      [
+        ['0.00', eur],
+        [eur, '0.00'],
+      ].sort(),
+    );
   });
 
   it('current API: charge.refunded without charge.invoice links through the PaymentIntent that invoice_payment.paid named', async () => {
