@@ -85,6 +85,7 @@ function party(p: PartyView, fallbackCountry: string, extra: { taxNumber?: strin
       fallbackCountry,
       partyNames: [company, person],
     }),
+    electronicAddress: null,
   };
 }
 
@@ -218,6 +219,8 @@ export function toEInvoiceModel(input: DocumentInput): EInvoiceModel {
     seller: party(seller, sellerCountry, { taxNumber: seller.taxNumber }),
     buyer: party(customer, sellerCountry),
     buyerId: customer.id ?? null,
+    buyerReference: null,
+    orderReference: null,
     lines,
     taxGroups,
     totals: {

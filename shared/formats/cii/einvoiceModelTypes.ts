@@ -14,6 +14,8 @@ export interface EInvoiceParty {
   vatId: string | null;
   taxNumber: string | null;
   address: PostalAddress;
+  /** BT-34 / BT-49: the electronic address (Peppol participant id): ISO 6523 / EAS scheme and id, e.g. 9914 + ATU12345678, 0204 + a Leitweg-ID. */
+  electronicAddress: { scheme: string; id: string } | null;
 }
 
 export interface EInvoiceLine {
@@ -61,6 +63,10 @@ export interface EInvoiceModel {
   buyer: EInvoiceParty;
   /** Stable id of the customer in our system (BT-46 is not filled from it; kept for references). */
   buyerId: string | null;
+  /** BT-10: the buyer's reference (for German public buyers the Leitweg-ID; XRechnung requires it: BR-DE-15). */
+  buyerReference: string | null;
+  /** BT-13: the buyer's purchase order reference. */
+  orderReference: string | null;
   lines: EInvoiceLine[];
   taxGroups: EInvoiceTaxGroup[];
   totals: { net: Decimal; tax: Decimal; gross: Decimal; paid: Decimal; due: Decimal };
