@@ -8,7 +8,7 @@
 import { readCii } from './cii';
 import { readEbInterface } from './ebinterface';
 import { extractInvoiceXml } from './pdfAttachment';
-import type { InboundFormat, InboundResult } from './types';
+import type { InboundResult } from './types';
 import { readUbl } from './ubl';
 import { InboundRefusal, Numbers, type ParsedXml, child, parseInboundXml, refuse, text } from './xmlTree';
 
@@ -25,18 +25,18 @@ const NO_LINE_PROFILES = /:(minimum|basicwl)$/i;
 // Factur-X profiles below it. Anything else is read, with a warning.
 const KNOWN_PROFILE = /^(urn:cen\.eu:en16931:2017(#.+)?|urn:factur-x\.eu:1p0:(minimum|basicwl))$/;
 
-function readXml(parsed: ParsedXml, format: InboundFormat): InboundResult {
+function readXml(parsed: ParsedXml, fromPdf: boolean): InboundResult {
   const n = new Numbers();
   const { root, namespace, node } = parsed;
   if ((root === 'Invoice' && namespace === UBL_INVOICE_NS) || (root === 'CreditNote' && namespace === UBL_CREDIT_NOTE_NS)) {
     const invoice = readUbl(node, root, n);
     const profile = text(node, 'CustomizationID');
-    return finish({ format: format === 'facturx-pdf' ? format : 'ubl', syntax: 'UBL', profile, invoice, warnings: n.warnings });
+    return finish({ format: fromPdf ? 'facturx-pdf' : 'ubl', syntax: 'UBL', profile, invoice, warnings: n.warnings });
   }
   if (root === 'CrossIndustryInvoice' && namespace === CII_NS) {
     const invoice = readCii(node, n);
     const profile = text(child(node, 'ExchangedDocumentContext', 'GuidelineSpecifiedDocumentContextParameter'), 'ID');
-    return finish({ format: format === 'facturx-pdf' ? format : 'cii', syntax: 'CII', profile, invoice, warnings: n.warnings });
+    return finish({ format: fromPdf ? 'facturx-pdf' : 'cii', syntax: 'CII', profile, invoice, warnings: n.warnings });
   }
   if (root === 'CrossIndustryDocument') {
     return refuse('ZUGFeRD 1.0 (CrossIndustryDocument) is not read; only ZUGFeRD 2.x / Factur-X (CII D16B) is');
@@ -84,9 +84,9 @@ export async function readEInvoice(bytes: Buffer, mediaType: string): Promise<In
     let result: InboundResult;
     if (kind === 'pdf') {
       const { xml } = await extractInvoiceXml(bytes);
-      result = readXml(parseInboundXml(xml), 'facturx-pdf');
+      result = readXml(parseInboundXml(xml), true);
     } else {
-      result = readXml(parseInboundXml(bytes), 'ubl');
+      result = readXml(parseInboundXml(bytes), false);
     }
     if (result.ok && mismatch) result.warnings.push(`declared as ${declared} but the content is ${kind.toUpperCase()}`);
     return result;

@@ -79,7 +79,13 @@ export function parseInboundXml(bytes: Buffer): ParsedXml {
   for (const m of (tag[3] ?? '').matchAll(/([^\s=]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/g)) {
     if (m[1] === nsAttr) namespace = m[2] ?? m[3] ?? '';
   }
-  const doc = parser.parse(xml) as XNode;
+  let doc: XNode;
+  try {
+    doc = parser.parse(xml) as XNode;
+  } catch (e) {
+    // The validator accepts what the parser may still refuse, e.g. nesting deeper than it allows.
+    return refuse(`the XML cannot be parsed (${e instanceof Error ? e.message.slice(0, 120) : 'unknown error'})`);
+  }
   const rootList = doc[local];
   const node = Array.isArray(rootList) ? rootList[0] : undefined;
   return { root: local, namespace, node: typeof node === 'object' && node !== null ? (node as XNode) : {} };

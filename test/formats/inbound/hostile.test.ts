@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 import { PDFDocument } from '@cantoo/pdf-lib';
+import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
 import { buildCiiXml } from '../../../shared/formats/cii/ciiInvoice';
 import { readEInvoice } from '../../../shared/formats/inbound/readEInvoice';
@@ -85,7 +86,8 @@ describe('readEInvoice: hostile and broken input', () => {
 
   it('refuses deeply nested XML without throwing', async () => {
     const depth = 50_000;
-    await refused(xml(`${'<a>'.repeat(depth)}${'</a>'.repeat(depth)}`));
+    expect(await refused(xml(`${'<a>'.repeat(depth)}${'</a>'.repeat(depth)}`))).toMatch(/cannot be parsed \(Maximum nested tags exceeded\)/);
+    expect(await refused(xml('<a>'.repeat(300_000)))).toMatch(/more than 200000 elements/);
   });
 
   it('refuses a PDF without an embedded invoice, and one with only other attachments', async () => {
@@ -141,6 +143,30 @@ describe('readEInvoice: hostile and broken input', () => {
   it('refuses a date that is not a calendar date', async () => {
     const bad = cii.replace(/(<ram:IssueDateTime>\s*<udt:DateTimeString format="102">)\d{8}/, '$120260231');
     expect(await refused(xml(bad))).toMatch(/issue date \(BT-2\) is not a calendar date: 2026-02-31/);
+  });
+
+  it('reads a declared ISO-8859-1 document and refuses other encodings and broken UTF-8', async () => {
+    const latin1 = iconv.encode(cii.replace('encoding="UTF-8"', 'encoding="ISO-8859-1"'), 'latin1');
+    const r = await readEInvoice(latin1, 'application/xml');
+    if (!r.ok) throw new Error(r.reason);
+    expect(r.invoice.seller.name).toBe('Müller & Söhne Software GmbH');
+    expect(await refused(Buffer.from(cii.replace('encoding="UTF-8"', 'encoding="EBCDIC"')))).toMatch(/encoding ebcdic is not accepted/);
+    expect(await refused(Buffer.concat([xml(cii.slice(0, 200)), Buffer.from([0xc3, 0x28]), xml(cii.slice(200))]))).toMatch(/not valid UTF-8/);
+  });
+
+  it('reads a UBL invoice embedded in a PDF as xrechnung.xml', async () => {
+    const cac = 'urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2';
+    const ubl = `<Invoice xmlns="${UBL_NS}" xmlns:cbc="${CBC_NS}" xmlns:cac="${cac}">
+<cbc:CustomizationID>urn:cen.eu:en16931:2017</cbc:CustomizationID><cbc:ID>UBL-1</cbc:ID>
+<cbc:IssueDate>2026-11-27</cbc:IssueDate><cbc:DocumentCurrencyCode>EUR</cbc:DocumentCurrencyCode>
+<cac:LegalMonetaryTotal><cbc:LineExtensionAmount currencyID="EUR">10.00</cbc:LineExtensionAmount>
+<cbc:PayableAmount currencyID="EUR">12.00</cbc:PayableAmount></cac:LegalMonetaryTotal>
+<cac:InvoiceLine><cbc:ID>1</cbc:ID><cbc:InvoicedQuantity unitCode="C62">1</cbc:InvoicedQuantity>
+<cbc:LineExtensionAmount currencyID="EUR">10.00</cbc:LineExtensionAmount><cac:Item><cbc:Name>A &amp; B</cbc:Name></cac:Item>
+<cac:Price><cbc:PriceAmount currencyID="EUR">10</cbc:PriceAmount></cac:Price></cac:InvoiceLine></Invoice>`;
+    const r = await readEInvoice(await pdfWith([{ name: 'xrechnung.xml', bytes: xml(ubl) }]), 'application/pdf');
+    if (!r.ok) throw new Error(r.reason);
+    expect([r.format, r.syntax, r.invoice.number, r.invoice.lines[0].name, r.invoice.totals.due]).toEqual(['facturx-pdf', 'UBL', 'UBL-1', 'A & B', '12.00']);
   });
 
   it('warns when the media type disagrees with the content', async () => {

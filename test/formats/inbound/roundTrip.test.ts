@@ -64,6 +64,21 @@ describe('inbound round trip of our own e-invoices', () => {
     expectSameInvoice(r, input);
   });
 
+  it('a credit note (gutschrift) reads back as a credit note in CII, the PDF and ebInterface', async () => {
+    const input = makeDocumentInput({ invoice: { type: 'gutschrift' } });
+    const xml = buildCiiXml(input);
+    for (const r of [
+      await readEInvoice(Buffer.from(xml, 'utf8'), 'application/xml'),
+      await readEInvoice(await renderZugferdPdf(input, xml), 'application/pdf'),
+      await readEInvoice(Buffer.from(buildEbInterfaceXml(input), 'utf8'), 'application/xml'),
+    ]) {
+      if (!r.ok) throw new Error(r.reason);
+      expect(r.invoice.kind).toBe('creditNote');
+      expect(same(r.invoice.totals.gross, input.invoice.totalGross)).toBe(true);
+      expect(reconcile(r.invoice).matches).toBe(true);
+    }
+  });
+
   it('a changed total is a difference reconcile names', async () => {
     const input = makeDocumentInput();
     const r = await readEInvoice(Buffer.from(buildCiiXml(input), 'utf8'), 'application/xml');
