@@ -3,15 +3,48 @@
  * file (EmbeddedFiles name tree, then the catalog's /AF list) named factur-x.xml,
  * zugferd-invoice.xml, xrechnung.xml or ZUGFeRD-invoice.xml (1.0). Bounded: the PDF may be at most
  * 10 MB, the embedded XML at most 5 MB after decompression, which zlib stops at that size, so a
- * deflate bomb inside the attachment cannot fill memory.
+ * deflate bomb inside the attachment cannot fill memory; every other compressed stream is checked
+ * the same way (50 MB each, 200 MB together) before pdf-lib loads the file.
  */
-import { inflateSync } from 'node:zlib';
+import { inflateSync, constants as zlibConstants } from 'node:zlib';
 import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFRawStream, PDFString, type PDFObject } from '@cantoo/pdf-lib';
 import { MAX_XML_BYTES, refuse } from './xmlTree';
 
 export const MAX_PDF_BYTES = 10 * 1024 * 1024;
 const INVOICE_NAMES = ['factur-x.xml', 'zugferd-invoice.xml', 'xrechnung.xml'];
 const MAX_NAME_TREE_NODES = 1000;
+// pdf-lib inflates the object streams while it loads a PDF, without a limit; these bound what
+// any one compressed stream, and all of them together, may expand to before pdf-lib sees the file.
+const MAX_STREAM_BYTES = 50 * 1024 * 1024;
+const MAX_ALL_STREAMS_BYTES = 200 * 1024 * 1024;
+
+/** Inflates every stream of the raw PDF with zlib's output limit; refuses a deflate bomb. */
+function assertStreamsBounded(bytes: Buffer): void {
+  let total = 0;
+  let at = bytes.indexOf('stream');
+  while (at >= 0) {
+    let start = at + 'stream'.length;
+    if (bytes[start] === 0x0d) start++;
+    if (bytes[start] !== 0x0a || (at >= 3 && bytes.toString('latin1', at - 3, at) === 'end')) {
+      at = bytes.indexOf('stream', at + 1);
+      continue;
+    }
+    start++;
+    const end = bytes.indexOf('endstream', start);
+    if (end < 0) return;
+    const data = bytes.subarray(start, end);
+    // A zlib header (CMF 0x78) marks FlateDecode data; other filters are not inflated by pdf-lib on load.
+    if (data[0] === 0x78) {
+      try {
+        total += inflateSync(data, { maxOutputLength: MAX_STREAM_BYTES, finishFlush: zlibConstants.Z_SYNC_FLUSH }).length;
+      } catch (e) {
+        if (e instanceof RangeError) refuse('a compressed stream in the PDF expands beyond 50 MB (refused: deflate bomb)');
+      }
+      if (total > MAX_ALL_STREAMS_BYTES) refuse("the PDF's compressed streams expand beyond 200 MB (refused: deflate bomb)");
+    }
+    at = bytes.indexOf('stream', end + 'endstream'.length);
+  }
+}
 
 const nameOf = (o: PDFObject | undefined): string | null => (o instanceof PDFString || o instanceof PDFHexString ? o.decodeText() : null);
 
@@ -60,6 +93,7 @@ function streamBytes(stream: PDFRawStream, name: string): Buffer {
 /** The embedded invoice XML and its file name; refuses when the PDF has none. */
 export async function extractInvoiceXml(bytes: Buffer): Promise<{ name: string; xml: Buffer }> {
   if (bytes.length > MAX_PDF_BYTES) refuse('the PDF is larger than 10 MB');
+  assertStreamsBounded(bytes);
   let doc: PDFDocument;
   try {
     doc = await PDFDocument.load(new Uint8Array(bytes), { updateMetadata: false, ignoreEncryption: false, throwOnInvalidObject: true });

@@ -108,6 +108,17 @@ describe('readEInvoice: hostile and broken input', () => {
     expect(await refused(pdf, 'application/pdf')).toMatch(/larger than 5 MB once decompressed/);
   });
 
+  it('refuses a deflate bomb in any PDF stream before pdf-lib inflates it', async () => {
+    const bomb = deflateSync(Buffer.alloc(60 * 1024 * 1024));
+    const pdf = Buffer.concat([
+      xml('%PDF-1.7\n1 0 obj << /Type /ObjStm /N 1 /First 4 /Filter /FlateDecode >>\nstream\n'),
+      bomb,
+      xml('\nendstream\nendobj\n%%EOF\n'),
+    ]);
+    expect(pdf.length).toBeLessThan(200_000);
+    expect(await refused(pdf, 'application/pdf')).toMatch(/expands beyond 50 MB.*deflate bomb/);
+  });
+
   it('refuses a hostile XML inside a PDF as it would outside', async () => {
     const pdf = await pdfWith([{ name: 'factur-x.xml', bytes: xml('<!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><x>&e;</x>') }]);
     expect(await refused(pdf, 'application/pdf')).toMatch(/DOCTYPE/);
