@@ -6,8 +6,10 @@ import { randomBytes } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 import { PDFDocument } from '@cantoo/pdf-lib';
 import iconv from 'iconv-lite';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildCiiXml } from '../../../shared/formats/cii/ciiInvoice';
+import { renderZugferdPdf } from '../../../shared/formats/zugferd/facturx';
 import { readEInvoice } from '../../../shared/formats/inbound/readEInvoice';
 import { makeDocumentInput } from '../pdf/fixtures';
 
@@ -183,5 +185,26 @@ describe('readEInvoice: hostile and broken input', () => {
   it('warns when the media type disagrees with the content', async () => {
     const r = await readEInvoice(xml(cii), 'application/pdf');
     expect(r.ok && r.warnings).toEqual([expect.stringMatching(/declared as application\/pdf but the content is XML/)]);
+  });
+
+  it('never throws on mutated or truncated invoices (XML and PDF)', async () => {
+    const pdf = await renderZugferdPdf(makeDocumentInput(), cii);
+    const base = [Buffer.from(cii, 'utf8'), pdf];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: 1 }),
+        fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 20 }),
+        fc.option(fc.nat()),
+        async (which, edits, cut) => {
+          const bytes = Buffer.from(base[which]);
+          for (const [at, value] of edits) bytes[at % bytes.length] = value;
+          const input = cut === null ? bytes : bytes.subarray(0, cut % bytes.length);
+          const r = await readEInvoice(input, which ? 'application/pdf' : 'application/xml');
+          expect(typeof r.ok).toBe('boolean');
+          if (!r.ok) expect(r.reason).not.toBe('');
+        },
+      ),
+      { numRuns: 150 },
+    );
   });
 });
