@@ -51,6 +51,9 @@ export async function cancelInvoice({ trx, actor }: CommandContext, id: string):
         // Without this the credit note would fall back to its own issue date, the cancellation day.
         serviceDate: row.serviceDate ?? row.issueDate,
         serviceEndDate: row.serviceEndDate,
+        // The buyer's references of the invoice it corrects (XRechnung requires BT-10: BR-DE-15).
+        buyerReference: row.buyerReference,
+        orderReference: row.orderReference,
         dueDate: issueDate,
         paymentTermDays: 0,
         notes: `Storno zu ${row.number}`,

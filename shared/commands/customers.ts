@@ -6,7 +6,8 @@ import { toCustomerView, type CustomerView } from '../queries/customers';
 import type { CommandContext } from './types';
 import { cleanPartyFields } from './partyFields';
 import { customerSnapshot } from '../queries/invoices';
-import { Customer } from '../models/Customer';
+import { Customer, type EInvoiceFormat } from '../models/Customer';
+import { checkPeppolId, type PeppolId } from '../domain/peppolId';
 import { bumpLiveCustomerInvoices, lockLiveCustomerInvoices } from '../documents/liveVersions';
 
 /**
@@ -24,9 +25,26 @@ export interface CustomerInput {
   currency?: string | null;
   paymentTermDays?: number | null;
   color?: string | null;
+  buyerReference?: string | null;
+  peppolId?: PeppolId | null;
+  einvoiceFormat?: EInvoiceFormat | null;
 }
 
-const FIELDS: (keyof CustomerInput)[] = ['name', 'company', 'email', 'phone', 'address', 'vatId', 'country', 'currency', 'paymentTermDays', 'color'];
+const FIELDS: (keyof CustomerInput)[] = [
+  'name',
+  'company',
+  'email',
+  'phone',
+  'address',
+  'vatId',
+  'country',
+  'currency',
+  'paymentTermDays',
+  'color',
+  'buyerReference',
+  'peppolId',
+  'einvoiceFormat',
+];
 
 function clean(input: CustomerInput): Partial<Customer> {
   const details: ErrorDetail[] = [];
@@ -34,6 +52,11 @@ function clean(input: CustomerInput): Partial<Customer> {
   if (typeof out.currency === 'string') {
     out.currency = out.currency.toUpperCase();
     if (!isCurrency(out.currency)) details.push({ field: 'currency', message: 'must be a supported ISO 4217 currency code, e.g. EUR' });
+  }
+  if (out.peppolId) {
+    const checked = checkPeppolId(out.peppolId as PeppolId, 'peppolId');
+    if ('details' in checked) details.push(...checked.details);
+    else out.peppolId = checked.value;
   }
   if (details.length) throw invalidInput('Customer failed validation', details);
   // A customer without an explicit country gets the one of its VAT ID (for e-invoices).

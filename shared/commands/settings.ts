@@ -5,6 +5,7 @@ import { encryptJson } from '../crypto/secretBox';
 import { isValidVatId, normalizeVatId } from '../domain/vatId';
 import { isTaxCountry } from '../domain/tax/vatCategory';
 import { isValidBic, isValidIban, normalizeIban } from '../domain/iban';
+import { checkPeppolId } from '../domain/peppolId';
 import type { EmailTemplates } from '../domain/emailTemplate';
 import { currentActor } from '../auth/currentActor';
 import { defaultNumberFormat, NUMBERED_TYPES, numberFormatsCanCollide } from '../domain/numbering';
@@ -43,6 +44,10 @@ function checkFormats(input: SettingsUpdate, stored: TenantSettingsJson): void {
   }
   if (input.iban && !isValidIban(input.iban)) details.push({ field: 'iban', message: 'must be a valid IBAN (checksum failed)' });
   if (input.bic && !isValidBic(input.bic)) details.push({ field: 'bic', message: 'must be a valid BIC (8 or 11 characters)' });
+  if (input.peppolId) {
+    const checked = checkPeppolId(input.peppolId, 'peppolId');
+    if ('details' in checked) details.push(...checked.details);
+  }
   if (details.length) throw invalidInput('Settings failed validation', details);
 }
 
@@ -105,6 +110,15 @@ export async function updateSettings({ trx, actor: tokenActor }: CommandContext,
     ]);
   }
   if (input.datev !== undefined) settings.datev = { ...settings.datev, ...input.datev };
+  for (const key of ['contactName', 'contactPhone', 'contactEmail'] as const) {
+    const v = input[key];
+    if (v !== undefined) settings[key] = typeof v === 'string' ? v.trim() || null : null;
+  }
+  if (input.contactEmail) settings.contactEmail = input.contactEmail.trim().toLowerCase();
+  if (input.peppolId !== undefined) {
+    const checked = input.peppolId && checkPeppolId(input.peppolId, 'peppolId');
+    settings.peppolId = checked && 'value' in checked ? checked.value : null;
+  }
   patch.settings = settings;
 
   if (input.portalCredentials !== undefined) {

@@ -33,6 +33,8 @@ async function changedContentFields(trx: CommandContext['trx'], row: Invoice, in
     ['issueDate', row.issueDate],
     ['serviceDate', row.serviceDate],
     ['serviceEndDate', row.serviceEndDate],
+    ['buyerReference', row.buyerReference],
+    ['orderReference', row.orderReference],
     ['currency', row.currency],
     ['detailsMarkdown', row.detailsMarkdown],
     ['invoiceNumber', row.invoiceNumber],

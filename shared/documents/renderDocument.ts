@@ -4,6 +4,8 @@ import { renderInvoicePdf } from '../formats/pdf/invoicePdf';
 import { buildCiiXml } from '../formats/cii/ciiInvoice';
 import { renderZugferdPdf } from '../formats/zugferd/facturx';
 import { buildEbInterfaceXml } from '../formats/ebinterface/ebInterfaceInvoice';
+import { buildXRechnungCiiXml } from '../formats/xrechnung/xrechnungCii';
+import { buildUblXml } from '../formats/ubl/ublInvoice';
 import { assertExportable, EInvoiceExportError } from '../formats/cii/einvoiceModel';
 import { AppError, invalidInput } from '../errors';
 
@@ -30,6 +32,12 @@ export async function renderDocument(kind: DocumentKind, raw: DocumentInput): Pr
       return renderZugferdPdf(input, buildCiiXml(input));
     case 'ebinterface':
       return Buffer.from(buildEbInterfaceXml(input), 'utf8');
+    case 'xrechnung-cii':
+      return Buffer.from(buildXRechnungCiiXml(input), 'utf8');
+    case 'xrechnung-ubl':
+      return Buffer.from(buildUblXml(input, { profile: 'xrechnung' }), 'utf8');
+    case 'peppol-ubl':
+      return Buffer.from(buildUblXml(input, { profile: 'peppol' }), 'utf8');
   }
 }
 
@@ -57,7 +65,7 @@ export function refusalFrom(failedReason: string): AppError | null {
 }
 
 /**
- * E-invoices (ZUGFeRD, ebInterface) exist only for finalized sales invoices and credit notes:
+ * E-invoices (ZUGFeRD, ebInterface, XRechnung) exist only for finalized sales invoices and credit notes:
  * a draft → 400 INVALID_INPUT saying so (docs/documents-and-email.md). The API checks this before queueing.
  */
 export function assertRenderable(kind: DocumentKind, invoice: DocumentInput['invoice']): void {

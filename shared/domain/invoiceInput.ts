@@ -36,6 +36,9 @@ export interface InvoiceInput {
   serviceDate?: string | null;
   /** Last day of the service period that starts on serviceDate (null: a single day). */
   serviceEndDate?: string | null;
+  /** BT-10 (else the customer's buyerReference) and BT-13 of a sales document's e-invoice. */
+  buyerReference?: string | null;
+  orderReference?: string | null;
   footerText?: string | null;
   customFields?: Record<string, string> | null;
   detailsMarkdown?: string | null;

@@ -19,6 +19,10 @@ export interface PartyView {
   vatId?: string | null;
   /** ISO country code; derived from vatId prefix or tenant country when not stored. */
   country?: Country | null;
+  /** Electronic address (BT-34 / BT-49): ISO 6523 / EAS scheme and id (docs/e-invoicing.md). */
+  peppolId?: { scheme: string; id: string } | null;
+  /** A customer's default buyer reference (BT-10). */
+  buyerReference?: string | null;
 }
 
 export interface SellerView extends PartyView {
@@ -27,6 +31,10 @@ export interface SellerView extends PartyView {
   iban?: string | null;
   bic?: string | null;
   country: Country;
+  /** The seller contact of e-invoices (BT-41/42/43), from the tenant settings. */
+  contactName?: string | null;
+  contactPhone?: string | null;
+  contactEmail?: string | null;
 }
 
 export interface InvoiceItemView {
@@ -107,6 +115,9 @@ export interface InvoiceView {
   serviceDate: string | null;
   /** With serviceDate: the last day of the service period (Leistungszeitraum). */
   serviceEndDate: string | null;
+  /** BT-10 of this invoice (else its customer's); BT-13 the buyer's purchase order reference. */
+  buyerReference?: string | null;
+  orderReference?: string | null;
   totalNet: string;
   totalTax: string;
   totalGross: string;

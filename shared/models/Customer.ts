@@ -1,7 +1,13 @@
 import { TenantModel } from './BaseModel';
+import type { PeppolId } from '../domain/peppolId';
+
+/** What `send` attaches by default (stored; docs/e-invoicing.md). */
+export type EInvoiceFormat = 'pdf' | 'zugferd' | 'xrechnung-ubl' | 'xrechnung-cii' | 'peppol-ubl' | 'ebinterface';
+export const EINVOICE_FORMATS: EInvoiceFormat[] = ['pdf', 'zugferd', 'xrechnung-ubl', 'xrechnung-cii', 'peppol-ubl', 'ebinterface'];
 
 export class Customer extends TenantModel {
   static tableName = 'customers';
+  static jsonAttributes = ['peppolId'];
 
   declare name: string;
   declare company: string | null;
@@ -13,6 +19,11 @@ export class Customer extends TenantModel {
   declare currency: string | null;
   declare paymentTermDays: number | null;
   declare color: string | null;
+  /** BT-10 default for this customer's invoices (the Leitweg-ID of a German public buyer). */
+  declare buyerReference: string | null;
+  /** BT-49: the customer's electronic address (Peppol participant id). */
+  declare peppolId: PeppolId | null;
+  declare einvoiceFormat: EInvoiceFormat | null;
   declare createdAt: Date;
   declare updatedAt: Date;
   declare deletedAt: Date | null;

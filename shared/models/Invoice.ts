@@ -14,6 +14,9 @@ export interface CustomerSnapshot {
   address: string | null;
   vatId: string | null;
   country: string | null;
+  /** E-invoice data of the customer as issued (absent on snapshots taken before they existed). */
+  buyerReference?: string | null;
+  peppolId?: { scheme: string; id: string } | null;
 }
 
 /**
@@ -46,6 +49,9 @@ export class Invoice extends TenantModel {
   declare serviceDate: string | null;
   /** Last day of the service period that starts on serviceDate (null: a single day). */
   declare serviceEndDate: string | null;
+  /** BT-10 (overrides the customer's) and BT-13; set on drafts, frozen with the invoice. */
+  declare buyerReference: string | null;
+  declare orderReference: string | null;
   declare dueDate: string | null;
   declare paymentTermDays: number | null;
   declare notes: string | null;

@@ -17,6 +17,12 @@ export interface TenantSettingsJson {
   /** Small-business scheme (AT § 6 Abs. 1 Z 27, DE § 19 UStG): sales lines are exempt, no VAT charged (docs/vat-categories.md). */
   smallBusiness?: boolean;
   datev?: DatevSettings;
+  /** The seller contact of e-invoices (BT-41/42/43; XRechnung requires all three: BR-DE-5/6/7). */
+  contactName?: string | null;
+  contactPhone?: string | null;
+  contactEmail?: string | null;
+  /** The seller's electronic address (BT-34); without it e-invoices derive one from the VAT ID. */
+  peppolId?: { scheme: string; id: string } | null;
 }
 
 /** A tenant (the company that uses the service) and its settings (docs/auth.md, "Registration"). */

@@ -1,6 +1,7 @@
 import type { Db } from '../db';
 import { notFound } from '../errors';
-import { Customer } from '../models/Customer';
+import { Customer, type EInvoiceFormat } from '../models/Customer';
+import type { PeppolId } from '../domain/peppolId';
 
 /** A customer as the API returns it (spec fields + id, timestamps). */
 export interface CustomerView {
@@ -15,6 +16,9 @@ export interface CustomerView {
   currency: string | null;
   paymentTermDays: number | null;
   color: string | null;
+  buyerReference: string | null;
+  peppolId: PeppolId | null;
+  einvoiceFormat: EInvoiceFormat | null;
   createdAt: string;
   updatedAt: string;
   deletedAt: string | null;
@@ -35,6 +39,9 @@ export function toCustomerView(r: Customer): CustomerView {
     currency: r.currency ?? null,
     paymentTermDays: r.paymentTermDays ?? null,
     color: r.color ?? null,
+    buyerReference: r.buyerReference ?? null,
+    peppolId: r.peppolId ?? null,
+    einvoiceFormat: r.einvoiceFormat ?? null,
     createdAt: iso(r.createdAt)!,
     updatedAt: iso(r.updatedAt)!,
     deletedAt: iso(r.deletedAt),

@@ -20,6 +20,7 @@ import type {
   TaxBreakdownView,
 } from '../domain/invoiceView';
 import type { CustomerSnapshot, Invoice } from '../models/Invoice';
+import type { TenantSettingsJson } from '../models/Tenant';
 import type { InvoiceItem } from '../models/InvoiceItem';
 import type { Payment } from '../models/Payment';
 
@@ -70,6 +71,8 @@ export interface PartySource {
   address?: string | null;
   vatId?: string | null;
   country?: string | null;
+  buyerReference?: string | null;
+  peppolId?: { scheme: string; id: string } | null;
 }
 
 /** The tenant columns its seller view shows (a Tenant model or a row of those columns). */
@@ -83,6 +86,8 @@ export interface SellerSource {
   iban: string | null;
   bic: string | null;
   country: string;
+  /** tenants.settings: the seller contact and electronic address of e-invoices. */
+  settings?: Pick<TenantSettingsJson, 'contactName' | 'contactPhone' | 'contactEmail' | 'peppolId'> | null;
 }
 
 export interface DeliveryViewRow {
@@ -107,6 +112,8 @@ export function partyFrom(src: PartySource, fallbackCountry: string | null): Par
     address: src.address ?? null,
     vatId: src.vatId ?? null,
     country: src.country ?? (src.vatId ? vatIdCountry(src.vatId) : null) ?? fallbackCountry,
+    peppolId: src.peppolId ?? null,
+    buyerReference: src.buyerReference ?? null,
   };
 }
 
@@ -122,6 +129,10 @@ export function sellerFromTenant(t: SellerSource): SellerView {
     iban: t.iban ?? null,
     bic: t.bic ?? null,
     country: t.country,
+    contactName: t.settings?.contactName ?? null,
+    contactPhone: t.settings?.contactPhone ?? null,
+    contactEmail: t.settings?.contactEmail ?? null,
+    peppolId: t.settings?.peppolId ?? null,
   };
 }
 
@@ -136,6 +147,8 @@ export function customerSnapshot(c: PartySource & { id: string }): CustomerSnaps
     address: c.address ?? null,
     vatId: c.vatId ?? null,
     country: c.country ?? null,
+    buyerReference: c.buyerReference ?? null,
+    peppolId: c.peppolId ?? null,
   };
 }
 
@@ -268,6 +281,8 @@ function assembleViews(rows: InvoiceViewRow[], rel: Related, opts: { deliveries?
       dueDate: r.dueDate ?? null,
       serviceDate: r.serviceDate ?? null,
       serviceEndDate: r.serviceEndDate ?? null,
+      buyerReference: r.buyerReference ?? null,
+      orderReference: r.orderReference ?? null,
       totalNet: fmtMoney(r.totalNet),
       totalTax: fmtMoney(r.totalTax),
       totalGross,
@@ -425,6 +440,8 @@ export const VIEW_COLUMNS = [
   'issueDate',
   'serviceDate',
   'serviceEndDate',
+  'buyerReference',
+  'orderReference',
   'dueDate',
   'paymentTermDays',
   'notes',
@@ -480,7 +497,8 @@ const SINGLE_READ_RELATED = `
       order by x.position)
     from invoice_items x where x.tenant_id = i.tenant_id and x.invoice_id = i.id), '[]'::json) as "itemsJson",
   (select json_build_object('id', c.id, 'name', c.name, 'company', c.company, 'email', c.email, 'phone', c.phone,
-      'address', c.address, 'vatId', c.vat_id, 'country', c.country)
+      'address', c.address, 'vatId', c.vat_id, 'country', c.country,
+      'buyerReference', c.buyer_reference, 'peppolId', c.peppol_id)
     from customers c where c.tenant_id = i.tenant_id and c.id = i.customer_id and i.customer_snapshot is null) as "customerJson",
   coalesce((select json_agg(json_build_object('id', p.id, 'invoiceId', p.invoice_id, 'amount', p.amount::text,
       'date', p.date::text, 'method', p.method, 'createdAt', ${isoSql('p.created_at')}) order by p.date, p.created_at)

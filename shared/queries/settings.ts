@@ -26,6 +26,10 @@ export interface SettingsView {
   zugferdByDefault: boolean;
   smallBusiness: boolean;
   datev: DatevSettings;
+  contactName: string | null;
+  contactPhone: string | null;
+  contactEmail: string | null;
+  peppolId: { scheme: string; id: string } | null;
   portalCredentialsConfigured: boolean;
 }
 
@@ -47,6 +51,10 @@ export function toSettingsView(t: Tenant): SettingsView {
     zugferdByDefault: s.zugferdByDefault ?? false,
     smallBusiness: s.smallBusiness ?? false,
     datev: s.datev ?? {},
+    contactName: s.contactName ?? null,
+    contactPhone: s.contactPhone ?? null,
+    contactEmail: s.contactEmail ?? null,
+    peppolId: s.peppolId ?? null,
     portalCredentialsConfigured: !!t.portalCredentialsEnc,
   };
 }

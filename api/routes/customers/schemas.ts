@@ -1,5 +1,23 @@
 import { CURRENCIES } from '../../../shared/domain/currencies';
 import { errorEnvelope, timestamp, uuid } from '../../schemas/common';
+import { PEPPOL_SCHEMES } from '../../../shared/domain/peppolId';
+import { EINVOICE_FORMATS } from '../../../shared/models/Customer';
+
+/** An electronic address (BT-34/BT-49); the id is checked per scheme in code (shared/domain/peppolId.ts). */
+export const peppolIdSchema = {
+  type: ['object', 'null'],
+  additionalProperties: false,
+  required: ['scheme', 'id'],
+  properties: {
+    scheme: {
+      type: 'string',
+      enum: Object.keys(PEPPOL_SCHEMES),
+      description: 'ISO 6523 ICD / EAS code: 0204 Leitweg-ID, 9930 DE VAT ID, 9914 AT VAT ID, 0088 GLN, …',
+    },
+    id: { type: 'string', minLength: 1, maxLength: 100 },
+  },
+  description: 'Electronic address (Peppol participant id), e.g. {"scheme":"0204","id":"04011000-12345-03"}',
+} as const;
 
 /** Customer JSON Schemas: validation and the OpenAPI document in one place. */
 const nullable = (s: Record<string, unknown>) => ({ ...s, type: [s.type as string, 'null'] });
@@ -15,6 +33,13 @@ export const customerProperties = {
   currency: nullable({ type: 'string', enum: [...CURRENCIES, null], description: 'ISO 4217 code' }),
   paymentTermDays: nullable({ type: 'integer', minimum: 0, maximum: 3650 }),
   color: nullable({ type: 'string', pattern: '^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$', description: 'Hex colour, #RGB or #RRGGBB' }),
+  buyerReference: nullable({
+    type: 'string',
+    maxLength: 200,
+    description: "Default buyer reference (BT-10) of the customer's e-invoices; for German public buyers the Leitweg-ID (XRechnung requires one)",
+  }),
+  peppolId: peppolIdSchema,
+  einvoiceFormat: nullable({ type: 'string', enum: [...EINVOICE_FORMATS, null], description: 'Preferred e-invoice format (stored)' }),
 } as const;
 
 export const createCustomerBody = {

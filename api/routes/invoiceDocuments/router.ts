@@ -24,7 +24,7 @@ function serve(kind: DocumentKind) {
       return;
     }
     ctx.type = CONTENT_TYPES[kind];
-    ctx.set('Content-Disposition', `${kind === 'ebinterface' ? 'attachment' : 'inline'}; filename="${documentFileName(kind, invoice)}"`);
+    ctx.set('Content-Disposition', `${kind === 'pdf' || kind === 'zugferd' ? 'inline' : 'attachment'}; filename="${documentFileName(kind, invoice)}"`);
     ctx.body = content;
   };
 }
@@ -63,6 +63,31 @@ add({
   summary: 'ebInterface 6.1 XML (Austrian e-invoice standard); finalized invoices and credit notes only',
   responses: documentResponses('ebinterface', 'ebInterface 6.1 XML'),
   handler: serve('ebinterface'),
+});
+
+add({
+  method: 'get',
+  path: '/:id/xrechnung',
+  auth: 'viewer',
+  summary: 'XRechnung 3.0 XML (German CIUS of EN 16931); finalized invoices and credit notes only',
+  description:
+    'syntax=ubl (the default): UBL 2.1 Invoice or CreditNote; syntax=cii: UN/CEFACT CII D16B. The document fulfils the XRechnung rules (BR-DE-*): ' +
+    "a buyer reference (BT-10: the invoice's buyerReference, else the customer's; the Leitweg-ID for German public buyers), the seller contact " +
+    '(settings contactName, contactPhone, contactEmail), seller and buyer post code and city, payment instructions (the IBAN). An invoice whose data ' +
+    'cannot make a valid XRechnung is refused with 400 INVALID_INPUT, details.violations listing the rule ids and what to fill in.',
+  query: {
+    type: 'object',
+    additionalProperties: false,
+    properties: { syntax: { type: 'string', enum: ['ubl', 'cii'], description: 'XML syntax; default ubl' } },
+  },
+  responses: {
+    ...documentResponses('xrechnung-cii', 'XRechnung 3.0 XML (UBL 2.1 or CII D16B)'),
+    400: { description: 'The invoice is a draft, not exportable, or its data breaks an XRechnung rule (INVALID_INPUT with details.violations)' },
+  },
+  handler: async (ctx) => {
+    const { syntax = 'ubl' } = (ctx.input.query ?? {}) as { syntax?: 'ubl' | 'cii' };
+    await serve(syntax === 'cii' ? 'xrechnung-cii' : 'xrechnung-ubl')(ctx);
+  },
 });
 
 add({

@@ -3,6 +3,7 @@ import { EU_COUNTRIES } from '../../../shared/domain/vatId';
 import { PLANS } from '../../../shared/plans';
 import { TEMPLATE_VARIABLES } from '../../../shared/domain/emailTemplate';
 import { name } from '../auth/schemas';
+import { peppolIdSchema } from '../customers/schemas';
 
 const nullableText = (maxLength: number) => ({ type: ['string', 'null'], maxLength }) as const;
 
@@ -96,6 +97,15 @@ export const update = {
         'Small-business scheme (AT § 6 Abs. 1 Z 27 UStG 1994, DE § 19 UStG; AT and DE tenants): every sales line is exempt at 0 %. Applies to invoices sent after the change',
     },
     datev,
+    contactName: { ...nullableText(200), description: 'Seller contact of e-invoices (BT-41): a person or department; XRechnung requires it (BR-DE-5)' },
+    contactPhone: {
+      type: ['string', 'null'],
+      maxLength: 50,
+      pattern: '^(?=(?:\\D*\\d){3})[0-9+()./\\- ]+$',
+      description: 'Seller contact telephone (BT-42), at least 3 digits; XRechnung requires it (BR-DE-6)',
+    },
+    contactEmail: { type: ['string', 'null'], format: 'email', maxLength: 254, description: 'Seller contact e-mail (BT-43); XRechnung requires it (BR-DE-7)' },
+    peppolId: peppolIdSchema,
     portalCredentials: {
       description: 'FinanzOnline web service credentials; write-only (stored encrypted, never returned). null removes them.',
       oneOf: [
@@ -140,6 +150,10 @@ export const settings = {
     zugferdByDefault: { type: 'boolean' },
     smallBusiness: { type: 'boolean' },
     datev,
+    contactName: { type: ['string', 'null'] },
+    contactPhone: { type: ['string', 'null'] },
+    contactEmail: { type: ['string', 'null'] },
+    peppolId: peppolIdSchema,
     portalCredentialsConfigured: { type: 'boolean' },
   },
 } as const;

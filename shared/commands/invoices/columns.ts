@@ -18,6 +18,8 @@ export function contentColumns(input: InvoiceInput) {
     supplierId: input.supplierId ?? null,
     serviceDate: input.serviceDate ?? null,
     serviceEndDate: input.serviceEndDate ?? null,
+    buyerReference: input.buyerReference?.trim() || null,
+    orderReference: input.orderReference?.trim() || null,
     paymentTermDays: input.paymentTermDays ?? null,
     notes: input.notes ?? null,
     footerText: input.footerText ?? null,

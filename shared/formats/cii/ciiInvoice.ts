@@ -21,6 +21,17 @@ export const CII_NAMESPACES = {
 
 /** BT-24 for the Factur-X / ZUGFeRD EN 16931 profile. */
 export const EN16931_GUIDELINE_ID = 'urn:cen.eu:en16931:2017';
+/** BT-24 of an XRechnung 3.0 document (BR-DE-21). */
+export const XRECHNUNG_GUIDELINE_ID = 'urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0';
+/** BT-23 (business process), which XRechnung 3.0 requires through PEPPOL-EN16931-R001. */
+export const PEPPOL_BILLING_PROCESS = 'urn:fdc:peppol.eu:2017:poacc:billing:01:1.0';
+
+/**
+ * What the two CII documents differ in. `en16931`: the ZUGFeRD / Factur-X XML, unchanged since it
+ * was first written. `xrechnung`: the XRechnung CIUS on top (BT-23/BT-24, the Peppol electronic
+ * address before the e-mail, payment instructions on credit notes, the full deliver-to address).
+ */
+export type CiiProfile = 'en16931' | 'xrechnung';
 
 /** UNTDID 1001: 380 commercial invoice, 381 credit note. */
 const TYPE_CODE = { invoice: '380', creditNote: '381' } as const;
@@ -33,7 +44,7 @@ function formatDateDe(isoDate: string): string {
 }
 
 // TradeAddressType: PostcodeCode, LineOne, LineTwo, LineThree, CityName, CountryID
-function postalAddress(p: EInvoiceParty): XmlElement {
+function postalAddress(p: Pick<EInvoiceParty, 'address'>): XmlElement {
   const [one, two, ...rest] = p.address.lines;
   return el(
     'ram:PostalTradeAddress',
@@ -48,7 +59,7 @@ function postalAddress(p: EInvoiceParty): XmlElement {
 
 // TradePartyType: ID, GlobalID, Name, Description, SpecifiedLegalOrganization, DefinedTradeContact,
 // PostalTradeAddress, URIUniversalCommunication, SpecifiedTaxRegistration (max 2)
-function tradeParty(tag: string, p: EInvoiceParty, role: 'seller' | 'buyer', notSubject = false): XmlElement {
+function tradeParty(tag: string, p: EInvoiceParty, role: 'seller' | 'buyer', notSubject: boolean, profile: CiiProfile): XmlElement {
   const withContact = Boolean(p.contactName || (role === 'seller' && (p.phone || p.email)));
   // Not subject to VAT: no VAT identifiers at all (BR-O-02); the seller is then identified by
   // its VAT number or tax number as Seller identifier (BT-29), which BR-CO-26 asks for.
@@ -67,10 +78,17 @@ function tradeParty(tag: string, p: EInvoiceParty, role: 'seller' | 'buyer', not
       ),
     postalAddress(p),
     // BT-34 / BT-49 electronic address; EAS scheme "EM" = e-mail (BR-62/BR-63 need a scheme).
-    p.email ? el('ram:URIUniversalCommunication', el('ram:URIID', { schemeID: 'EM' }, p.email)) : null,
+    // ZUGFeRD keeps the e-mail first; XRechnung (Peppol routing) the participant id first.
+    electronicAddress(p, profile),
     role === 'seller' && p.taxNumber ? el('ram:SpecifiedTaxRegistration', el('ram:ID', { schemeID: 'FC' }, p.taxNumber)) : null,
     p.vatId && !notSubject ? el('ram:SpecifiedTaxRegistration', el('ram:ID', { schemeID: 'VA' }, p.vatId)) : null,
   );
+}
+
+function electronicAddress(p: EInvoiceParty, profile: CiiProfile): XmlElement | null {
+  const email = p.email ? { scheme: 'EM', id: p.email } : null;
+  const address = profile === 'xrechnung' ? (p.electronicAddress ?? email) : (email ?? p.electronicAddress);
+  return address ? el('ram:URIUniversalCommunication', el('ram:URIID', { schemeID: address.scheme }, address.id)) : null;
 }
 
 // SupplyChainTradeLineItemType: AssociatedDocumentLineDocument, SpecifiedTradeProduct,
@@ -102,7 +120,7 @@ function lineItem(line: EInvoiceLine): XmlElement {
   );
 }
 
-function headerTax(g: EInvoiceTaxGroup): XmlElement {
+function headerTax(g: EInvoiceTaxGroup, profile: CiiProfile): XmlElement {
   return el(
     'ram:ApplicableTradeTax',
     el('ram:CalculatedAmount', formatAmount(g.tax)),
@@ -111,16 +129,22 @@ function headerTax(g: EInvoiceTaxGroup): XmlElement {
     el('ram:BasisAmount', formatAmount(g.basis)),
     el('ram:CategoryCode', g.category),
     optionalEl('ram:ExemptionReasonCode', g.exemptionReasonCode),
-    g.category !== 'O' && el('ram:RateApplicablePercent', formatDecimal(g.rate)),
+    // Not subject to VAT has no rate in EN 16931; XRechnung requires one in every group (BR-DE-14): 0.
+    (g.category !== 'O' || profile === 'xrechnung') && el('ram:RateApplicablePercent', g.category === 'O' ? '0' : formatDecimal(g.rate)),
   );
 }
 
 // TradeSettlementPaymentMeansType: TypeCode, Information, ApplicableTradeSettlementFinancialCard,
 // PayerPartyDebtorFinancialAccount, PayeePartyCreditorFinancialAccount, PayeeSpecifiedCreditorFinancialInstitution
-function paymentMeans(m: EInvoiceModel): XmlElement | null {
+function paymentMeans(m: EInvoiceModel, profile: CiiProfile): XmlElement | null {
   // A credit note is paid by the seller to the buyer: the seller's account is not a payment
-  // instruction for it, so none is written.
-  if (m.kind === 'creditNote') return null;
+  // instruction for it. XRechnung requires payment instructions all the same (BR-DE-1): "1"
+  // (instrument not defined) says how without naming an account.
+  if (m.kind === 'creditNote') {
+    return profile === 'xrechnung'
+      ? el('ram:SpecifiedTradeSettlementPaymentMeans', el('ram:TypeCode', '1'), el('ram:Information', 'Erstattung oder Verrechnung durch den Verkäufer'))
+      : null;
+  }
   if (!m.iban) return el('ram:SpecifiedTradeSettlementPaymentMeans', el('ram:TypeCode', '1'));
   return el(
     'ram:SpecifiedTradeSettlementPaymentMeans',
@@ -166,8 +190,9 @@ function monetarySummation(m: EInvoiceModel): XmlElement {
 }
 
 /** Builds the CII tree without running the rule check (use buildCiiXml). */
-export function buildCiiDocument(m: EInvoiceModel): XmlElement {
+export function buildCiiDocument(m: EInvoiceModel, profile: CiiProfile = 'en16931'): XmlElement {
   const notSubject = m.taxGroups.some((g) => g.category === 'O');
+  const xrechnung = profile === 'xrechnung';
   return el(
     'rsm:CrossIndustryInvoice',
     {
@@ -177,7 +202,11 @@ export function buildCiiDocument(m: EInvoiceModel): XmlElement {
       'xmlns:udt': CII_NAMESPACES.udt,
     },
     // ExchangedDocumentContextType: BusinessProcessSpecifiedDocumentContextParameter, GuidelineSpecifiedDocumentContextParameter
-    el('rsm:ExchangedDocumentContext', el('ram:GuidelineSpecifiedDocumentContextParameter', el('ram:ID', EN16931_GUIDELINE_ID))),
+    el(
+      'rsm:ExchangedDocumentContext',
+      xrechnung && el('ram:BusinessProcessSpecifiedDocumentContextParameter', el('ram:ID', PEPPOL_BILLING_PROCESS)),
+      el('ram:GuidelineSpecifiedDocumentContextParameter', el('ram:ID', xrechnung ? XRECHNUNG_GUIDELINE_ID : EN16931_GUIDELINE_ID)),
+    ),
     // ExchangedDocumentType: ID, TypeCode, IssueDateTime, IncludedNote*
     el(
       'rsm:ExchangedDocument',
@@ -191,18 +220,29 @@ export function buildCiiDocument(m: EInvoiceModel): XmlElement {
     el(
       'rsm:SupplyChainTradeTransaction',
       m.lines.map(lineItem),
-      // HeaderTradeAgreementType: BuyerReference, SellerTradeParty, BuyerTradeParty, ...
+      // HeaderTradeAgreementType: BuyerReference, SellerTradeParty, BuyerTradeParty, ...,
+      // SellerOrderReferencedDocument, BuyerOrderReferencedDocument, ...
       el(
         'ram:ApplicableHeaderTradeAgreement',
-        tradeParty('ram:SellerTradeParty', m.seller, 'seller', notSubject),
-        tradeParty('ram:BuyerTradeParty', m.buyer, 'buyer', notSubject),
+        optionalEl('ram:BuyerReference', m.buyerReference),
+        tradeParty('ram:SellerTradeParty', m.seller, 'seller', notSubject, profile),
+        tradeParty('ram:BuyerTradeParty', m.buyer, 'buyer', notSubject, profile),
+        m.orderReference && el('ram:BuyerOrderReferencedDocument', el('ram:IssuerAssignedID', m.orderReference)),
       ),
       // HeaderTradeDeliveryType: ShipToTradeParty, ActualDeliverySupplyChainEvent, ... With a
       // service period the period (BG-14, below) says when, and no single delivery day is claimed.
       el(
         'ram:ApplicableHeaderTradeDelivery',
         // Deliver-to country (BT-80) of an intra-Community supply (BR-IC-12): the buyer's address.
-        m.deliverToCountry && el('ram:ShipToTradeParty', el('ram:Name', m.buyer.name), el('ram:PostalTradeAddress', el('ram:CountryID', m.deliverToCountry))),
+        // XRechnung wants a deliver-to address with city and post code (BR-DE-10/11): the buyer's.
+        m.deliverToCountry &&
+          el(
+            'ram:ShipToTradeParty',
+            el('ram:Name', m.buyer.name),
+            xrechnung
+              ? postalAddress({ address: { ...m.buyer.address, country: m.deliverToCountry } })
+              : el('ram:PostalTradeAddress', el('ram:CountryID', m.deliverToCountry)),
+          ),
         !m.servicePeriod && el('ram:ActualDeliverySupplyChainEvent', el('ram:OccurrenceDateTime', date102(m.deliveryDate))),
       ),
       // HeaderTradeSettlementType: CreditorReferenceID, PaymentReference, TaxCurrencyCode, InvoiceCurrencyCode,
@@ -214,8 +254,8 @@ export function buildCiiDocument(m: EInvoiceModel): XmlElement {
         m.kind === 'invoice' && el('ram:PaymentReference', m.number),
         m.taxCurrency && el('ram:TaxCurrencyCode', m.taxCurrency.code),
         el('ram:InvoiceCurrencyCode', m.currency),
-        paymentMeans(m),
-        m.taxGroups.map(headerTax),
+        paymentMeans(m, profile),
+        m.taxGroups.map((g) => headerTax(g, profile)),
         m.servicePeriod &&
           el('ram:BillingSpecifiedPeriod', el('ram:StartDateTime', date102(m.servicePeriod.start)), el('ram:EndDateTime', date102(m.servicePeriod.end))),
         paymentTerms(m),

@@ -14,6 +14,7 @@ import { isIsoCountry, normalizeVatId, vatIdCountry } from './countries';
 import { EInvoiceExportError } from './exportError';
 import type { EInvoiceLine, EInvoiceModel, EInvoiceParty, EInvoiceTaxGroup } from './einvoiceModelTypes';
 import { parsePostalAddress } from './postalAddress';
+import { peppolIdFromVatId } from '../../domain/peppolId';
 import { unitCode } from './unitCodes';
 import { groupReason, isIntraEuReverseCharge, type LineVat, lineVat, reverseChargeNote, sumDecimals, type VatCategory, vatCategoryFor } from './vatCategories';
 
@@ -85,7 +86,19 @@ function party(p: PartyView, fallbackCountry: string, extra: { taxNumber?: strin
       fallbackCountry,
       partyNames: [company, person],
     }),
-    electronicAddress: null,
+    // BT-34 / BT-49: the stored Peppol id, else the one the VAT ID gives (9914 AT, 9930 DE).
+    electronicAddress: p.peppolId ?? peppolIdFromVatId(p.vatId),
+  };
+}
+
+/** The seller with its e-invoice contact (BT-41/42/43) from the settings, where they are set. */
+function sellerParty(seller: DocumentInput['seller'], country: string): EInvoiceParty {
+  const p = party(seller, country, { taxNumber: seller.taxNumber });
+  return {
+    ...p,
+    contactName: blankToNull(seller.contactName) ?? p.contactName,
+    phone: blankToNull(seller.contactPhone) ?? p.phone,
+    email: blankToNull(seller.contactEmail) ?? p.email,
   };
 }
 
@@ -216,11 +229,11 @@ export function toEInvoiceModel(input: DocumentInput): EInvoiceModel {
     dueDate: parseDate(invoice.dueDate, 'dueDate'),
     paymentTermDays: invoice.paymentTermDays ?? null,
     currency,
-    seller: party(seller, sellerCountry, { taxNumber: seller.taxNumber }),
+    seller: sellerParty(seller, sellerCountry),
     buyer: party(customer, sellerCountry),
     buyerId: customer.id ?? null,
-    buyerReference: null,
-    orderReference: null,
+    buyerReference: blankToNull(invoice.buyerReference) ?? blankToNull(customer.buyerReference),
+    orderReference: blankToNull(invoice.orderReference),
     lines,
     taxGroups,
     totals: {

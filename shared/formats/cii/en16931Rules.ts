@@ -34,10 +34,10 @@ const parser = new XMLParser({
   isArray: (_name: string, _jpath: unknown, _isLeaf: boolean, isAttribute: boolean) => !isAttribute,
 });
 
-type Fail = (rule: string, message: string) => void;
+export type Fail = (rule: string, message: string) => void;
 
 /** Applies every rule of the table to one context, then the next context: rules × contexts in order. */
-function section<C>(rules: ReadonlyArray<Rule<C>>, contexts: (inv: InvoiceCtx) => readonly C[]) {
+export function section<C>(rules: ReadonlyArray<Rule<C>>, contexts: (inv: InvoiceCtx) => readonly C[]) {
   return (inv: InvoiceCtx, fail: Fail) => {
     for (const ctx of contexts(inv)) {
       for (const rule of rules) {
@@ -66,6 +66,11 @@ const SECTIONS = [
  * Returns one entry per failed rule instance; an empty array means the document passed.
  */
 export function checkEn16931(xml: string | Buffer): En16931Violation[] {
+  return checkCii(xml, SECTIONS);
+}
+
+/** Parses a CII document and runs the given sections on it (EN 16931 here, the CIUS tables elsewhere). */
+export function checkCii(xml: string | Buffer, sections: ReadonlyArray<(inv: InvoiceCtx, fail: Fail) => void>): En16931Violation[] {
   const source = typeof xml === 'string' ? xml : xml.toString('utf8');
   const out: En16931Violation[] = [];
   const fail: Fail = (rule, message) => out.push({ rule, message: `[${rule}] ${message}` });
@@ -82,6 +87,6 @@ export function checkEn16931(xml: string | Buffer): En16931Violation[] {
     return out;
   }
   const inv = invoiceCtx(root);
-  for (const run of SECTIONS) run(inv, fail);
+  for (const run of sections) run(inv, fail);
   return out;
 }
