@@ -14,6 +14,7 @@ import { docsRouter } from './docs/router';
 import { connectorsRouter } from './connectors/router';
 import { paymentImportRouter } from './paymentImport/router';
 import { taxRouter } from './tax/router';
+import { incomingEinvoicesRouter, invoiceOriginalRouter } from './incomingEinvoices/router';
 
 /** Every route group of the API. A new group is one import and one entry here. */
 export const routers: Router[] = [
@@ -32,4 +33,6 @@ export const routers: Router[] = [
   connectorsRouter,
   paymentImportRouter,
   taxRouter,
+  incomingEinvoicesRouter,
+  invoiceOriginalRouter,
 ];

@@ -22,6 +22,11 @@ export interface RenderInvoiceDocumentPayload {
   version: number;
 }
 
+export interface ImportIncomingEinvoicePayload {
+  tenantId: string;
+  incomingId: string;
+}
+
 // ——— email ———
 
 /** What the SMTP server said when it accepted a message whose 'sent' could not be written yet. */
@@ -107,6 +112,22 @@ export const jobs = {
     }),
     // One render per (invoice, kind, version), whatever retries.
     jobId: (p) => renderJobId(p.kind, p.invoiceId, p.version),
+  }),
+
+  /**
+   * Read one uploaded e-invoice and book it as an incoming invoice (docs/e-invoicing-inbound.md).
+   * On the documents queue: reading a PDF or a large XML is CPU work, which that queue runs sandboxed.
+   */
+  importIncomingEinvoice: defineJob<ImportIncomingEinvoicePayload>()({
+    queue: QUEUES.documents,
+    name: 'import-incoming-einvoice',
+    schema: payloadSchema<ImportIncomingEinvoicePayload>({
+      type: 'object',
+      properties: { tenantId: id, incomingId: id },
+      required: ['tenantId', 'incomingId'],
+    }),
+    // The incoming_einvoices row's id: one import per uploaded file.
+    jobId: (p) => `einvoice-import-${p.incomingId}`,
   }),
 
   /** Send one invoice e-mail delivery (queued by the send command through the outbox). */

@@ -29,6 +29,7 @@ function resourceFor(fullPath: string): string | undefined {
     [/^\/api\/reports\/ust\/submissions\/:id/, 'submission'],
     [/^\/api\/auth\/webauthn\/credentials\/:id/, 'webauthnCredential'],
     [/^\/api\/maintenance\/jobs\/:key/, 'maintenanceJob'],
+    [/^\/api\/incoming-einvoices\/:id/, 'incomingEinvoice'],
   ];
   return table.find(([re]) => re.test(fullPath))?.[1];
 }
@@ -66,6 +67,10 @@ beforeAll(async () => {
     .insert({ tenantId: a.tenant.id, userId: a.admin.id, credentialId: randomBytes(16).toString('base64url'), publicKey: randomBytes(32) })
     .returning('id');
   aIds.webauthnCredential = cred.id;
+  const [incoming] = await db()('incomingEinvoices')
+    .insert({ tenantId: a.tenant.id, original: Buffer.from('<Invoice/>'), mediaType: 'application/xml', sha256: 'x', size: 10 })
+    .returning('id');
+  aIds.incomingEinvoice = incoming.id;
   const purge = await client(server.url, { token: a.admin.token }).post('/api/maintenance/purge-customers', {});
   expect(purge.status, describeResponse(purge)).toBeLessThan(300);
   aIds.maintenanceJob = String(purge.body.jobId ?? purge.body.key ?? purge.body.id);

@@ -52,6 +52,7 @@ describe('job catalog', () => {
   it('names and queues are the ones stored in Redis and outbox rows', () => {
     expect(Object.fromEntries(catalogEntries.map(([key, d]) => [key, `${d.queue}/${d.name}`]))).toEqual({
       renderInvoiceDocument: 'documents/render-invoice-document',
+      importIncomingEinvoice: 'documents/import-incoming-einvoice',
       sendInvoiceEmail: 'email/send-invoice-email',
       submitU30: 'tax-portal/submit-u30',
       renderReportPdf: 'reports/render-report-pdf',

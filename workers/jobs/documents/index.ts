@@ -1,8 +1,10 @@
 import type { HandlersOf } from '../../types';
 import { jobs } from '../../../shared/jobs/catalog';
 import { renderInvoiceDocumentJob } from './renderInvoiceDocument';
+import { importIncomingEinvoiceJob } from '../einvoices/importIncomingEinvoice';
 
 /** The handlers of the catalog's documents jobs (shared/jobs/catalog.ts), by job name. */
 export const documentJobs = {
   [jobs.renderInvoiceDocument.name]: renderInvoiceDocumentJob,
+  [jobs.importIncomingEinvoice.name]: importIncomingEinvoiceJob,
 } satisfies HandlersOf<'documents'>;
