@@ -147,8 +147,9 @@ export function customerSnapshot(c: PartySource & { id: string }): CustomerSnaps
     address: c.address ?? null,
     vatId: c.vatId ?? null,
     country: c.country ?? null,
-    buyerReference: c.buyerReference ?? null,
-    peppolId: c.peppolId ?? null,
+    // The e-invoice data only when the customer has it: a snapshot without them reads as none.
+    ...(c.buyerReference ? { buyerReference: c.buyerReference } : {}),
+    ...(c.peppolId ? { peppolId: c.peppolId } : {}),
   };
 }
 
