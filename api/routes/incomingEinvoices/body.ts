@@ -43,6 +43,6 @@ export const readEinvoiceUpload: Middleware = async (ctx, next) => {
     throw new AppError('INVALID_INPUT', 400, `Request body could not be read: ${(err as Error).message}`);
   }
   if (size === 0) throw new AppError('INVALID_INPUT', 400, 'The request body is empty: send the e-invoice file as the body');
-  ctx.state.upload = { bytes: Buffer.concat(chunks, size), mediaType: String(mediaType === 'text/xml' ? 'text/xml' : mediaType) };
+  ctx.state.upload = { bytes: Buffer.concat(chunks, size), mediaType };
   await next();
 };

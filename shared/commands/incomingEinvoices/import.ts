@@ -97,6 +97,9 @@ export async function importReadInvoice(
   const tenantId = actor.tenantId;
   const row = await IncomingEinvoice.query(trx).select('id', 'status', 'supplierIdHint').where({ tenantId, id }).forUpdate().first();
   if (!row || !(OPEN as readonly string[]).includes(row.status)) return { status: 'skipped', invoiceId: null };
+  // Imports of one tenant book one at a time: two files of one invoice, or two invoices of one
+  // new supplier, imported at once would otherwise both miss the other's invoice or supplier.
+  await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`incoming-einvoice-import:${tenantId}`]);
   const invoice = read.invoice;
   const base = { format: read.format, syntax: read.syntax, profile: read.profile, warnings: read.warnings, processedAt: trx.fn.now() as never };
 
