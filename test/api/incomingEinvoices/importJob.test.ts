@@ -15,17 +15,16 @@ import { toInvoiceInput } from '../../../shared/commands/incomingEinvoices/toInv
 import type { InboundInvoice } from '../../../shared/formats/inbound/types';
 import { importIncomingEinvoiceJob } from '../../../workers/jobs/einvoices/importIncomingEinvoice';
 import { createTenant } from '../../helpers/factories';
+import { createSupplier } from '../../helpers/invoiceFactory';
 import { needsOfficialFiles, officialPath } from '../../helpers/officialFiles';
 
 const MANIFEST = 'samples:einvoices/manifest.json' as const;
 const official = needsOfficialFiles([MANIFEST]);
 const sampleBytes = (file: string) => readFileSync(path.join(path.dirname(officialPath(MANIFEST)), file));
 
-async function receive(tenantId: string, bytes: Buffer) {
+async function receive(tenantId: string, bytes: Buffer, supplierIdHint: string | null = null) {
   // The outbox row is written too; no worker runs here, the handler is called directly.
-  return db().transaction((trx) =>
-    receiveIncomingEinvoice({ trx, actor: systemActor(tenantId) }, { bytes, mediaType: 'application/xml', supplierIdHint: null }),
-  );
+  return db().transaction((trx) => receiveIncomingEinvoice({ trx, actor: systemActor(tenantId) }, { bytes, mediaType: 'application/xml', supplierIdHint }));
 }
 const runJob = (tenantId: string, incomingId: string) =>
   importIncomingEinvoiceJob({ data: { tenantId, incomingId } } as Job<ImportIncomingEinvoicePayload>) as Promise<{ status: string }>;
@@ -45,6 +44,14 @@ describe.skipIf(!official)('the job with an official sample', () => {
     const invoices = await db()('invoices').where({ tenantId, type: 'eingangsrechnung' });
     expect(invoices).toHaveLength(1);
     expect(invoices[0].source).toBe('einvoice');
+  });
+
+  it('the supplier named by ?supplierId is used before matching by VAT ID', async () => {
+    const hinted = await createSupplier({ id: tenantId }, { name: 'Chosen by the uploader' });
+    const { id } = await receive(tenantId, sampleBytes('xrechnung-testsuite/04.05a-INVOICE_uncefact.xml'), hinted.id);
+    expect((await runJob(tenantId, id)).status).toBe('imported');
+    const row = await db()('incomingEinvoices').where({ id }).first();
+    expect((await db()('invoices').where({ id: row.invoiceId }).first()).supplierId).toBe(hinted.id);
   });
 
   it('a rate the tenant’s country does not have rejects and rolls back the new supplier', async () => {
