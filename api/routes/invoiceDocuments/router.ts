@@ -65,7 +65,7 @@ add({
   handler: serve('ebinterface'),
 });
 
-add({
+add<unknown, { syntax?: 'ubl' | 'cii' }>({
   method: 'get',
   path: '/:id/xrechnung',
   auth: 'viewer',
@@ -85,9 +85,25 @@ add({
     400: { description: 'The invoice is a draft, not exportable, or its data breaks an XRechnung rule (INVALID_INPUT with details.violations)' },
   },
   handler: async (ctx) => {
-    const { syntax = 'ubl' } = (ctx.input.query ?? {}) as { syntax?: 'ubl' | 'cii' };
+    const { syntax = 'ubl' } = ctx.input.query;
     await serve(syntax === 'cii' ? 'xrechnung-cii' : 'xrechnung-ubl')(ctx);
   },
+});
+
+add({
+  method: 'get',
+  path: '/:id/ubl',
+  auth: 'viewer',
+  summary: 'Peppol BIS Billing 3.0 UBL (Invoice or CreditNote); finalized invoices and credit notes only',
+  description:
+    "The seller's and buyer's electronic addresses (BT-34, BT-49) are their peppolId (settings, customer), else derived from the VAT ID " +
+    '(9914 AT, 9930 DE). An invoice whose data cannot make a valid Peppol document is refused with 400 INVALID_INPUT, details.violations ' +
+    'listing the rule ids (PEPPOL-EN16931-R…, BR-…) and what to fill in.',
+  responses: {
+    ...documentResponses('peppol-ubl', 'Peppol BIS Billing 3.0 UBL 2.1 XML'),
+    400: { description: 'The invoice is a draft, not exportable, or its data breaks a Peppol rule (INVALID_INPUT with details.violations)' },
+  },
+  handler: serve('peppol-ubl'),
 });
 
 add({
