@@ -44,10 +44,10 @@ function endpointId(p: EInvoiceParty, profile: UblProfile): XmlElement | null {
 }
 
 // AddressType: StreetName, AdditionalStreetName, CityName, PostalZone, AddressLine, Country
-function postalAddress(p: EInvoiceParty): XmlElement {
+function postalAddress(p: EInvoiceParty, tag = 'cac:PostalAddress'): XmlElement {
   const [street, additional, ...rest] = p.address.lines;
   return el(
-    'cac:PostalAddress',
+    tag,
     optionalEl('cbc:StreetName', street),
     optionalEl('cbc:AdditionalStreetName', additional),
     optionalEl('cbc:CityName', p.address.city),
@@ -61,10 +61,18 @@ function postalAddress(p: EInvoiceParty): XmlElement {
 const partyTaxScheme = (companyId: string, scheme: 'VAT' | 'FC') =>
   el('cac:PartyTaxScheme', el('cbc:CompanyID', companyId), el('cac:TaxScheme', el('cbc:ID', scheme)));
 
-// ContactType: Name, Telephone, ElectronicMail. XRechnung requires the seller contact (BR-DE-2,
-// BR-DE-5): without a person the seller itself is the contact point.
-function contact(p: EInvoiceParty, role: 'seller' | 'buyer', profile: UblProfile): XmlElement | null {
-  const name = p.contactName ?? (role === 'seller' && profile === 'xrechnung' ? p.name : null);
+/**
+ * The German rules apply: XRechnung always (BR-DE-*), Peppol BIS when seller and buyer are both in
+ * Germany (its DE-R-* rules, the same checks).
+ */
+function germanRules(m: EInvoiceModel, profile: UblProfile): boolean {
+  return profile === 'xrechnung' || (m.seller.address.country === 'DE' && m.buyer.address.country === 'DE');
+}
+
+// ContactType: Name, Telephone, ElectronicMail. The German rules require the seller contact
+// (BR-DE-2/DE-R-002, BR-DE-5/DE-R-005): without a person the seller itself is the contact point.
+function contact(p: EInvoiceParty, role: 'seller' | 'buyer', german: boolean): XmlElement | null {
+  const name = p.contactName ?? (role === 'seller' && german ? p.name : null);
   const phone = role === 'seller' || p.contactName ? p.phone : null;
   const email = role === 'seller' || p.contactName ? p.email : null;
   if (!name && !phone && !email) return null;
@@ -72,7 +80,7 @@ function contact(p: EInvoiceParty, role: 'seller' | 'buyer', profile: UblProfile
 }
 
 // PartyType: EndpointID, PartyIdentification, PartyName, PostalAddress, PartyTaxScheme*, PartyLegalEntity, Contact
-function party(p: EInvoiceParty, role: 'seller' | 'buyer', profile: UblProfile, notSubject: boolean): XmlElement {
+function party(p: EInvoiceParty, role: 'seller' | 'buyer', profile: UblProfile, notSubject: boolean, german: boolean): XmlElement {
   // Not subject to VAT: no VAT identifiers (BR-O-02); the seller is identified by its VAT number
   // or tax number as Seller identifier (BT-29), which BR-CO-26 asks for, as in the CII writer.
   const sellerId = notSubject && role === 'seller' ? (p.vatId ?? p.taxNumber) : null;
@@ -85,7 +93,7 @@ function party(p: EInvoiceParty, role: 'seller' | 'buyer', profile: UblProfile, 
     // BT-32 (the seller's tax number): a tax scheme other than VAT.
     role === 'seller' && p.taxNumber ? partyTaxScheme(p.taxNumber, 'FC') : null,
     el('cac:PartyLegalEntity', el('cbc:RegistrationName', p.name)),
-    contact(p, role, profile),
+    contact(p, role, german),
   );
 }
 
@@ -99,8 +107,8 @@ function taxCategory(
   return el(
     tag,
     el('cbc:ID', category),
-    // Not subject to VAT has no rate on the line (BR-O-05), nor in the breakdown but for
-    // XRechnung, which requires BT-119 in every breakdown group (BR-DE-14): there it is 0.
+    // Not subject to VAT has no rate on the line (BR-O-05), nor in the breakdown unless the
+    // German rules require BT-119 in every breakdown group (BR-DE-14, DE-R-014): there it is 0.
     (category !== 'O' || reason?.rateForO) && el('cbc:Percent', formatDecimal(rate)),
     optionalEl('cbc:TaxExemptionReasonCode', reason?.code),
     optionalEl('cbc:TaxExemptionReason', reason?.text),
@@ -109,12 +117,12 @@ function taxCategory(
 }
 
 // TaxSubtotalType: TaxableAmount, TaxAmount, TaxCategory
-function taxSubtotal(g: EInvoiceTaxGroup, currency: string, profile: UblProfile): XmlElement {
+function taxSubtotal(g: EInvoiceTaxGroup, currency: string, german: boolean): XmlElement {
   return el(
     'cac:TaxSubtotal',
     amount('cbc:TaxableAmount', g.basis, currency),
     amount('cbc:TaxAmount', g.tax, currency),
-    taxCategory('cac:TaxCategory', g.category, g.rate, { code: g.exemptionReasonCode, text: g.exemptionReason, rateForO: profile === 'xrechnung' }),
+    taxCategory('cac:TaxCategory', g.category, g.rate, { code: g.exemptionReasonCode, text: g.exemptionReason, rateForO: german }),
   );
 }
 
@@ -134,10 +142,11 @@ function line(m: EInvoiceModel, l: EInvoiceLine): XmlElement {
 }
 
 // PaymentMeansType: PaymentMeansCode, PaymentID, PayeeFinancialAccount (ID, Name, FinancialInstitutionBranch)
-function paymentMeans(m: EInvoiceModel, profile: UblProfile): XmlElement | null {
+function paymentMeans(m: EInvoiceModel, german: boolean): XmlElement | null {
   // A credit note is paid by the seller to the buyer: the seller's account is no payment
-  // instruction for it. XRechnung still requires BG-16 (BR-DE-1): "instrument not defined".
-  if (m.kind === 'creditNote') return profile === 'xrechnung' ? el('cac:PaymentMeans', el('cbc:PaymentMeansCode', '1')) : null;
+  // instruction for it. The German rules still require BG-16 (BR-DE-1, DE-R-001): "instrument
+  // not defined".
+  if (m.kind === 'creditNote') return german ? el('cac:PaymentMeans', el('cbc:PaymentMeansCode', '1')) : null;
   if (!m.iban) return el('cac:PaymentMeans', el('cbc:PaymentMeansCode', '1'), el('cbc:PaymentID', m.number));
   return el(
     'cac:PaymentMeans',
@@ -193,6 +202,7 @@ export function buildUblDocument(m: EInvoiceModel, options: UblOptions): XmlElem
   const invoice = m.kind === 'invoice';
   const notSubject = m.taxGroups.some((g) => g.category === 'O');
   const withDueDate = invoice && m.dueDate !== null && m.totals.due.greaterThan(0);
+  const german = germanRules(m, profile);
   return el(
     invoice ? 'Invoice' : 'CreditNote',
     { xmlns: invoice ? UBL_NAMESPACES.invoice : UBL_NAMESPACES.creditNote, 'xmlns:cac': UBL_NAMESPACES.cac, 'xmlns:cbc': UBL_NAMESPACES.cbc },
@@ -214,26 +224,27 @@ export function buildUblDocument(m: EInvoiceModel, options: UblOptions): XmlElem
     m.orderReference && el('cac:OrderReference', el('cbc:ID', m.orderReference)),
     // BillingReferenceType: InvoiceDocumentReference (BG-3, BT-25)
     m.relatedInvoiceNumber && el('cac:BillingReference', el('cac:InvoiceDocumentReference', el('cbc:ID', m.relatedInvoiceNumber))),
-    el('cac:AccountingSupplierParty', party(m.seller, 'seller', profile, notSubject)),
-    el('cac:AccountingCustomerParty', party(m.buyer, 'buyer', profile, notSubject)),
+    el('cac:AccountingSupplierParty', party(m.seller, 'seller', profile, notSubject, german)),
+    el('cac:AccountingCustomerParty', party(m.buyer, 'buyer', profile, notSubject, german)),
     // DeliveryType: ActualDeliveryDate, DeliveryLocation (Address/Country, BT-80), DeliveryParty (BT-70).
     // With a service period the period (BG-14) says when, and no single delivery day is claimed.
     (!m.servicePeriod || m.deliverToCountry) &&
       el(
         'cac:Delivery',
         !m.servicePeriod && el('cbc:ActualDeliveryDate', m.deliveryDate),
-        // Deliver-to country of an intra-Community supply (BR-IC-12): the buyer's country.
-        m.deliverToCountry && el('cac:DeliveryLocation', el('cac:Address', el('cac:Country', el('cbc:IdentificationCode', m.deliverToCountry)))),
+        // Deliver-to address of an intra-Community supply: the buyer's (BR-IC-12 needs the
+        // country, XRechnung with an address also city and post code, BR-DE-10/11).
+        m.deliverToCountry && el('cac:DeliveryLocation', postalAddress(m.buyer, 'cac:Address')),
         m.deliverToCountry && el('cac:DeliveryParty', el('cac:PartyName', el('cbc:Name', m.buyer.name))),
       ),
-    paymentMeans(m, profile),
+    paymentMeans(m, german),
     // PaymentTermsType: Note (BT-20)
     el('cac:PaymentTerms', el('cbc:Note', paymentTermsText(m))),
     // TaxTotalType: TaxAmount, TaxSubtotal+ (BG-23); then BT-111 alone (PEPPOL-EN16931-R053/R054).
     el(
       'cac:TaxTotal',
       amount('cbc:TaxAmount', m.totals.tax, m.currency),
-      m.taxGroups.map((g) => taxSubtotal(g, m.currency, profile)),
+      m.taxGroups.map((g) => taxSubtotal(g, m.currency, german)),
     ),
     m.taxCurrency && el('cac:TaxTotal', amount('cbc:TaxAmount', m.taxCurrency.taxTotal, m.taxCurrency.code)),
     legalMonetaryTotal(m),

@@ -116,9 +116,7 @@ function peppolRules(root: XNode, rootName: string, els: Element[], fail: Fail):
   if (!(textAt(root, 'CustomizationID')?.trim() ?? '').startsWith(UBL_PROFILES.peppol.customizationId)) {
     fail('PEPPOL-EN16931-R004', `Specification identifier MUST have the value '${UBL_PROFILES.peppol.customizationId}'.`);
   }
-  const country = (path: string) => textAt(root, `${path}/Party/PostalAddress/Country/IdentificationCode`)?.trim();
-  const bothGerman = country('AccountingSupplierParty') === 'DE' && country('AccountingCustomerParty') === 'DE';
-  if (kids(root, 'Note').length > 1 && !bothGerman) {
+  if (kids(root, 'Note').length > 1 && !bothGerman(root)) {
     fail('PEPPOL-EN16931-R002', 'No more than one note is allowed on document level, unless both the buyer and seller are German organizations.');
   }
   if (blank(textAt(root, 'BuyerReference')) && blank(textAt(root, 'OrderReference/ID'))) {
@@ -171,54 +169,139 @@ function peppolRules(root: XNode, rootName: string, els: Element[], fail: Fail):
   if (rootName === 'CreditNote' && profile === '01' && !PEPPOL_CREDIT_NOTE_TYPES.has(typeCode)) {
     fail('PEPPOL-EN16931-P0101', 'Credit note type code MUST be set according to the profile.');
   }
+  if (bothGerman(root)) germanRules(root, rootName, 'peppol', fail);
 }
 
-const BR_DE = {
-  1: 'Eine Rechnung (INVOICE) muss Angaben zu "PAYMENT INSTRUCTIONS" (BG-16) enthalten.',
-  2: 'Die Gruppe "SELLER CONTACT" (BG-6) muss übermittelt werden.',
-  3: 'Das Element "Seller city" (BT-37) muss übermittelt werden.',
-  4: 'Das Element "Seller post code" (BT-38) muss übermittelt werden.',
-  5: 'Das Element "Seller contact point" (BT-41) muss übermittelt werden.',
-  6: 'Das Element "Seller contact telephone number" (BT-42) muss übermittelt werden.',
-  7: 'Das Element "Seller contact email address" (BT-43) muss übermittelt werden.',
-  8: 'Das Element "Buyer city" (BT-52) muss übermittelt werden.',
-  9: 'Das Element "Buyer post code" (BT-53) muss übermittelt werden.',
-  14: 'Das Element "VAT category rate" (BT-119) muss übermittelt werden.',
-  15: 'Das Element "Buyer reference" (BT-10) muss übermittelt werden.',
-  16: 'Wenn in einer Rechnung die Steuercodes S, Z, E, AE, K, G, L oder M verwendet werden, muss mindestens eines der Elemente "Seller VAT identifier" (BT-31), "Seller tax registration identifier" (BT-32) oder "SELLER TAX REPRESENTATIVE PARTY" (BG-11) übermittelt werden.',
-  21: 'Das Element "Specification identifier" (BT-24) soll syntaktisch der Kennung des Standards XRechnung entsprechen.',
-  '23-a': 'Wenn BT-81 "Payment means type code" einen Schlüssel für Überweisungen enthält (30, 58), muss BG-17 "CREDIT TRANSFER" übermittelt werden.',
-} as const;
+/**
+ * The German rules: XRechnung's BR-DE-* (KoSIT, German wording) and the same checks in Peppol BIS
+ * for a seller and buyer both in Germany (DE-R-*, OpenPEPPOL, English wording).
+ */
+const GERMAN_RULES = {
+  paymentMeans: [
+    'BR-DE-1',
+    'DE-R-001',
+    'Eine Rechnung (INVOICE) muss Angaben zu "PAYMENT INSTRUCTIONS" (BG-16) enthalten.',
+    'An invoice shall contain information on "PAYMENT INSTRUCTIONS" (BG-16).',
+  ],
+  contact: ['BR-DE-2', 'DE-R-002', 'Die Gruppe "SELLER CONTACT" (BG-6) muss übermittelt werden.', 'The group "SELLER CONTACT" (BG-6) shall be provided.'],
+  sellerCity: ['BR-DE-3', 'DE-R-003', 'Das Element "Seller city" (BT-37) muss übermittelt werden.', 'The element "Seller city" (BT-37) shall be provided.'],
+  sellerPostcode: [
+    'BR-DE-4',
+    'DE-R-004',
+    'Das Element "Seller post code" (BT-38) muss übermittelt werden.',
+    'The element "Seller post code" (BT-38) shall be provided.',
+  ],
+  contactName: [
+    'BR-DE-5',
+    'DE-R-005',
+    'Das Element "Seller contact point" (BT-41) muss übermittelt werden.',
+    'The element "Seller contact point" (BT-41) shall be provided.',
+  ],
+  contactPhone: [
+    'BR-DE-6',
+    'DE-R-006',
+    'Das Element "Seller contact telephone number" (BT-42) muss übermittelt werden.',
+    'The element "Seller contact telephone number" (BT-42) shall be provided.',
+  ],
+  contactEmail: [
+    'BR-DE-7',
+    'DE-R-007',
+    'Das Element "Seller contact email address" (BT-43) muss übermittelt werden.',
+    'The element "Seller contact email address" (BT-43) shall be provided.',
+  ],
+  buyerCity: ['BR-DE-8', 'DE-R-008', 'Das Element "Buyer city" (BT-52) muss übermittelt werden.', 'The element "Buyer city" (BT-52) shall be provided.'],
+  buyerPostcode: [
+    'BR-DE-9',
+    'DE-R-009',
+    'Das Element "Buyer post code" (BT-53) muss übermittelt werden.',
+    'The element "Buyer post code" (BT-53) shall be provided.',
+  ],
+  deliverToCity: [
+    'BR-DE-10',
+    'DE-R-010',
+    'Das Element "Deliver to city" (BT-77) muss übermittelt werden, wenn die Gruppe "DELIVER TO ADDRESS" (BG-15) übermittelt wird.',
+    'The element "Deliver to city" (BT-77) shall be provided if the group "DELIVER TO ADDRESS" (BG-15) is delivered.',
+  ],
+  deliverToPostcode: [
+    'BR-DE-11',
+    'DE-R-011',
+    'Das Element "Deliver to post code" (BT-78) muss übermittelt werden, wenn die Gruppe "DELIVER TO ADDRESS" (BG-15) übermittelt wird.',
+    'The element "Deliver to post code" (BT-78) shall be provided if the group "DELIVER TO ADDRESS" (BG-15) is delivered.',
+  ],
+  rate: [
+    'BR-DE-14',
+    'DE-R-014',
+    'Das Element "VAT category rate" (BT-119) muss übermittelt werden.',
+    'The element "VAT category rate" (BT-119) shall be provided.',
+  ],
+  buyerReference: [
+    'BR-DE-15',
+    'DE-R-015',
+    'Das Element "Buyer reference" (BT-10) muss übermittelt werden.',
+    'The element "Buyer reference" (BT-10) shall be provided.',
+  ],
+  sellerTaxId: [
+    'BR-DE-16',
+    'DE-R-016',
+    'Wenn in einer Rechnung die Steuercodes S, Z, E, AE, K, G, L oder M verwendet werden, muss mindestens eines der Elemente "Seller VAT identifier" (BT-31), "Seller tax registration identifier" (BT-32) oder "SELLER TAX REPRESENTATIVE PARTY" (BG-11) übermittelt werden.',
+    'If one of the VAT codes S, Z, E, AE, K, G, L, or M is used, an invoice shall contain at least one of the following elements: "Seller VAT identifier" (BT-31) or "Seller tax registration identifier" (BT-32) or "SELLER TAX REPRESENTATIVE PARTY" (BG-11).',
+  ],
+  creditTransfer: [
+    'BR-DE-23-a',
+    'DE-R-023-1',
+    'Wenn BT-81 "Payment means type code" einen Schlüssel für Überweisungen enthält (30, 58), muss BG-17 "CREDIT TRANSFER" übermittelt werden.',
+    'If "Payment means type code" (BT-81) contains a code for credit transfer (30, 58), "CREDIT TRANSFER" (BG-17) shall be provided.',
+  ],
+} as const satisfies Record<string, readonly [string, string, string, string]>;
 
-function xrechnungRules(root: XNode, rootName: string, fail: Fail): void {
-  const de = (id: keyof typeof BR_DE) => fail(`BR-DE-${id}`, BR_DE[id]);
-  if (kids(root, 'PaymentMeans').length === 0) de(1);
-  if (blank(textAt(root, 'BuyerReference'))) de(15);
-  // BR-DE-21 is a warning in the Schematron; we only ever write the exact identifier.
-  if (textAt(root, 'CustomizationID')?.trim() !== UBL_PROFILES.xrechnung.customizationId) de(21);
+/** Whether Peppol's German rules (DE-R-*) apply: seller and buyer postal addresses in Germany. */
+function bothGerman(root: XNode): boolean {
+  const country = (path: string) => textAt(root, `${path}/Party/PostalAddress/Country/IdentificationCode`)?.trim().toUpperCase();
+  return country('AccountingSupplierParty') === 'DE' && country('AccountingCustomerParty') === 'DE';
+}
+
+function germanRules(root: XNode, rootName: string, ids: 'xrechnung' | 'peppol', fail: Fail): void {
+  const de = (key: keyof typeof GERMAN_RULES) => {
+    const [br, deR, german, english] = GERMAN_RULES[key];
+    if (ids === 'xrechnung') fail(br, german);
+    else fail(deR, english);
+  };
+  if (kids(root, 'PaymentMeans').length === 0) de('paymentMeans');
+  if (blank(textAt(root, 'BuyerReference'))) de('buyerReference');
   const seller = one(root, 'AccountingSupplierParty/Party');
   const contact = one(seller, 'Contact');
-  if (!contact) de(2);
+  if (!contact) de('contact');
   else {
-    if (blank(textAt(contact, 'Name'))) de(5);
-    if (blank(textAt(contact, 'Telephone'))) de(6);
-    if (blank(textAt(contact, 'ElectronicMail'))) de(7);
+    if (blank(textAt(contact, 'Name'))) de('contactName');
+    if (blank(textAt(contact, 'Telephone'))) de('contactPhone');
+    if (blank(textAt(contact, 'ElectronicMail'))) de('contactEmail');
   }
   const sellerAddress = one(seller, 'PostalAddress');
-  if (sellerAddress && blank(textAt(sellerAddress, 'CityName'))) de(3);
-  if (sellerAddress && blank(textAt(sellerAddress, 'PostalZone'))) de(4);
+  if (sellerAddress && blank(textAt(sellerAddress, 'CityName'))) de('sellerCity');
+  if (sellerAddress && blank(textAt(sellerAddress, 'PostalZone'))) de('sellerPostcode');
   const buyerAddress = one(root, 'AccountingCustomerParty/Party/PostalAddress');
-  if (buyerAddress && blank(textAt(buyerAddress, 'CityName'))) de(8);
-  if (buyerAddress && blank(textAt(buyerAddress, 'PostalZone'))) de(9);
-  if (all(root, 'TaxTotal/TaxSubtotal').some((s) => blank(textAt(s, 'TaxCategory/Percent')))) de(14);
+  if (buyerAddress && blank(textAt(buyerAddress, 'CityName'))) de('buyerCity');
+  if (buyerAddress && blank(textAt(buyerAddress, 'PostalZone'))) de('buyerPostcode');
+  const deliverTo = one(root, 'Delivery/DeliveryLocation/Address');
+  if (deliverTo && blank(textAt(deliverTo, 'CityName'))) de('deliverToCity');
+  if (deliverTo && blank(textAt(deliverTo, 'PostalZone'))) de('deliverToPostcode');
+  if (all(root, 'TaxTotal/TaxSubtotal').some((s) => blank(textAt(s, 'TaxCategory/Percent')))) de('rate');
   const lineName = rootName === 'Invoice' ? 'InvoiceLine' : 'CreditNoteLine';
   const codes = all(root, `${lineName}/Item/ClassifiedTaxCategory/ID`).map((c) => text(c)?.trim());
   if (codes.some((c) => ['S', 'Z', 'E', 'AE', 'K', 'G', 'L', 'M'].includes(c ?? '')) && all(seller, 'PartyTaxScheme/CompanyID').every((c) => blank(text(c)))) {
-    de(16);
+    de('sellerTaxId');
   }
   if (kids(root, 'PaymentMeans').some((pm) => ['30', '58'].includes(textAt(pm, 'PaymentMeansCode')?.trim() ?? '') && !one(pm, 'PayeeFinancialAccount'))) {
-    de('23-a');
+    de('creditTransfer');
   }
+}
+
+function xrechnungRules(root: XNode, rootName: string, fail: Fail): void {
+  // BR-DE-21 is a warning in the Schematron; we only ever write the exact identifier.
+  if (textAt(root, 'CustomizationID')?.trim() !== UBL_PROFILES.xrechnung.customizationId) {
+    fail('BR-DE-21', 'Das Element "Specification identifier" (BT-24) soll syntaktisch der Kennung des Standards XRechnung entsprechen.');
+  }
+  germanRules(root, rootName, 'xrechnung', fail);
 }
 
 /**

@@ -91,6 +91,11 @@ const scenarios: Array<[string, () => EInvoiceModel]> = [
       ),
   ],
   ['not subject to VAT (O)', () => ready(withCategories(sellerAT, customerAT, [['0', { taxCategory: 'notSubject' }]]))],
+  ['not subject to VAT (O), DE → DE', () => ready(withCategories(sellerDE, customerDE, [['0', { taxCategory: 'notSubject' }]]))],
+  [
+    'credit note DE → DE',
+    () => ready(makeDocument(sellerDE, customerDE, { type: 'gutschrift', number: 'GS-2026-00002', relatedInvoiceNumber: 'RE-2026-00042' })),
+  ],
   ['foreign currency with VAT in EUR (BT-6, BT-111)', () => ready(usd())],
   [
     'service period, partially paid',
@@ -202,7 +207,11 @@ describe('what the UBL document says', () => {
     expect(rc.TaxTotal.TaxSubtotal.TaxCategory).toMatchObject({ ID: 'AE', Percent: '0', TaxExemptionReasonCode: 'VATEX-EU-AE' });
     const k = parse(buildUblInvoice(ready(withCategories(sellerAT, customerDE, [['0', { taxCategory: 'intraCommunitySupply' }]])), { profile: 'peppol' }));
     expect(k.TaxTotal.TaxSubtotal.TaxCategory.ID).toBe('K');
-    expect(k.Delivery.DeliveryLocation.Address.Country.IdentificationCode).toBe('DE');
+    expect(k.Delivery.DeliveryLocation.Address).toMatchObject({ CityName: 'Frankfurt', PostalZone: '69876', Country: { IdentificationCode: 'DE' } });
+    const broken = buildUblInvoice(ready(withCategories(sellerAT, customerDE, [['0', { taxCategory: 'intraCommunitySupply' }]])), {
+      profile: 'xrechnung',
+    }).replace(/(<cac:DeliveryLocation>[\s\S]*?)<cbc:CityName>Frankfurt<\/cbc:CityName>/, '$1');
+    expect([...ruleIds(checkUblRules(broken, 'xrechnung'))]).toEqual(['BR-DE-10']);
   });
 
   it('not subject to VAT: no VAT ids, seller identifier (BT-29), no rate on the line; XRechnung writes 0 % in the breakdown (BR-DE-14)', () => {
@@ -299,8 +308,24 @@ describe('refusals with rule ids', () => {
   it('XRechnung without buyer reference → BR-DE-15; Peppol without buyer and order reference → PEPPOL-EN16931-R003', () => {
     const m = ready(makeDocument(sellerDE, customerDE), { buyerReference: null });
     expect([...ruleIds(refusal(() => buildUblInvoice(m, { profile: 'xrechnung' })))]).toEqual(['BR-DE-15']);
-    expect(buildUblInvoice(m, { profile: 'peppol' })).toContain('<cbc:ID>PO-4711</cbc:ID>');
-    expect([...ruleIds(refusal(() => buildUblInvoice({ ...m, orderReference: null }, { profile: 'peppol' })))]).toEqual(['PEPPOL-EN16931-R003']);
+    // Peppol (not between two German parties) is content with the order reference alone.
+    const at = ready(makeDocument(sellerAT, customerAT), { buyerReference: null });
+    expect(buildUblInvoice(at, { profile: 'peppol' })).toContain('<cbc:ID>PO-4711</cbc:ID>');
+    expect([...ruleIds(refusal(() => buildUblInvoice({ ...at, orderReference: null }, { profile: 'peppol' })))]).toEqual(['PEPPOL-EN16931-R003']);
+  });
+
+  it('Peppol between two German parties applies the German rules (DE-R-*): payment instructions on credit notes, rate 0 for O, contact, BT-10', () => {
+    const cn = ready(makeDocument(sellerDE, customerDE, { type: 'gutschrift', number: 'GS-1', relatedInvoiceNumber: 'RE-1' }));
+    expect(parse(buildUblInvoice(cn, { profile: 'peppol' })).PaymentMeans.PaymentMeansCode).toBe('1');
+    const o = ready(withCategories(sellerDE, customerDE, [['0', { taxCategory: 'notSubject' }]]));
+    expect(parse(buildUblInvoice(o, { profile: 'peppol' })).TaxTotal.TaxSubtotal.TaxCategory.Percent).toBe('0');
+    const m = ready(makeDocument(sellerDE, customerDE), { buyerReference: null });
+    expect([...ruleIds(refusal(() => buildUblInvoice(m, { profile: 'peppol' })))]).toEqual(['DE-R-015']);
+    const noPhone = { ...m, buyerReference: 'X', seller: { ...m.seller, phone: null } };
+    expect([...ruleIds(refusal(() => buildUblInvoice(noPhone, { profile: 'peppol' })))]).toEqual(['DE-R-006']);
+    // Not between two German parties: none of that.
+    const at = ready(makeDocument(sellerAT, customerAT, { type: 'gutschrift', number: 'GS-1', relatedInvoiceNumber: 'RE-1' }));
+    expect(parse(buildUblInvoice(at, { profile: 'peppol' })).PaymentMeans).toBeUndefined();
   });
 
   it('XRechnung without seller phone → BR-DE-6; without seller e-mail → BR-DE-7', () => {
