@@ -49,6 +49,10 @@ describe('settings', () => {
       numberFormats: {},
       zugferdByDefault: false,
       smallBusiness: false,
+      contactName: null,
+      contactPhone: null,
+      contactEmail: null,
+      peppolId: null,
       datev: {},
       portalCredentialsConfigured: false,
     });
