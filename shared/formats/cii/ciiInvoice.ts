@@ -7,7 +7,7 @@
 import type { DocumentInput } from '../../domain/invoiceView';
 import { el, optionalEl, renderXml, type XmlElement } from '../xml';
 import { checkEn16931 } from './en16931Rules';
-import { toEInvoiceModel } from './einvoiceModel';
+import { paymentTermsText, toEInvoiceModel } from './einvoiceModel';
 import type { EInvoiceLine, EInvoiceModel, EInvoiceParty, EInvoiceTaxGroup } from './einvoiceModelTypes';
 import { EInvoiceExportError } from './exportError';
 import { formatAmount, formatDecimal, formatPrice } from './numberFormat';
@@ -37,11 +37,6 @@ export type CiiProfile = 'en16931' | 'xrechnung';
 const TYPE_CODE = { invoice: '380', creditNote: '381' } as const;
 
 const date102 = (isoDate: string) => el('udt:DateTimeString', { format: '102' }, isoDate.replace(/-/g, ''));
-
-function formatDateDe(isoDate: string): string {
-  const [y, m, d] = isoDate.split('-');
-  return `${d}.${m}.${y}`;
-}
 
 // TradeAddressType: PostcodeCode, LineOne, LineTwo, LineThree, CityName, CountryID
 function postalAddress(p: Pick<EInvoiceParty, 'address'>): XmlElement {
@@ -154,14 +149,6 @@ function paymentMeans(m: EInvoiceModel, profile: CiiProfile): XmlElement | null 
     el('ram:PayeePartyCreditorFinancialAccount', el('ram:IBANID', m.iban), el('ram:AccountName', m.seller.name)),
     m.bic ? el('ram:PayeeSpecifiedCreditorFinancialInstitution', el('ram:BICID', m.bic)) : null,
   );
-}
-
-function paymentTermsText(m: EInvoiceModel): string {
-  if (m.kind === 'creditNote') return 'Gutschrift: der Betrag wird erstattet oder verrechnet.';
-  if (!m.totals.due.greaterThan(0)) return 'Bereits vollständig bezahlt.';
-  if (m.dueDate) return `Zahlbar ohne Abzug bis ${formatDateDe(m.dueDate)}.`;
-  if (m.paymentTermDays !== null) return `Zahlbar ohne Abzug innerhalb von ${m.paymentTermDays} Tagen.`;
-  return 'Zahlbar sofort ohne Abzug.';
 }
 
 // TradePaymentTermsType: Description, DueDateDateTime, DirectDebitMandateID

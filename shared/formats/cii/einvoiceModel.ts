@@ -261,3 +261,17 @@ export function toEInvoiceModel(input: DocumentInput): EInvoiceModel {
     bic: seller.bic ? seller.bic.replace(/\s+/g, '').toUpperCase() || null : null,
   };
 }
+
+/** BT-20, the payment terms in words, as both syntaxes write them. */
+export function paymentTermsText(m: EInvoiceModel): string {
+  if (m.kind === 'creditNote') return 'Gutschrift: der Betrag wird erstattet oder verrechnet.';
+  if (!m.totals.due.greaterThan(0)) return 'Bereits vollständig bezahlt.';
+  if (m.dueDate) return `Zahlbar ohne Abzug bis ${formatDateDe(m.dueDate)}.`;
+  if (m.paymentTermDays !== null) return `Zahlbar ohne Abzug innerhalb von ${m.paymentTermDays} Tagen.`;
+  return 'Zahlbar sofort ohne Abzug.';
+}
+
+function formatDateDe(isoDate: string): string {
+  const [y, m, d] = isoDate.split('-');
+  return `${d}.${m}.${y}`;
+}

@@ -8,31 +8,17 @@
  * this module parses the document and runs the tables section by section, per line and per VAT
  * breakdown group, which is the order the findings have always come out in.
  */
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { type Rule, invoiceCtx, type InvoiceCtx } from './rules/context';
 import { headerRules, paymentMeansRules, precedingInvoiceRules } from './rules/header';
 import { lineRules } from './rules/lines';
 import { totalsPresenceRules, totalsRules } from './rules/totals';
 import { breakdownPresenceRules, breakdownRules, lineBreakdownRules } from './rules/vatBreakdown';
-import { kids, type XNode } from './rules/xmlNodes';
+import { kids, parseForRules } from './rules/xmlNodes';
 
 export interface En16931Violation {
   rule: string;
   message: string;
 }
-
-const parser = new XMLParser({
-  ignoreAttributes: false,
-  attributeNamePrefix: '@_',
-  removeNSPrefix: true,
-  parseTagValue: false,
-  parseAttributeValue: false,
-  trimValues: true,
-  ignoreDeclaration: true,
-  ignorePiTags: true,
-  alwaysCreateTextNode: true,
-  isArray: (_name: string, _jpath: unknown, _isLeaf: boolean, isAttribute: boolean) => !isAttribute,
-});
 
 export type Fail = (rule: string, message: string) => void;
 
@@ -75,12 +61,12 @@ export function checkCii(xml: string | Buffer, sections: ReadonlyArray<(inv: Inv
   const out: En16931Violation[] = [];
   const fail: Fail = (rule, message) => out.push({ rule, message: `[${rule}] ${message}` });
 
-  const wellFormed = XMLValidator.validate(source);
-  if (wellFormed !== true) {
-    fail('XML', `Not well-formed XML: ${wellFormed.err.msg} (line ${wellFormed.err.line})`);
+  const read = parseForRules(source);
+  if ('notWellFormed' in read) {
+    fail('XML', read.notWellFormed);
     return out;
   }
-  const parsed = parser.parse(source) as XNode;
+  const parsed = read.tree;
   const root = kids(parsed, 'CrossIndustryInvoice')[0];
   if (!root) {
     fail('XML', 'Root element is not CrossIndustryInvoice');

@@ -7,7 +7,7 @@
  */
 import type { DocumentInput } from '../../domain/invoiceView';
 import { el, optionalEl, renderXml, type XmlElement } from '../xml';
-import { toEInvoiceModel } from '../cii/einvoiceModel';
+import { paymentTermsText, toEInvoiceModel } from '../cii/einvoiceModel';
 import type { EInvoiceLine, EInvoiceModel, EInvoiceParty, EInvoiceTaxGroup } from '../cii/einvoiceModelTypes';
 import { EInvoiceExportError } from '../cii/exportError';
 import { formatAmount, formatDecimal, formatPrice } from '../cii/numberFormat';
@@ -23,11 +23,6 @@ export interface UblOptions {
 
 /** UNTDID 1001: 380 commercial invoice, 381 credit note. */
 const TYPE_CODE = { invoice: '380', creditNote: '381' } as const;
-
-function formatDateDe(isoDate: string): string {
-  const [y, m, d] = isoDate.split('-');
-  return `${d}.${m}.${y}`;
-}
 
 /** Every amount carries the document currency (PEPPOL-EN16931-R051), BT-111 its own. */
 const amount = (name: string, value: Parameters<typeof formatAmount>[0], currency: string) => el(name, { currencyID: currency }, formatAmount(value));
@@ -160,14 +155,6 @@ function paymentMeans(m: EInvoiceModel, german: boolean): XmlElement | null {
       m.bic ? el('cac:FinancialInstitutionBranch', el('cbc:ID', m.bic)) : null,
     ),
   );
-}
-
-function paymentTermsText(m: EInvoiceModel): string {
-  if (m.kind === 'creditNote') return 'Gutschrift: der Betrag wird erstattet oder verrechnet.';
-  if (!m.totals.due.greaterThan(0)) return 'Bereits vollständig bezahlt.';
-  if (m.dueDate) return `Zahlbar ohne Abzug bis ${formatDateDe(m.dueDate)}.`;
-  if (m.paymentTermDays !== null) return `Zahlbar ohne Abzug innerhalb von ${m.paymentTermDays} Tagen.`;
-  return 'Zahlbar sofort ohne Abzug.';
 }
 
 /**

@@ -8,29 +8,15 @@
  * BR-CL-25), which the CII writer fills differently. Only the rules our data can break are here;
  * the XSD (tests) covers the syntax.
  */
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { renderXml } from '../xml';
 import { buildCiiDocument } from '../cii/ciiInvoice';
 import type { EInvoiceModel } from '../cii/einvoiceModelTypes';
 import { checkEn16931, type En16931Violation } from '../cii/en16931Rules';
 import { CURRENCY_RE } from '../cii/rules/codeLists';
-import { all, attr, blank, kids, one, text, textAt, type XNode } from '../cii/rules/xmlNodes';
+import { all, attr, blank, kids, one, parseForRules, text, textAt, type XNode } from '../cii/rules/xmlNodes';
 import { UBL_PROFILES, type UblProfile } from './ublProfiles';
 
 export type UblViolation = En16931Violation;
-
-const parser = new XMLParser({
-  ignoreAttributes: false,
-  attributeNamePrefix: '@_',
-  removeNSPrefix: true,
-  parseTagValue: false,
-  parseAttributeValue: false,
-  trimValues: true,
-  ignoreDeclaration: true,
-  ignorePiTags: true,
-  alwaysCreateTextNode: true,
-  isArray: (_name: string, _jpath: unknown, _isLeaf: boolean, isAttribute: boolean) => !isAttribute,
-});
 
 // Electronic Address Scheme codes: Peppol's list (PEPPOL-EN16931-CL008, no e-mail) and the CEF
 // EAS list of EN 16931 (BR-CL-25, with EM = e-mail), as in the two Schematrons.
@@ -312,12 +298,12 @@ export function checkUblRules(xml: string | Buffer, profile: UblProfile): UblVio
   const source = typeof xml === 'string' ? xml : xml.toString('utf8');
   const out: UblViolation[] = [];
   const fail: Fail = (rule, message) => out.push({ rule, message: `[${rule}] ${message}` });
-  const wellFormed = XMLValidator.validate(source);
-  if (wellFormed !== true) {
-    fail('XML', `Not well-formed XML: ${wellFormed.err.msg} (line ${wellFormed.err.line})`);
+  const read = parseForRules(source);
+  if ('notWellFormed' in read) {
+    fail('XML', read.notWellFormed);
     return out;
   }
-  const parsed = parser.parse(source) as XNode;
+  const parsed = read.tree;
   const rootName = ['Invoice', 'CreditNote'].find((n) => kids(parsed, n).length > 0);
   if (!rootName) {
     fail('XML', 'Root element is neither Invoice nor CreditNote');

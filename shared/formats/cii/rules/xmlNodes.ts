@@ -3,7 +3,29 @@
  * array): the small XPath subset the rules need.
  */
 
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+
 export type XNode = { [key: string]: unknown };
+
+const parser = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: '@_',
+  removeNSPrefix: true,
+  parseTagValue: false,
+  parseAttributeValue: false,
+  trimValues: true,
+  ignoreDeclaration: true,
+  ignorePiTags: true,
+  alwaysCreateTextNode: true,
+  isArray: (_name: string, _jpath: unknown, _isLeaf: boolean, isAttribute: boolean) => !isAttribute,
+});
+
+/** A document as the rule checkers (EN 16931 on CII, Peppol/XRechnung on UBL) read it, or why it is not well-formed. */
+export function parseForRules(source: string): { tree: XNode } | { notWellFormed: string } {
+  const wellFormed = XMLValidator.validate(source);
+  if (wellFormed !== true) return { notWellFormed: `Not well-formed XML: ${wellFormed.err.msg} (line ${wellFormed.err.line})` };
+  return { tree: parser.parse(source) as XNode };
+}
 
 export function kids(node: XNode | undefined, name: string): XNode[] {
   if (!node) return [];
