@@ -9,6 +9,7 @@
  * the XSD (tests) covers the syntax.
  */
 import { renderXml } from '../xml';
+import Decimal from 'decimal.js';
 import { buildCiiDocument } from '../cii/ciiInvoice';
 import type { EInvoiceModel } from '../cii/einvoiceModelTypes';
 import { checkEn16931, type En16931Violation } from '../cii/en16931Rules';
@@ -118,8 +119,12 @@ function peppolRules(root: XNode, rootName: string, els: Element[], fail: Fail):
   }
   if (taxCurrency) {
     if (taxCurrency === currency) fail('PEPPOL-EN16931-R005', 'VAT accounting currency code MUST be different from invoice currency code when provided.');
-    const taxAmount = (code: string | undefined) => Number(text(all(root, 'TaxTotal/TaxAmount').find((a) => attr(a, 'currencyID') === code)) ?? Number.NaN);
-    const [inCurrency, inTaxCurrency] = [taxAmount(currency), taxAmount(taxCurrency)];
+    // The sign of each total VAT amount, read as a decimal (never a float); NaN when absent or not a number.
+    const taxSign = (code: string | undefined) => {
+      const v = text(all(root, 'TaxTotal/TaxAmount').find((a) => attr(a, 'currencyID') === code));
+      return v && /^-?\d+(\.\d+)?$/.test(v.trim()) ? new Decimal(v.trim()).comparedTo(0) : Number.NaN;
+    };
+    const [inCurrency, inTaxCurrency] = [taxSign(currency), taxSign(taxCurrency)];
     if (!((inCurrency <= 0 && inTaxCurrency <= 0) || (inCurrency >= 0 && inTaxCurrency >= 0))) {
       fail('PEPPOL-EN16931-R055', 'Invoice total VAT amount and Invoice total VAT amount in accounting currency MUST have the same operational sign');
     }
