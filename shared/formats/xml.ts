@@ -130,3 +130,10 @@ export function renderXml(root: XmlElement, options: { indent?: string } = {}): 
   if (!indent) out.splice(1, 0, '\n');
   return `${out.join('')}\n`;
 }
+
+/**
+ * A DOCTYPE or markup declaration in an XML document from outside: none of the formats we read
+ * has one, and it can only define entities (external ones read files or URLs, nested ones expand
+ * to gigabytes). Readers refuse a document that matches before any parser sees it.
+ */
+export const XML_DECLARATION_RE = /<!(DOCTYPE|ENTITY|ELEMENT|ATTLIST)/i;

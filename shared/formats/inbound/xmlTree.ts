@@ -7,6 +7,7 @@
  */
 import Decimal from 'decimal.js';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { XML_DECLARATION_RE } from '../xml';
 import iconv from 'iconv-lite';
 
 /** Thrown inside the reader and turned into `{ ok: false, reason }` at its edge. */
@@ -18,7 +19,6 @@ export const refuse = (reason: string): never => {
 export const MAX_XML_BYTES = 5 * 1024 * 1024;
 // A real invoice with thousands of lines has well under 200,000 elements.
 const MAX_ELEMENTS = 200_000;
-const DECLARATIONS = /<!(DOCTYPE|ENTITY|ELEMENT|ATTLIST)/i;
 
 const parser = new XMLParser({
   ignoreAttributes: false,
@@ -66,7 +66,7 @@ const ROOT_TAG = /^(?:\s|<\?[\s\S]*?\?>|<!--[\s\S]*?-->)*<([A-Za-z_][\w.-]*)(?::
 export function parseInboundXml(bytes: Buffer): ParsedXml {
   if (bytes.length > MAX_XML_BYTES) refuse(`the XML is larger than ${MAX_XML_BYTES / 1024 / 1024} MB`);
   const xml = decodeText(bytes);
-  if (DECLARATIONS.test(xml)) refuse('the XML declares a DOCTYPE or entities, which no e-invoice needs (refused: XXE / entity expansion)');
+  if (XML_DECLARATION_RE.test(xml)) refuse('the XML declares a DOCTYPE or entities, which no e-invoice needs (refused: XXE / entity expansion)');
   const elements = xml.match(/<[A-Za-z_]/g)?.length ?? 0;
   if (elements > MAX_ELEMENTS) refuse(`the XML has more than ${MAX_ELEMENTS} elements`);
   const wellFormed = XMLValidator.validate(xml);

@@ -1,6 +1,7 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { ecbRateProblem, type EcbRate } from '../../domain/exchangeRates';
 import { EcbFeedError } from './errors';
+import { XML_DECLARATION_RE } from '../../formats/xml';
 
 /**
  * The ECB's euro reference rates XML (eurofxref-daily.xml, eurofxref-hist-90d.xml,
@@ -11,9 +12,6 @@ import { EcbFeedError } from './errors';
 
 const malformed = (why: string) => new EcbFeedError(`ECB rates feed is malformed: ${why}`, { code: 'MALFORMED', transient: false });
 
-// The ECB's files declare no DOCTYPE; one here can only define entities (external ones read local
-// files or URLs, nested ones expand to gigabytes). Refused before any parser sees the text.
-const DECLARATIONS = /<!(DOCTYPE|ENTITY)/i;
 
 const parser = new XMLParser({
   ignoreAttributes: false,
@@ -38,7 +36,7 @@ const cubes = (node: unknown): Node[] => {
 
 /** The rates of every day in the feed, in the order it lists them; throws EcbFeedError otherwise. */
 export function parseEcbRates(xml: string): EcbRate[] {
-  if (DECLARATIONS.test(xml)) {
+  if (XML_DECLARATION_RE.test(xml)) {
     throw new EcbFeedError('ECB rates feed refused: it declares a DOCTYPE or entities, which the ECB never sends', { code: 'DOCTYPE', transient: false });
   }
   const wellFormed = XMLValidator.validate(xml);
