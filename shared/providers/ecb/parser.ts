@@ -12,7 +12,6 @@ import { XML_DECLARATION_RE } from '../../formats/xml';
 
 const malformed = (why: string) => new EcbFeedError(`ECB rates feed is malformed: ${why}`, { code: 'MALFORMED', transient: false });
 
-
 const parser = new XMLParser({
   ignoreAttributes: false,
   attributeNamePrefix: '@_',
