@@ -80,7 +80,15 @@ export function readEbInterface(doc: XNode, n: Numbers): InboundInvoice {
     // The recipient's order reference is ebInterface's buyer reference (the federal government's order number).
     buyerReference: text(recipient, 'OrderReference', 'OrderID'),
     orderReference: text(recipient, 'OrderReference', 'OrderID'),
-    precedingInvoiceNumber: text(doc, 'CancelledOriginalDocument', 'InvoiceNumber'),
+    // A credit note that cancels nothing names the invoice it corrects as a RelatedDocument (as ours do).
+    precedingInvoiceNumber:
+      text(doc, 'CancelledOriginalDocument', 'InvoiceNumber') ??
+      (kind === 'creditNote'
+        ? text(
+            kids(doc, 'RelatedDocument').find((d) => text(d, 'DocumentType') === 'Invoice'),
+            'InvoiceNumber',
+          )
+        : null),
     seller: {
       name: text(billerAddress, 'Name'),
       vatId: text(biller, 'VATIdentificationNumber'),

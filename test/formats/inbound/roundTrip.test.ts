@@ -65,7 +65,7 @@ describe('inbound round trip of our own e-invoices', () => {
   });
 
   it('a credit note (gutschrift) reads back as a credit note in CII, the PDF and ebInterface', async () => {
-    const input = makeDocumentInput({ invoice: { type: 'gutschrift' } });
+    const input = makeDocumentInput({ invoice: { type: 'gutschrift', relatedInvoiceNumber: 'RE-2026-00041' } });
     const xml = buildCiiXml(input);
     for (const r of [
       await readEInvoice(Buffer.from(xml, 'utf8'), 'application/xml'),
@@ -74,6 +74,7 @@ describe('inbound round trip of our own e-invoices', () => {
     ]) {
       if (!r.ok) throw new Error(r.reason);
       expect(r.invoice.kind).toBe('creditNote');
+      expect(r.invoice.precedingInvoiceNumber).toBe(input.invoice.relatedInvoiceNumber);
       expect(same(r.invoice.totals.gross, input.invoice.totalGross)).toBe(true);
       expect(reconcile(r.invoice).matches).toBe(true);
     }
