@@ -13,7 +13,7 @@ import { buildUblDocument, buildUblInvoice, checkUblInvoice, checkUblRules, UBL_
 import { renderXml } from '../../../shared/formats/xml';
 import { needsOfficialFiles, type OfficialFile, officialPath } from '../../helpers/officialFiles';
 import { validateXml } from '../../helpers/xmllint';
-import { customerAT, customerDE, makeDocument, mixedItemsAT, negateAmounts, sellerAT, sellerDE } from '../cii/fixtures';
+import { customerAT, customerDE, makeDocument, mixedItemsAT, mixedItemsDE, negateAmounts, sellerAT, sellerDE } from '../cii/fixtures';
 
 const UBL_INVOICE_XSD_FILE: OfficialFile = 'schemas:ubl-2.1/maindoc/UBL-Invoice-2.1.xsd';
 const UBL_CREDIT_NOTE_XSD_FILE: OfficialFile = 'schemas:ubl-2.1/maindoc/UBL-CreditNote-2.1.xsd';
@@ -59,7 +59,7 @@ function usd(): DocumentInput {
 
 const scenarios: Array<[string, () => EInvoiceModel]> = [
   ['domestic 20 % (AT)', () => ready(makeDocument(sellerAT, customerAT))],
-  ['domestic DE 19/7, both German (several notes)', () => ready(makeDocument(sellerDE, customerDE, { notes: 'Danke.', footerText: 'Geschäftsführer: Max' }))],
+  ['domestic DE → DE, both German (several notes)', () => ready(makeDocument(sellerDE, customerDE, { notes: 'Danke.', footerText: 'Geschäftsführer: Max' }))],
   [
     'reverse charge AT → DE',
     () =>
@@ -95,6 +95,25 @@ const scenarios: Array<[string, () => EInvoiceModel]> = [
   [
     'credit note DE → DE',
     () => ready(makeDocument(sellerDE, customerDE, { type: 'gutschrift', number: 'GS-2026-00002', relatedInvoiceNumber: 'RE-2026-00042' })),
+  ],
+  ['mixed rates DE 19/7, both German', () => ready(makeDocument(sellerDE, customerDE, { itemSpecs: mixedItemsDE }))],
+  [
+    'reverse charge DE → AT',
+    () =>
+      ready(
+        makeDocument(sellerDE, customerAT, {
+          itemSpecs: [{ description: 'Beratung', quantity: '8', unitPrice: '120.00', taxRate: '0', unit: 'Std' }],
+        }),
+      ),
+  ],
+  [
+    'credit note DE 19/7 (stored negative)',
+    () =>
+      ready(
+        negateAmounts(
+          makeDocument(sellerDE, customerDE, { type: 'gutschrift', number: 'GS-2026-00003', relatedInvoiceNumber: 'RE-2026-00043', itemSpecs: mixedItemsDE }),
+        ),
+      ),
   ],
   ['foreign currency with VAT in EUR (BT-6, BT-111)', () => ready(usd())],
   [
