@@ -91,6 +91,12 @@ export interface Config {
    * empty): never fetched, users enter foreign-currency rates by hand.
    */
   ecb: { ratesUrl: string | null; timeoutMs: number };
+  /**
+   * Outbound webhooks (docs/outbound-webhooks.md). allowTargets: `host:port` entries that may be
+   * plain http and private (tests, on-premises receivers); every other target must be https and
+   * public. retryBaseMs: the first retry's wait, doubled per attempt (tests shorten it).
+   */
+  outboundWebhooks: { allowTargets: string[]; retryBaseMs: number };
   /** WebAuthn relying party: the RP ID is the browser-facing domain, the origin its exact scheme://host[:port]. */
   webauthn: { rpId: string; rpName: string; origin: string };
 }
@@ -252,6 +258,15 @@ export function loadConfig(env: Env = process.env): Config {
       fileUploadUrl: url('FINANZONLINE_FILEUPLOAD_URL', 'https://finanzonline.bmf.gv.at/fon/ws/fileupload', ['http:', 'https:'])!,
       timeoutMs: int('FINANZONLINE_TIMEOUT_MS', 30000, 100),
     },
+    outboundWebhooks: {
+      allowTargets: (env.OUTBOUND_WEBHOOKS_ALLOW_TARGETS ?? '')
+        .split(',')
+        .map((t) => t.trim().toLowerCase())
+        .filter(Boolean)
+        // IPv6 written [::1]:8080 as URLs do; compared without the brackets (shared/net/addressPolicy.ts, hostPort).
+        .map((t) => t.replace(/^\[([^\]]+)\]/, '$1')),
+      retryBaseMs: int('OUTBOUND_WEBHOOKS_RETRY_BASE_MS', 60_000, 10),
+    },
     ecb: {
       ratesUrl: url('ECB_RATES_URL', 'https://www.ecb.europa.eu/stats/eurofxref/eurofxref-hist-90d.xml', ['http:', 'https:']),
       timeoutMs: int('ECB_TIMEOUT_MS', 30000, 100),
@@ -262,6 +277,9 @@ export function loadConfig(env: Env = process.env): Config {
       origin: url('WEBAUTHN_ORIGIN', 'http://localhost:3000', ['http:', 'https:'])!,
     },
   };
+  for (const t of config.outboundWebhooks.allowTargets) {
+    if (!/^([^:\s]+|[0-9a-f:.]+):\d{1,5}$/.test(t)) problems.push(`OUTBOUND_WEBHOOKS_ALLOW_TARGETS entries must be host:port (got "${t}")`);
+  }
   try {
     const host = new URL(config.webauthn.origin).hostname;
     const rp = config.webauthn.rpId;

@@ -20,6 +20,8 @@ export const QUEUES = {
   taxPortal: 'tax-portal',
   /** Report files (PDF reports). */
   reports: 'reports',
+  /** Outbound webhooks: event deliveries to the tenants' receivers (docs/outbound-webhooks.md). */
+  outboundWebhooks: 'outbound-webhooks',
   /** Housekeeping: retention purges, outbox relay, token cleanup. */
   maintenance: 'maintenance',
 } as const;

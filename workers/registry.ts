@@ -5,6 +5,7 @@ import { maintenanceJobs } from './jobs/maintenance';
 import { documentJobs } from './jobs/documents';
 import { emailJobs } from './jobs/email';
 import { webhookJobs } from './jobs/webhooks';
+import { outboundWebhookJobs } from './jobs/outbound-webhooks';
 
 /**
  * Which handlers run on which queue: each catalog entry (shared/jobs/catalog.ts) mapped by its job
@@ -19,4 +20,5 @@ export const registry: { [Q in CatalogQueue]: HandlersOf<Q> } = {
   documents: documentJobs,
   email: emailJobs,
   webhooks: webhookJobs,
+  'outbound-webhooks': outboundWebhookJobs,
 };

@@ -15,6 +15,8 @@ import { jobs } from '../shared/jobs/catalog';
 import { jobDuration } from '../shared/metrics';
 import { startOutboxRelay } from './outboxRelay';
 import { startRecoveryLoop } from './recoveryLoop';
+import { retryDelayMs, WEBHOOK_BACKOFF_TYPE } from '../shared/domain/outboundWebhooks';
+import { nowMs } from '../shared/clock';
 
 export interface RunningWorkers {
   workers: Worker[];
@@ -50,6 +52,18 @@ async function dispatch(queue: QueueName, handlers: QueueHandlers, job: Job) {
   // The outbox relay runs every 10 s per worker: keep it out of the info log.
   logger[job.name === jobs.relayOutbox.name ? 'debug' : 'info']({ ms: Date.now() - started }, 'job completed');
   return result;
+}
+
+/**
+ * The delays of jobs whose catalog entry names a backoff type of ours: outbound webhook
+ * deliveries back off exponentially with jitter until their 3-day window ends (retryDelayMs,
+ * measured from the job's creation on the service clock).
+ */
+export function customBackoff(cfg: Config) {
+  return (attemptsMade: number, type?: string, _err?: Error, job?: { timestamp: number }): number => {
+    if (type === WEBHOOK_BACKOFF_TYPE) return retryDelayMs(attemptsMade, nowMs() - (job?.timestamp ?? nowMs()), cfg.outboundWebhooks.retryBaseMs);
+    throw new Error(`Unknown backoff type ${String(type)}`);
+  };
 }
 
 /**
@@ -96,6 +110,8 @@ export async function startWorkers(
       // A job whose worker died (SIGKILL, OOM) or froze is picked up again after the lock expires;
       // renewal and stalled checks sized in shared/queues.ts (workerLockOptions).
       ...workerLockOptions(cfg),
+      // Backoff types of our own (BullMQ's built-in fixed/exponential never reach this).
+      settings: { backoffStrategy: customBackoff(cfg) },
     });
     // Durations from BullMQ's own timestamps, so sandboxed jobs are measured the same way.
     const observe = (job: Job | undefined, outcome: string) => {

@@ -15,6 +15,7 @@ import { connectorsRouter } from './connectors/router';
 import { paymentImportRouter } from './paymentImport/router';
 import { taxRouter } from './tax/router';
 import { incomingEinvoicesRouter, invoiceOriginalRouter } from './incomingEinvoices/router';
+import { webhookSubscriptionsRouter } from './webhookSubscriptions/router';
 
 /** Every route group of the API. A new group is one import and one entry here. */
 export const routers: Router[] = [
@@ -35,4 +36,5 @@ export const routers: Router[] = [
   taxRouter,
   incomingEinvoicesRouter,
   invoiceOriginalRouter,
+  webhookSubscriptionsRouter,
 ];

@@ -3,7 +3,8 @@ import { assertTransition } from '../domain/invoiceStates';
 import { dec, fmtMoney } from '../domain/money';
 import { amountDue } from '../domain/invoiceTotals';
 import { todayVienna, yearOf } from '../domain/dates';
-import { sellerFromTenant } from '../queries/invoices';
+import { loadInvoiceView, sellerFromTenant } from '../queries/invoices';
+import { emitEvent } from './outboundWebhooks/emitEvent';
 import { postCancellationReversal } from '../ledger/posting';
 import type { CommandContext } from './types';
 import { Invoice } from '../models/Invoice';
@@ -71,6 +72,7 @@ export async function cancelInvoice({ trx, actor }: CommandContext, id: string):
       .returning('*');
     creditNoteId = cn.id;
     await copyItems(trx, tenantId, row.id, cn.id);
+    await emitEvent({ trx, actor }, 'invoice.created', () => loadInvoiceView(trx, tenantId, cn.id));
     await audit(trx, actor, {
       action: 'invoice.credit_note_created',
       entityType: 'invoice',
@@ -90,5 +92,6 @@ export async function cancelInvoice({ trx, actor }: CommandContext, id: string):
     entityId: id,
     data: { from: row.status, creditNoteId, ...(reversal ? { reversalEntryId: reversal.entryId } : {}) },
   });
+  await emitEvent({ trx, actor }, 'invoice.cancelled', () => loadInvoiceView(trx, tenantId, id));
   return { invoiceId: id, creditNoteId };
 }

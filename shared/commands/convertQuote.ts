@@ -6,6 +6,8 @@ import { Invoice } from '../models/Invoice';
 import { lockInvoice } from './invoices/locking';
 import { activeCustomer } from './invoices/references';
 import { copyItems } from './invoices/items';
+import { emitEvent } from './outboundWebhooks/emitEvent';
+import { loadInvoiceView } from '../queries/invoices';
 
 /**
  * POST /api/invoices/:id/convert: a quote (angebot, entwurf or offen) becomes a new draft
@@ -43,5 +45,6 @@ export async function convertQuote({ trx, actor }: CommandContext, quoteId: stri
     .returning('*');
   await copyItems(trx, tenantId, quote.id, row.id);
   await audit(trx, actor, { action: 'invoice.converted', entityType: 'invoice', entityId: row.id, data: { fromQuote: quote.id, quoteNumber: quote.number } });
+  await emitEvent({ trx, actor }, 'invoice.created', () => loadInvoiceView(trx, tenantId, row.id));
   return { id: row.id };
 }

@@ -5,6 +5,8 @@ import { addDays, todayVienna } from '../domain/dates';
 import type { Actor } from '../actor';
 import { isTransaction, type Db } from '../db';
 import { runInTransaction } from '../outbox';
+import { subscribersOf } from '../queries/webhookSubscriptions';
+import { invoiceCreatedEvent } from '../domain/outboundWebhooks';
 import type { InvoiceInput } from '../domain/invoiceInput';
 import { checkExpectedTotal, checkNotNegative, partyFieldDetails, prepareItems, typeFieldDetails } from '../domain/invoiceChecks';
 import { activeSupplier, assertRelatedInvoice, loadTenantAndCustomer } from './invoices/references';
@@ -29,7 +31,11 @@ export async function createInvoice(
 ): Promise<{ id: string; view: InvoiceView }> {
   // Given no transaction (db()), an invoice to a customer is two statements on their own: the
   // reads, then one insert that re-checks and locks the customer (insertInvoiceWithItems). A
-  // supplier or related invoice is checked by statements of its own, so those run in a transaction.
+  // supplier or related invoice is checked by statements of its own, so those run in a transaction,
+  // and so does an invoice whose event a webhook subscription wants (written with it: emitEvent).
+  if (!isTransaction(trx) && (await subscribersOf(trx, actor.tenantId, invoiceCreatedEvent(input.type))).length) {
+    return runInTransaction((t) => createInvoice({ trx: t, actor }, input, opts));
+  }
   if (!isTransaction(trx) && (input.supplierId || input.relatedInvoiceId)) {
     return runInTransaction((t) => createInvoice({ trx: t, actor }, input, opts));
   }

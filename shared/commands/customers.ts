@@ -5,6 +5,7 @@ import { isCurrency } from '../domain/currencies';
 import { toCustomerView, type CustomerView } from '../queries/customers';
 import type { CommandContext } from './types';
 import { cleanPartyFields } from './partyFields';
+import { emitEvent } from './outboundWebhooks/emitEvent';
 import { customerSnapshot } from '../queries/invoices';
 import { Customer, type EInvoiceFormat } from '../models/Customer';
 import { checkPeppolId, type PeppolId } from '../domain/peppolId';
@@ -73,7 +74,9 @@ export async function createCustomer({ trx, actor }: CommandContext, input: Cust
     .insert({ ...values, tenantId: actor.tenantId })
     .returning('*');
   await audit(trx, actor, { action: 'customer.created', entityType: 'customer', entityId: row.id });
-  return toCustomerView(row);
+  const view = toCustomerView(row);
+  await emitEvent({ trx, actor }, 'customer.created', view);
+  return view;
 }
 
 /**
@@ -94,7 +97,9 @@ export async function updateCustomer({ trx, actor }: CommandContext, id: string,
     await bumpLiveCustomerInvoices(trx, actor.tenantId, id);
   }
   await audit(trx, actor, { action: 'customer.updated', entityType: 'customer', entityId: id, data: { fields: Object.keys(values) } });
-  return toCustomerView(row);
+  const view = toCustomerView(row);
+  await emitEvent({ trx, actor }, 'customer.updated', view);
+  return view;
 }
 
 /**
@@ -116,5 +121,7 @@ export async function deleteCustomer({ trx, actor }: CommandContext, id: string)
     throw dependency(`Customer has ${count} open or partially paid invoice(s); settle or cancel them before deleting the customer`);
   }
   await Customer.query(trx).where({ tenantId: actor.tenantId, id }).patch({ deletedAt: trx.fn.now(), updatedAt: trx.fn.now() });
+  // The customer as deleted (deletedAt set): the API's GET no longer shows it.
+  await emitEvent({ trx, actor }, 'customer.deleted', async () => toCustomerView((await Customer.query(trx).where({ tenantId: actor.tenantId, id }).first())!));
   await audit(trx, actor, { action: 'customer.deleted', entityType: 'customer', entityId: id });
 }

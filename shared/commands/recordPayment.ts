@@ -8,6 +8,7 @@ import type { CommandContext } from './types';
 import { Invoice } from '../models/Invoice';
 import { Payment } from '../models/Payment';
 import { lockInvoice } from './invoices/locking';
+import { emitPaymentEvents } from './outboundWebhooks/emitEvent';
 
 export const PAYMENT_METHODS = ['bank_transfer', 'cash', 'card', 'paypal', 'stripe', 'sepa_direct_debit', 'other'] as const;
 export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
@@ -59,5 +60,6 @@ export async function recordPayment({ trx, actor }: CommandContext, invoiceId: s
     entityId: invoiceId,
     data: { paymentId: payment.id, amount: fmtMoney(amount), from: row.status, to: next },
   });
+  await emitPaymentEvents({ trx, actor }, invoiceId, next, { id: payment.id });
   return { paymentId: payment.id };
 }

@@ -14,6 +14,7 @@ import { isIntraEuReverseCharge, parsePostalAddress } from '../formats/cii/einvo
 import type { CommandContext } from './types';
 import { Invoice } from '../models/Invoice';
 import { queueEmailDelivery } from './emailDelivery';
+import { emitEvent } from './outboundWebhooks/emitEvent';
 import { lockInvoice } from './invoices/locking';
 import { activeCustomer, assertRelatedInvoice, loadTenant } from './invoices/references';
 import { nextInvoiceNumber } from './invoices/numbering';
@@ -113,6 +114,7 @@ export async function sendInvoice(
   // either way the variables are resolved now that the number and due date exist.
   const { subject, message } = await resolveEmailText(trx, tenantId, await loadInvoiceView(trx, tenantId, id), input);
 
+  if (finalizing) await emitEvent({ trx, actor }, 'invoice.finalized', () => loadInvoiceView(trx, tenantId, id));
   const { deliveryId } = await queueEmailDelivery({ trx, actor }, { invoiceId: id, to, subject, message });
   await audit(trx, actor, {
     action: finalizing ? 'invoice.finalized' : 'invoice.resent',

@@ -1,6 +1,7 @@
 import { QUEUES, type QueueName } from '../queues';
 import { DOCUMENT_KINDS, renderJobId, type DocumentKind } from '../documents/kinds';
 import { monthPeriod, quarterPeriod, type TaxPeriod } from '../domain/tax/period';
+import { WEBHOOK_BACKOFF_TYPE } from '../domain/outboundWebhooks';
 import { defineJob, oneOfSchemas, payloadSchema, type AnyJobDefinition, type PayloadOf } from './define';
 
 /**
@@ -80,6 +81,20 @@ export const periodOfJob = (d: { year: number; month?: number; quarter?: number 
 export interface ProcessWebhookEventPayload {
   eventRowId: string;
   tenantId: string;
+}
+
+// ——— outbound-webhooks ———
+
+export interface DeliverWebhookPayload {
+  tenantId: string;
+  deliveryId: string;
+}
+
+/** The admins' notice that a subscription was disabled; disabledAt (ms) tells one disabling from the next. */
+export interface NotifyWebhookDisabledPayload {
+  tenantId: string;
+  subscriptionId: string;
+  disabledAt: number;
 }
 
 // ——— maintenance ———
@@ -206,6 +221,37 @@ export const jobs = {
     }),
     // The webhook_events row's id (written by the webhook store's SQL too).
     jobId: (p) => `webhook-${p.eventRowId}`,
+  }),
+
+  /**
+   * Send one outbound webhook delivery (docs/outbound-webhooks.md). Retried with its own backoff
+   * (retryDelayMs: exponential, capped, jittered, ending at the 3-day window), which the worker
+   * registers under WEBHOOK_BACKOFF_TYPE; the handler fails the delivery at the window's end.
+   */
+  deliverWebhook: defineJob<DeliverWebhookPayload>()({
+    queue: QUEUES.outboundWebhooks,
+    name: 'deliver-webhook',
+    schema: payloadSchema<DeliverWebhookPayload>({
+      type: 'object',
+      properties: { tenantId: id, deliveryId: id },
+      required: ['tenantId', 'deliveryId'],
+    }),
+    // The webhook_deliveries row's id: a redelivery is a new row, hence a new job.
+    jobId: (p) => `outbound-webhook-${p.deliveryId}`,
+    // A bound only: the 3-day window ends the retries first (about 15 attempts at the default base).
+    options: { attempts: 40, backoff: { type: WEBHOOK_BACKOFF_TYPE } },
+  }),
+
+  /** E-mail a tenant's admins that a webhook subscription was disabled after 3 days of failures. */
+  notifyWebhookDisabled: defineJob<NotifyWebhookDisabledPayload>()({
+    queue: QUEUES.email,
+    name: 'notify-webhook-disabled',
+    schema: payloadSchema<NotifyWebhookDisabledPayload>({
+      type: 'object',
+      properties: { tenantId: id, subscriptionId: id, disabledAt: { type: 'number' } },
+      required: ['tenantId', 'subscriptionId', 'disabledAt'],
+    }),
+    jobId: (p) => `webhook-disabled-${p.subscriptionId}-${p.disabledAt}`,
   }),
 
   /** Remove customers soft-deleted long ago: daily for all tenants, on demand for one. */

@@ -30,6 +30,7 @@ function resourceFor(fullPath: string): string | undefined {
     [/^\/api\/auth\/webauthn\/credentials\/:id/, 'webauthnCredential'],
     [/^\/api\/maintenance\/jobs\/:key/, 'maintenanceJob'],
     [/^\/api\/incoming-einvoices\/:id/, 'incomingEinvoice'],
+    [/^\/api\/webhook-subscriptions\/:id/, 'webhookSubscription'],
   ];
   return table.find(([re]) => re.test(fullPath))?.[1];
 }
@@ -45,6 +46,7 @@ function validBody(route: { method: string; fullPath: string }): unknown {
     'POST /api/invoices/:id/send': {},
     'POST /api/invoices/:id/payments': { amount: '1.00', date: '2026-01-01', method: 'bank_transfer' },
     'POST /api/reports/ust/submissions/:id/resolve': { outcome: 'accepted' },
+    'PUT /api/webhook-subscriptions/:id': { active: false },
   };
   if (key in bodies) return bodies[key];
   return undefined;
@@ -71,6 +73,10 @@ beforeAll(async () => {
     .insert({ tenantId: a.tenant.id, original: Buffer.from('<Invoice/>'), mediaType: 'application/xml', sha256: 'x', size: 10 })
     .returning('id');
   aIds.incomingEinvoice = incoming.id;
+  const [hook] = await db()('webhookSubscriptions')
+    .insert({ tenantId: a.tenant.id, url: 'https://hooks.example.com/a', events: ['invoice.paid'], secretEnc: 'x' })
+    .returning('id');
+  aIds.webhookSubscription = hook.id;
   const purge = await client(server.url, { token: a.admin.token }).post('/api/maintenance/purge-customers', {});
   expect(purge.status, describeResponse(purge)).toBeLessThan(300);
   aIds.maintenanceJob = String(purge.body.jobId ?? purge.body.key ?? purge.body.id);

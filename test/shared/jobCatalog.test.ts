@@ -36,6 +36,8 @@ describe('job catalog', () => {
     expect(jobs.processWebhookEvent.jobId({ eventRowId: id, tenantId })).toBe(`webhook-${id}`);
     expect(jobs.sendInvoiceEmail.jobId({ deliveryId: id, tenantId })).toBe(`email-${id}`);
     expect(jobs.submitU30.jobId({ submissionId: id, tenantId })).toBe(`u30-${id}`);
+    expect(jobs.deliverWebhook.jobId({ deliveryId: id, tenantId })).toBe(`outbound-webhook-${id}`);
+    expect(jobs.notifyWebhookDisabled.jobId({ subscriptionId: id, tenantId, disabledAt: 1764230400000 })).toBe(`webhook-disabled-${id}-1764230400000`);
     expect(jobs.renderInvoiceDocument.jobId({ tenantId, invoiceId: id, kind: 'zugferd', version: 7 })).toBe(`render-zugferd-${id}-v7`);
     expect(jobs.renderInvoiceDocument.jobId({ tenantId, invoiceId: id, kind: 'pdf', version: 1 })).toBe(renderJobId('pdf', id, 1));
     expect(jobs.renderReportPdf.jobId({ tenantId, report: 'u30', year: 2026, month: 3, fingerprint: 'f00d' })).toBe(`report-u30-${tenantId}-2026-03-f00d`);
@@ -64,6 +66,8 @@ describe('job catalog', () => {
       purgeUnknownLoginAttempts: 'maintenance/purge-unknown-login-attempts',
       purgeSentOutbox: 'maintenance/purge-sent-outbox',
       fetchEcbRates: 'maintenance/fetch-ecb-rates',
+      deliverWebhook: 'outbound-webhooks/deliver-webhook',
+      notifyWebhookDisabled: 'email/notify-webhook-disabled',
     });
   });
 

@@ -1,7 +1,9 @@
 import type { Knex } from 'knex';
 import type { ModelObject, PartialModelObject } from 'objection';
-import { isKnexSql, runCompiled, type Db } from '../../db';
-import { VIEW_COLUMNS, type ViewColumn } from '../../queries/invoices';
+import { isKnexSql, isTransaction, runCompiled, type Db } from '../../db';
+import { loadInvoiceView, VIEW_COLUMNS, type ViewColumn } from '../../queries/invoices';
+import { invoiceCreatedEvent } from '../../domain/outboundWebhooks';
+import { emitEvent } from '../outboundWebhooks/emitEvent';
 import { auditOfInserted } from '../../audit';
 import type { Actor } from '../../actor';
 import type { PreparedItems } from '../../domain/invoiceChecks';
@@ -127,5 +129,12 @@ export async function insertInvoiceWithItems(
   }
   if (!row) return null;
   const invoiceId = row.id;
+  // Every new invoice is an outbound webhook event in this statement's transaction
+  // (docs/outbound-webhooks.md). Without a transaction (createInvoice's pool path) the caller has
+  // found that no subscription wants it.
+  if (isTransaction(db)) {
+    const tenantId = columns.tenantId;
+    await emitEvent({ trx: db, actor: { tenantId } }, invoiceCreatedEvent(columns.type as string), () => loadInvoiceView(db, tenantId, invoiceId));
+  }
   return { row, items: items.map((it) => ({ ...it, invoiceId })) };
 }

@@ -1,6 +1,7 @@
 import { audit } from '../../audit';
 import { AppError, notFound } from '../../errors';
 import type { CommandContext } from '../types';
+import { emitSubmissionUpdated } from './u30Upload';
 
 /**
  * POST /api/reports/ust/submissions/:id/resolve: an admin records, from the DataBox, whether a
@@ -34,6 +35,7 @@ export async function resolveSubmission({ trx, actor }: CommandContext, id: stri
       error: `Outcome resolved by hand as ${input.outcome} after the upload's answer was lost`,
       updatedAt: trx.fn.now(),
     });
+  await emitSubmissionUpdated({ trx, actor }, id);
   await audit(trx, actor, {
     action: 'vat_return.submission_resolved',
     entityType: 'report_submission',

@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import { storable, storableJson } from '../../storable';
 import type { PortalError } from '../../providers/finanzonline';
-import { loadPortalCredentialsEnc, loadSubmissionToUpload, type SubmissionStatus } from '../../queries/reports/submissions';
+import { loadPortalCredentialsEnc, loadSubmission, loadSubmissionToUpload, type SubmissionStatus } from '../../queries/reports/submissions';
+import { emitEvent } from '../outboundWebhooks/emitEvent';
 import { outcomeUnknownMessage } from '../submitVatReturn';
 import type { CommandContext } from '../types';
 
@@ -53,8 +54,15 @@ const changes = ({ trx }: CommandContext, patch: Record<string, unknown>) => ({
   updatedAt: trx.fn.now(),
 });
 
-const move = async (ctx: CommandContext, submissionId: string, from: SubmissionStatus[], patch: Record<string, unknown>): Promise<number> =>
-  submissionIn(ctx, submissionId, from).update(changes(ctx, patch));
+const move = async (ctx: CommandContext, submissionId: string, from: SubmissionStatus[], patch: Record<string, unknown>): Promise<number> => {
+  const moved = await submissionIn(ctx, submissionId, from).update(changes(ctx, patch));
+  if (moved && ('status' in patch || 'outcomeUnknown' in patch)) await emitSubmissionUpdated(ctx, submissionId);
+  return moved;
+};
+
+/** report.submission.updated: a submission's status (or its outcome-unknown mark) changed; the object is GET …/submissions/:id's. */
+export const emitSubmissionUpdated = (ctx: CommandContext, submissionId: string) =>
+  emitEvent(ctx, 'report.submission.updated', () => loadSubmission(ctx.trx, ctx.actor.tenantId, submissionId));
 
 /**
  * The states a run may still find before its upload: a live row is only ever claimed from queued;
@@ -192,7 +200,8 @@ export async function settleU30PortalFailure(ctx: CommandContext, submissionId: 
   const requeued = await submissionIn(ctx, submissionId, ['queued', 'submitted'])
     .where({ outcomeUnknown: false })
     .update(changes(ctx, { status: 'queued', error: `${err.message}; retrying` }));
-  if (!requeued) {
+  if (requeued) await emitSubmissionUpdated(ctx, submissionId);
+  else {
     await move(ctx, submissionId, ['submitted'], { error: `${err.message}: the portal did not take the file; ${outcomeUnknownMessage(submissionId)}` });
   }
   return { retry: true };

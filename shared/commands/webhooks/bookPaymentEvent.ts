@@ -7,6 +7,7 @@ import { Tenant } from '../../models/Tenant';
 import { WebhookEvent } from '../../models/WebhookEvent';
 import type { NormalizedEvent } from '../../providers/payments/types';
 import type { CommandContext } from '../types';
+import { emitPaymentEvents } from '../outboundWebhooks/emitEvent';
 import { type BookedInvoice, autoPost } from './autoPost';
 import { createIncomingInvoiceFromEvent, draftFromEvent, type IncomingInvoiceDraft } from './createIncomingInvoiceFromEvent';
 import { DuplicateInvoiceError } from './errors';
@@ -106,6 +107,9 @@ async function bookMovement(ctx: CommandContext, input: MovementInput, isMain: b
   // Supplier and invoice; duplicate when the unique index refuses the invoice.
   const booked = await createSupplierAndInvoice(ctx, { event, draft, settings, refunded, country: tenant.country });
   if ('duplicateOf' in booked) return duplicateMovement(event, draft, booked.duplicateOf);
+  // Outbound webhooks: a payment is booked as a paid incoming invoice with its payment (its
+  // incoming_invoice.created was written with the insert); a refund books no payment.
+  if (event.kind === 'payment') await emitPaymentEvents(ctx, booked.invoice.id, 'bezahlt', { invoiceId: booked.invoice.id });
 
   // Auto-post.
   const posted = await autoPost(ctx, {
