@@ -10,6 +10,7 @@ import { createInvoice } from '../createInvoice';
 import { createSupplier, type SupplierInput } from '../suppliers';
 import type { CommandContext } from '../types';
 import { toInvoiceInput, UnmappableInvoice } from './toInvoiceInput';
+import { validationReport } from '../../formats/inbound/validate';
 
 /**
  * The import job's transitions (docs/e-invoicing-inbound.md, "Inbound API"):
@@ -101,7 +102,10 @@ export async function importReadInvoice(
   // new supplier, imported at once would otherwise both miss the other's invoice or supplier.
   await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`incoming-einvoice-import:${tenantId}`]);
   const invoice = read.invoice;
-  const base = { format: read.format, syntax: read.syntax, profile: read.profile, warnings: read.warnings, processedAt: trx.fn.now() as never };
+  // The validation report (docs/e-invoicing-inbound.md): fatal rule findings make the row
+  // valid: false with their rule ids, but a document that reconciles is imported all the same.
+  const report = validationReport(read, reconcileProblems);
+  const base = { format: read.format, syntax: read.syntax, profile: read.profile, warnings: report.warnings, processedAt: trx.fn.now() as never };
 
   let supplierId = await matchSupplier(trx, tenantId, invoice.seller, row.supplierIdHint);
   if (supplierId) {
@@ -109,7 +113,7 @@ export async function importReadInvoice(
     if (existing) {
       await IncomingEinvoice.query(trx)
         .where({ tenantId, id })
-        .patch({ ...base, status: 'duplicate', invoiceId: existing, errors: reconcileProblems, valid: reconcileProblems.length === 0 });
+        .patch({ ...base, status: 'duplicate', invoiceId: existing, errors: report.errors, valid: report.valid });
       return { status: 'duplicate', invoiceId: existing };
     }
   } else {
@@ -158,7 +162,7 @@ export async function importReadInvoice(
 
   await IncomingEinvoice.query(trx)
     .where({ tenantId, id })
-    .patch({ ...base, status: 'imported', invoiceId: created.id, errors: reconcileProblems, valid: reconcileProblems.length === 0 });
+    .patch({ ...base, status: 'imported', invoiceId: created.id, errors: report.errors, valid: report.valid });
   await audit(trx, actor, { action: 'incoming_einvoice.imported', entityType: 'incoming_einvoice', entityId: id, data: { invoiceId: created.id, supplierId } });
   return { status: 'imported', invoiceId: created.id };
 }

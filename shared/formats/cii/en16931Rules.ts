@@ -13,7 +13,7 @@ import { headerRules, paymentMeansRules, precedingInvoiceRules } from './rules/h
 import { lineRules } from './rules/lines';
 import { totalsPresenceRules, totalsRules } from './rules/totals';
 import { breakdownPresenceRules, breakdownRules, lineBreakdownRules } from './rules/vatBreakdown';
-import { kids, parseForRules } from './rules/xmlNodes';
+import { kids, parseForRules, type XNode } from './rules/xmlNodes';
 
 export interface En16931Violation {
   rule: string;
@@ -72,7 +72,13 @@ export function checkCii(xml: string | Buffer, sections: ReadonlyArray<(inv: Inv
     fail('XML', 'Root element is not CrossIndustryInvoice');
     return out;
   }
+  return [...out, ...runCii(root, sections)];
+}
+
+/** Runs the sections on a parsed CrossIndustryInvoice root element (also a foreign one: inbound/validate.ts). */
+export function runCii(root: XNode, sections: ReadonlyArray<(inv: InvoiceCtx, fail: Fail) => void> = SECTIONS): En16931Violation[] {
+  const out: En16931Violation[] = [];
   const inv = invoiceCtx(root);
-  for (const run of sections) run(inv, fail);
+  for (const run of sections) run(inv, (rule, message) => out.push({ rule, message: `[${rule}] ${message}` }));
   return out;
 }

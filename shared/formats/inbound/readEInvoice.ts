@@ -23,7 +23,7 @@ const EBINTERFACE_NS = /^http:\/\/www\.ebinterface\.at\/schema\/(\d+)p(\d+)\/?$/
 const NO_LINE_PROFILES = /:(minimum|basicwl)$/i;
 // BT-24 values the reader knows: EN 16931 itself, CIUS/extensions declared after '#', and the
 // Factur-X profiles below it. Anything else is read, with a warning.
-const KNOWN_PROFILE = /^(urn:cen\.eu:en16931:2017(#.+)?|urn:factur-x\.eu:1p0:(minimum|basicwl))$/;
+export const KNOWN_PROFILE = /^(urn:cen\.eu:en16931:2017(#.+)?|urn:factur-x\.eu:1p0:(minimum|basicwl))$/;
 
 function readXml(parsed: ParsedXml, fromPdf: boolean): InboundResult {
   const n = new Numbers();
@@ -31,12 +31,12 @@ function readXml(parsed: ParsedXml, fromPdf: boolean): InboundResult {
   if ((root === 'Invoice' && namespace === UBL_INVOICE_NS) || (root === 'CreditNote' && namespace === UBL_CREDIT_NOTE_NS)) {
     const invoice = readUbl(node, root, n);
     const profile = text(node, 'CustomizationID');
-    return finish({ format: fromPdf ? 'facturx-pdf' : 'ubl', syntax: 'UBL', profile, invoice, warnings: n.warnings });
+    return finish({ format: fromPdf ? 'facturx-pdf' : 'ubl', syntax: 'UBL', profile, invoice, warnings: n.warnings, xml: parsed.source });
   }
   if (root === 'CrossIndustryInvoice' && namespace === CII_NS) {
     const invoice = readCii(node, n);
     const profile = text(child(node, 'ExchangedDocumentContext', 'GuidelineSpecifiedDocumentContextParameter'), 'ID');
-    return finish({ format: fromPdf ? 'facturx-pdf' : 'cii', syntax: 'CII', profile, invoice, warnings: n.warnings });
+    return finish({ format: fromPdf ? 'facturx-pdf' : 'cii', syntax: 'CII', profile, invoice, warnings: n.warnings, xml: parsed.source });
   }
   if (root === 'CrossIndustryDocument') {
     return refuse('ZUGFeRD 1.0 (CrossIndustryDocument) is not read; only ZUGFeRD 2.x / Factur-X (CII D16B) is');
@@ -45,7 +45,7 @@ function readXml(parsed: ParsedXml, fromPdf: boolean): InboundResult {
   if (root === 'Invoice' && eb) {
     if (eb[1] !== '6' || (eb[2] !== '0' && eb[2] !== '1')) refuse(`ebInterface ${eb[1]}.${eb[2]} is not read; only 6.0 and 6.1 are`);
     const invoice = readEbInterface(node, n);
-    return finish({ format: 'ebinterface', syntax: 'ebInterface', profile: namespace, invoice, warnings: n.warnings });
+    return finish({ format: 'ebinterface', syntax: 'ebInterface', profile: namespace, invoice, warnings: n.warnings, xml: parsed.source });
   }
   return refuse(`unknown root element ${root}${namespace ? ` in namespace ${namespace}` : ''}: not a UBL, CII or ebInterface invoice`);
 }

@@ -105,5 +105,7 @@ export type InboundResult =
       profile: string | null;
       invoice: InboundInvoice;
       warnings: string[];
+      /** The invoice XML as read (for a PDF the embedded one), decoded: what validate.ts checks. */
+      xml: string;
     }
   | { ok: false; reason: string };

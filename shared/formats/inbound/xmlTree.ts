@@ -43,6 +43,8 @@ export interface ParsedXml {
   /** Namespace of the root element (its prefix's or the default one), '' without. */
   namespace: string;
   node: XNode;
+  /** The decoded XML text, for what needs document order or another parse (the validation report). */
+  source: string;
 }
 
 function decodeText(bytes: Buffer): string {
@@ -88,7 +90,7 @@ export function parseInboundXml(bytes: Buffer): ParsedXml {
   }
   const rootList = doc[local];
   const node = Array.isArray(rootList) ? rootList[0] : undefined;
-  return { root: local, namespace, node: typeof node === 'object' && node !== null ? (node as XNode) : {} };
+  return { root: local, namespace, node: typeof node === 'object' && node !== null ? (node as XNode) : {}, source: xml };
 }
 
 const PREDEFINED: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };

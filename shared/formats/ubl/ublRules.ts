@@ -287,12 +287,29 @@ function germanRules(root: XNode, rootName: string, ids: 'xrechnung' | 'peppol',
   }
 }
 
-function xrechnungRules(root: XNode, rootName: string, fail: Fail): void {
-  // BR-DE-21 is a warning in the Schematron; we only ever write the exact identifier.
-  if (textAt(root, 'CustomizationID')?.trim() !== UBL_PROFILES.xrechnung.customizationId) {
-    fail('BR-DE-21', 'Das Element "Specification identifier" (BT-24) soll syntaktisch der Kennung des Standards XRechnung entsprechen.');
+/**
+ * The UBL-only rules on a parsed UBL Invoice or CreditNote root: EN 16931's electronic address
+ * rules always, Peppol BIS 3.0 (with its DE-R-* between German parties) or XRechnung's BR-DE-*
+ * when `profile` names one. Our outputs (checkUblRules) and inbound documents
+ * (../inbound/validate.ts) run this same code; only our outputs must carry the exact XRechnung
+ * identifier (BR-DE-21, `ownOutput`), an inbound document may declare the extension or 2.x.
+ */
+export function checkUblTree(root: XNode, rootName: string, profile: UblProfile | null, fail: Fail, ownOutput = false): void {
+  const els = elements(root, rootName, undefined, []);
+  if (profile === 'peppol') {
+    for (const e of els) {
+      if (!hasChildElements(e.node) && blank(text(e.node))) fail('PEPPOL-EN16931-R008', `Document MUST not contain empty elements (${e.name}).`);
+    }
   }
-  germanRules(root, rootName, 'xrechnung', fail);
+  endpointRules(root, profile ?? 'xrechnung', fail);
+  if (profile === 'peppol') peppolRules(root, rootName, els, fail);
+  if (profile === 'xrechnung') {
+    // BR-DE-21 is a warning in the Schematron; we only ever write the exact identifier.
+    if (ownOutput && textAt(root, 'CustomizationID')?.trim() !== UBL_PROFILES.xrechnung.customizationId) {
+      fail('BR-DE-21', 'Das Element "Specification identifier" (BT-24) soll syntaktisch der Kennung des Standards XRechnung entsprechen.');
+    }
+    germanRules(root, rootName, 'xrechnung', fail);
+  }
 }
 
 /**
@@ -314,16 +331,7 @@ export function checkUblRules(xml: string | Buffer, profile: UblProfile): UblVio
     fail('XML', 'Root element is neither Invoice nor CreditNote');
     return out;
   }
-  const root = kids(parsed, rootName)[0];
-  const els = elements(root, rootName, undefined, []);
-  if (profile === 'peppol') {
-    for (const e of els) {
-      if (!hasChildElements(e.node) && blank(text(e.node))) fail('PEPPOL-EN16931-R008', `Document MUST not contain empty elements (${e.name}).`);
-    }
-  }
-  endpointRules(root, profile, fail);
-  if (profile === 'peppol') peppolRules(root, rootName, els, fail);
-  else xrechnungRules(root, rootName, fail);
+  checkUblTree(kids(parsed, rootName)[0], rootName, profile, fail, true);
   return out;
 }
 

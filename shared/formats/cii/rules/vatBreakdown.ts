@@ -13,6 +13,7 @@ import { blank, text, textAt } from './xmlNodes';
 type GroupRule = Rule<{ inv: InvoiceCtx; group: GroupCtx }>;
 
 const headerCategories = (inv: InvoiceCtx) => inv.breakdown.map((b) => textAt(b, 'CategoryCode')?.trim());
+const allowanceChargeCategories = (inv: InvoiceCtx) => inv.headerAllowanceCharges.map((n) => textAt(n, 'CategoryTradeTax/CategoryCode')?.trim());
 
 /** Document-level allowances (false) / charges (true) per VAT category (and rate), as BR-x-08 use them. */
 function docLevelSum(inv: InvoiceCtx, isCharge: boolean, cat: string, rate: Decimal | null): Decimal {
@@ -27,13 +28,14 @@ function docLevelSum(inv: InvoiceCtx, isCharge: boolean, cat: string, rate: Deci
   );
 }
 
-/** BR-Z/E/AE-01: exactly one breakdown of the category when lines have it, and none without such lines. */
+/** BR-Z/E/AE-01: exactly one breakdown of the category when lines (or document level allowances/charges) have it, and none without. */
 function oneBreakdownRule(id: string, cat: string, label: string): Rule<InvoiceCtx> {
   return {
     id,
     check(inv) {
       const inHeader = headerCategories(inv).filter((c) => c === cat).length;
-      const inLines = inv.lines.some((l) => l.category === cat);
+      // As in the Schematron: a document level allowance or charge of the category counts like a line.
+      const inLines = inv.lines.some((l) => l.category === cat) || allowanceChargeCategories(inv).includes(cat);
       if ((inHeader > 0 || inLines) && !(inHeader === 1 && inLines)) {
         return `An Invoice with "${label}" lines shall contain exactly one "${label}" VAT breakdown (BG-23), and such a breakdown needs such lines.`;
       }
@@ -47,7 +49,7 @@ export const breakdownPresenceRules: ReadonlyArray<Rule<InvoiceCtx>> = [
   {
     id: 'BR-S-01',
     check: (inv) =>
-      inv.lines.some((l) => l.category === 'S') && !headerCategories(inv).includes('S')
+      (inv.lines.some((l) => l.category === 'S') || allowanceChargeCategories(inv).includes('S')) && !headerCategories(inv).includes('S')
         ? 'An Invoice with a "Standard rated" line shall contain at least one "Standard rated" VAT breakdown (BG-23).'
         : undefined,
   },
