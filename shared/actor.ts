@@ -7,6 +7,11 @@ export interface Actor {
   tenantId: string;
   role: Role;
   requestId?: string;
+  /**
+   * Set when an API key acts (docs/auth.md, "API keys"): userId is then null and the role is the
+   * key's. Routes that manage people or credentials refuse such an actor (api/middleware/authenticate.ts).
+   */
+  apiKeyId?: string;
 }
 
 /** Roles are ordered: a route that allows 'member' also allows manager and admin. */

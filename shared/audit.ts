@@ -15,6 +15,7 @@ export async function audit(
   await trx('auditLog').insert({
     tenantId: entry.tenantId ?? actor?.tenantId ?? null,
     actorUserId: actor?.userId ?? null,
+    actorApiKeyId: actor?.apiKeyId ?? null,
     action: entry.action,
     entityType: entry.entityType,
     entityId: entry.entityId ?? null,
@@ -31,11 +32,11 @@ export async function audit(
 export function auditOfInserted(
   trx: Knex | Knex.Transaction,
   cte: string,
-  row: { actorUserId: string | null; action: string; entityType: string; dataJson: string; requestId: string | null },
+  row: { actorUserId: string | null; actorApiKeyId?: string | null; action: string; entityType: string; dataJson: string; requestId: string | null },
 ): Knex.Raw {
   return trx.raw(
-    `insert into audit_log (tenant_id, actor_user_id, action, entity_type, entity_id, data, request_id)
-     select ??.tenant_id, ?, ?, ?, ??.id, ?::jsonb, ? from ??`,
-    [cte, row.actorUserId, row.action, row.entityType, cte, row.dataJson, row.requestId, cte],
+    `insert into audit_log (tenant_id, actor_user_id, actor_api_key_id, action, entity_type, entity_id, data, request_id)
+     select ??.tenant_id, ?, ?::uuid, ?, ?, ??.id, ?::jsonb, ? from ??`,
+    [cte, row.actorUserId, row.actorApiKeyId ?? null, row.action, row.entityType, cte, row.dataJson, row.requestId, cte],
   );
 }

@@ -3,6 +3,8 @@ import { verifyAccessToken } from '../../shared/auth/accessToken';
 import { forbidden, unauthorized } from '../../shared/errors';
 import { hasRole, type Role } from '../../shared/actor';
 import { db } from '../../shared/db';
+import { authenticateApiKey, isApiKey } from '../../shared/auth/apiKeys';
+import { consume, type Limiters } from './rateLimit';
 
 /**
  * A token's role is a claim from up to 15 minutes ago. Every request checks the user's current
@@ -28,11 +30,30 @@ async function currentUserState(userId: string, tenantId: string) {
 /** Drop cached user states (tests; an operator tool could call it after a mass change). */
 export const forgetUserStates = () => userStates.clear();
 
-/** Bearer JWT → ctx.state.actor. Missing or bad token: 401; expired: 401 TOKEN_EXPIRED. */
+/**
+ * What an API key may never reach, whatever its role: people and credentials (users, API keys,
+ * second factors, passkeys, sessions, passwords: all of /api/auth). A leaked key must not be able
+ * to mint more keys, lock people out or hide its own use (docs/auth.md, "API keys").
+ */
+export const API_KEY_REFUSED_PREFIXES = ['/api/users', '/api/api-keys', '/api/auth'];
+const refusedToKeys = (path: string) => API_KEY_REFUSED_PREFIXES.some((p) => path === p || path.startsWith(`${p}/`));
+
+/**
+ * Bearer JWT or API key → ctx.state.actor. Missing or bad token: 401; expired: 401 TOKEN_EXPIRED.
+ * An API key (ak_live_…) is checked against its row on every request and counted against the
+ * general limit per key, as every request is per IP (api/app.ts).
+ */
 export const authenticate: Middleware = async (ctx, next) => {
   const header = ctx.get('Authorization');
   const m = /^Bearer\s+(\S+)$/i.exec(header);
   if (!m) throw unauthorized('Authentication required: send Authorization: Bearer <access token>');
+  if (isApiKey(m[1])) {
+    const keyActor = await authenticateApiKey(db(), m[1]);
+    await consume((ctx as unknown as { limiters: Limiters }).limiters.api, `key:${keyActor.apiKeyId}`);
+    if (refusedToKeys(ctx.path)) throw forbidden('API keys cannot manage users, API keys, second factors or sessions; sign in as a person');
+    ctx.state.actor = { ...keyActor, requestId: ctx.state.requestId };
+    return next();
+  }
   const actor = verifyAccessToken(m[1]);
   const state = await currentUserState(actor.userId!, actor.tenantId);
   if (!state.active) throw unauthorized('The user no longer exists or is deactivated');

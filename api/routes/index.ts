@@ -5,6 +5,7 @@ import { maintenanceRouter } from './maintenance/router';
 import { aiRouter } from './ai/router';
 import { authRouter } from './auth/router';
 import { usersRouter } from './users/router';
+import { apiKeysRouter } from './apiKeys/router';
 import { settingsRouter } from './settings/router';
 import { customersRouter } from './customers/router';
 import { suppliersRouter } from './suppliers/router';
@@ -24,6 +25,7 @@ export const routers: Router[] = [
   aiRouter,
   authRouter,
   usersRouter,
+  apiKeysRouter,
   settingsRouter,
   customersRouter,
   suppliersRouter,

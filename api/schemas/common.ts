@@ -57,3 +57,21 @@ export const pageQuery = {
   page: { type: 'integer', minimum: 1, maximum: 1000000, default: 1 },
   limit: { type: 'integer', minimum: 1, maximum: 100, default: 25 },
 } as const;
+
+/**
+ * The incremental sync of a list (docs/sync.md): rows changed at or after updatedSince, deleted
+ * ones included (deletedAt set), ordered by (updatedAt, id); with afterId, strictly after that row.
+ */
+export const syncQuery = {
+  updatedSince: {
+    type: 'string',
+    format: 'date-time',
+    description: 'ISO 8601 time: only records changed at or after it, deleted ones included (deletedAt set), oldest change first (docs/sync.md)',
+  },
+  afterId: {
+    type: 'string',
+    format: 'uuid',
+    description:
+      'With updatedSince: only records after this one in (updatedAt, id) order; pass the last record of the previous page (its updatedAt as updatedSince)',
+  },
+} as const;

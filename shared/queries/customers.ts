@@ -1,5 +1,6 @@
 import type { Db } from '../db';
-import { notFound } from '../errors';
+import { invalidInput, notFound } from '../errors';
+import { applySyncCursor, assertCursor, isSync, SYNC_DEFAULT_LIMIT, syncOrder, type SyncCursor } from './sync';
 import { Customer, type EInvoiceFormat } from '../models/Customer';
 import type { PeppolId } from '../domain/peppolId';
 
@@ -48,8 +49,19 @@ export function toCustomerView(r: Customer): CustomerView {
   };
 }
 
-/** Live (not soft-deleted) customers of a tenant, by name. */
-export async function listCustomers(db: Db, tenantId: string): Promise<CustomerView[]> {
+/**
+ * Live (not soft-deleted) customers of a tenant, by name. With updatedSince: the incremental sync
+ * (shared/queries/sync.ts), at most `limit` customers changed since, deleted ones included, oldest
+ * change first; still a bare array (the spec's shape), paged by the cursor alone.
+ */
+export async function listCustomers(db: Db, tenantId: string, f: SyncCursor & { limit?: number } = {}): Promise<CustomerView[]> {
+  assertCursor(f);
+  if (isSync(f)) {
+    const q = Customer.query(db).where({ tenantId });
+    applySyncCursor(q, 'customers', f);
+    return (await q.orderBy(syncOrder).limit(f.limit ?? SYNC_DEFAULT_LIMIT)).map(toCustomerView);
+  }
+  if (f.limit !== undefined) throw invalidInput('Query failed validation', [{ field: 'limit', message: 'needs updatedSince' }]);
   const rows = await Customer.query(db)
     .where({ tenantId })
     .whereNull('deletedAt')

@@ -1,5 +1,6 @@
 import Decimal from 'decimal.js';
 import { columnName, queryPrepared, type Db } from '../db';
+import { applySyncCursor, assertCursor, isSync, syncOrder, type SyncCursor } from './sync';
 import type { Knex } from 'knex';
 import type { ModelObject } from 'objection';
 import { notFound } from '../errors';
@@ -522,7 +523,7 @@ export async function loadDocumentInput(db: Db, tenantId: string, id: string): P
   return { invoice, seller };
 }
 
-export interface InvoiceListFilters {
+export interface InvoiceListFilters extends SyncCursor {
   type?: InvoiceType;
   status?: InvoiceStatus;
   customerId?: string;
@@ -535,11 +536,16 @@ export interface InvoiceListFilters {
 
 /**
  * Paged list, newest issue date first. Entries are full invoice views (items, customer, totals,
- * payments) except the e-mail deliveries; the page's payments come from one statement.
+ * payments) except the e-mail deliveries, plus deletedAt; the page's payments come from one
+ * statement. With updatedSince: the incremental sync (shared/queries/sync.ts), deleted invoices
+ * included, oldest change first.
  */
 export async function listInvoices(db: Db, tenantId: string, f: InvoiceListFilters) {
+  assertCursor(f);
   // Hand-written knex, no models: a page is up to 100 rows and this is the hottest list.
-  let q = db('invoices').where({ tenantId }).whereNull('deletedAt');
+  let q = db('invoices').where({ tenantId });
+  if (isSync(f)) applySyncCursor(q, 'invoices', f);
+  else q = q.whereNull('deletedAt');
   if (f.type) q = q.where('type', f.type);
   if (f.status) q = q.where('status', f.status);
   if (f.customerId) q = q.where('customerId', f.customerId);
@@ -547,16 +553,21 @@ export async function listInvoices(db: Db, tenantId: string, f: InvoiceListFilte
   if (f.from) q = q.where('issueDate', '>=', f.from);
   if (f.to) q = q.where('issueDate', '<=', f.to);
   const [{ count }] = await q.clone().count<{ count: number }[]>({ count: '*' });
-  const rows: InvoiceViewRow[] = await q
+  const rows: Array<InvoiceViewRow & { deletedAt: Date | null }> = await q
     .clone()
-    .orderBy([
-      { column: 'issueDate', order: 'desc' },
-      { column: 'createdAt', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ])
+    .orderBy(
+      isSync(f)
+        ? syncOrder
+        : [
+            { column: 'issueDate', order: 'desc' },
+            { column: 'createdAt', order: 'desc' },
+            { column: 'id', order: 'desc' },
+          ],
+    )
     .limit(f.limit)
     .offset((f.page - 1) * f.limit);
   const total = Number(count);
-  const data = await buildInvoiceViews(db, tenantId, rows);
+  const deletedAt = new Map(rows.map((r) => [r.id, r.deletedAt ? new Date(r.deletedAt).toISOString() : null]));
+  const data = (await buildInvoiceViews(db, tenantId, rows)).map((v) => ({ ...v, deletedAt: deletedAt.get(v.id) ?? null }));
   return { data, pagination: { page: f.page, limit: f.limit, total, totalPages: Math.ceil(total / f.limit) } };
 }

@@ -1,5 +1,6 @@
 import type { Db } from '../db';
 import { notFound } from '../errors';
+import { applySyncCursor, assertCursor, isSync, syncOrder, type SyncCursor } from './sync';
 import type { ModelObject } from 'objection';
 import { Supplier } from '../models/Supplier';
 
@@ -14,6 +15,7 @@ export interface SupplierView {
   merchantIds: Record<string, string>;
   createdAt: string;
   updatedAt: string;
+  deletedAt: string | null;
 }
 
 const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : String(v));
@@ -30,16 +32,21 @@ export function toSupplierView(r: ModelObject<Supplier>): SupplierView {
     merchantIds: r.merchantIds ?? {},
     createdAt: iso(r.createdAt),
     updatedAt: iso(r.updatedAt),
+    deletedAt: r.deletedAt ? iso(r.deletedAt) : null,
   };
 }
 
-export async function listSuppliers(db: Db, tenantId: string, page: { page: number; limit: number }) {
+/** Live suppliers by name; with updatedSince the incremental sync (shared/queries/sync.ts), deleted ones included. */
+export async function listSuppliers(db: Db, tenantId: string, page: SyncCursor & { page: number; limit: number }) {
+  assertCursor(page);
   // A list stays hand-written knex (plain rows, no model instances), as the other lists.
-  const base = db('suppliers').where({ tenantId }).whereNull('deletedAt');
+  const base = db('suppliers').where({ tenantId });
+  if (isSync(page)) applySyncCursor(base, 'suppliers', page);
+  else base.whereNull('deletedAt');
   const [{ count }] = await base.clone().count<{ count: number }[]>({ count: '*' });
   const rows: ModelObject<Supplier>[] = await base
     .clone()
-    .orderBy([{ column: 'name' }, { column: 'id' }])
+    .orderBy(isSync(page) ? syncOrder : [{ column: 'name' }, { column: 'id' }])
     .limit(page.limit)
     .offset((page.page - 1) * page.limit);
   const total = Number(count);

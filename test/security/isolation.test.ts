@@ -31,6 +31,7 @@ function resourceFor(fullPath: string): string | undefined {
     [/^\/api\/maintenance\/jobs\/:key/, 'maintenanceJob'],
     [/^\/api\/incoming-einvoices\/:id/, 'incomingEinvoice'],
     [/^\/api\/webhook-subscriptions\/:id/, 'webhookSubscription'],
+    [/^\/api\/api-keys\/:id/, 'apiKey'],
   ];
   return table.find(([re]) => re.test(fullPath))?.[1];
 }
@@ -77,6 +78,10 @@ beforeAll(async () => {
     .insert({ tenantId: a.tenant.id, url: 'https://hooks.example.com/a', events: ['invoice.paid'], secretEnc: 'x' })
     .returning('id');
   aIds.webhookSubscription = hook.id;
+  const [apiKey] = await db()('apiKeys')
+    .insert({ tenantId: a.tenant.id, name: 'A Geheim Key', role: 'viewer', publicId: randomBytes(6).toString('hex'), secretHash: 'x' })
+    .returning('id');
+  aIds.apiKey = apiKey.id;
   const purge = await client(server.url, { token: a.admin.token }).post('/api/maintenance/purge-customers', {});
   expect(purge.status, describeResponse(purge)).toBeLessThan(300);
   aIds.maintenanceJob = String(purge.body.jobId ?? purge.body.key ?? purge.body.id);
@@ -118,6 +123,7 @@ describe("tenant isolation: tenant B's admin on tenant A's ids", () => {
     expect(cust.body.name).toBe('A Geheim KG');
     expect((await db()('users').where({ id: aIds.user }).first()).active).toBe(true);
     expect(await db()('webauthnCredentials').where({ id: aIds.webauthnCredential })).toHaveLength(1);
+    expect((await db()('apiKeys').where({ id: aIds.apiKey }).first()).revokedAt).toBeNull();
   });
 });
 

@@ -3,7 +3,7 @@ import { runInTransaction } from '../../../shared/outbox';
 import { db } from '../../../shared/db';
 import { createCustomer, deleteCustomer, updateCustomer, type CustomerInput } from '../../../shared/commands/customers';
 import { getCustomer, listCustomers } from '../../../shared/queries/customers';
-import { createCustomerBody, customerView, errorResponses, updateCustomerBody } from './schemas';
+import { createCustomerBody, customerView, errorResponses, listCustomersQuery, updateCustomerBody } from './schemas';
 
 /**
  * Customers. GET /api/customers keeps the spec's bare array (docs/invoices.md, "Customers").
@@ -11,14 +11,17 @@ import { createCustomerBody, customerView, errorResponses, updateCustomerBody } 
  */
 export const { router: customersRouter, add } = createRouter('/api/customers', 'Customers');
 
-add({
+add<unknown, { updatedSince?: string; afterId?: string; limit?: number }>({
   method: 'get',
   path: '/',
   auth: 'viewer',
   summary: 'List customers (not deleted), by name; a bare array',
+  description:
+    'With updatedSince (and afterId): the incremental sync, still a bare array: at most limit (default 25) customers changed since, deleted ones included with deletedAt, ordered by (updatedAt, id); page on with the last one as updatedSince/afterId until fewer than limit come back (docs/sync.md).',
+  query: listCustomersQuery,
   responses: { 200: { description: 'Customers', schema: { type: 'array', items: customerView } }, ...errorResponses },
   handler: async (ctx) => {
-    ctx.body = await listCustomers(db(), ctx.state.actor.tenantId);
+    ctx.body = await listCustomers(db(), ctx.state.actor.tenantId, ctx.input.query);
   },
 });
 

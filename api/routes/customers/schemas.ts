@@ -1,5 +1,5 @@
 import { CURRENCIES } from '../../../shared/domain/currencies';
-import { errorEnvelope, timestamp, uuid } from '../../schemas/common';
+import { errorEnvelope, syncQuery, timestamp, uuid } from '../../schemas/common';
 import { PEPPOL_SCHEMES } from '../../../shared/domain/peppolId';
 import { EINVOICE_FORMATS } from '../../../shared/models/Customer';
 
@@ -64,6 +64,16 @@ export const customerView = {
     createdAt: timestamp,
     updatedAt: timestamp,
     deletedAt: { type: ['string', 'null'], format: 'date-time' },
+  },
+} as const;
+
+/** GET /api/customers: no query, or the incremental sync (docs/sync.md) with a page size. */
+export const listCustomersQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    ...syncQuery,
+    limit: { type: 'integer', minimum: 1, maximum: 100, description: 'With updatedSince only: at most this many (default 25)' },
   },
 } as const;
 

@@ -44,6 +44,8 @@ add<unknown, InvoiceListFilters>({
   path: '/',
   auth: 'viewer',
   summary: 'List invoices with filters (type, status, customerId, from/to on issueDate inclusive) and paging',
+  description:
+    'With updatedSince (and afterId): the incremental sync: invoices changed since, deleted ones included with deletedAt, ordered by (updatedAt, id); page on with the last entry as updatedSince/afterId (docs/sync.md).',
   query: listInvoicesQuery,
   responses: {
     200: { description: '{ data, pagination }; entries are invoice views with items and payments (not deliveries)', schema: invoiceList },

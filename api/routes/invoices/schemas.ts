@@ -3,7 +3,7 @@ import { CURRENCIES } from '../../../shared/domain/currencies';
 import { TAX_CATEGORIES } from '../../../shared/domain/tax/vatCategory';
 import { INVOICE_STATUSES, INVOICE_TYPES } from '../../../shared/domain/invoiceStates';
 import { PAYMENT_METHODS } from '../../../shared/commands/recordPayment';
-import { errorEnvelope, isoDate, listOf, money, pageQuery, positiveMoney, timestamp, uuid } from '../../schemas/common';
+import { errorEnvelope, isoDate, listOf, money, pageQuery, positiveMoney, syncQuery, timestamp, uuid } from '../../schemas/common';
 
 /** Invoice JSON Schemas: request validation and the OpenAPI document from one source. */
 const nullable = (s: Record<string, unknown>) => ({ ...s, type: [s.type as string, 'null'] });
@@ -116,6 +116,7 @@ export const listInvoicesQuery = {
     from: { ...isoDate, description: 'issueDate on or after (inclusive)' },
     to: { ...isoDate, description: 'issueDate on or before (inclusive)' },
     ...pageQuery,
+    ...syncQuery,
   },
 } as const;
 
@@ -258,7 +259,11 @@ export const invoiceView = {
   },
 } as const;
 
-export const invoiceList = listOf(invoiceView);
+/** A list entry: the view plus deletedAt, always there (set only in an updatedSince list: docs/sync.md). */
+export const invoiceList = listOf({
+  ...invoiceView,
+  properties: { ...invoiceView.properties, deletedAt: { type: ['string', 'null'], format: 'date-time' } },
+});
 
 export const errorResponses = {
   400: { description: 'Invalid input, or IMMUTABLE (wrong state for the operation)', schema: errorEnvelope },

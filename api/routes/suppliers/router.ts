@@ -3,16 +3,19 @@ import { runInTransaction } from '../../../shared/outbox';
 import { db } from '../../../shared/db';
 import { createSupplier, deleteSupplier, updateSupplier, type SupplierInput } from '../../../shared/commands/suppliers';
 import { getSupplier, listSuppliers } from '../../../shared/queries/suppliers';
+import type { SyncCursor } from '../../../shared/queries/sync';
 import { createSupplierBody, errorResponses, supplierList, supplierListQuery, supplierView, updateSupplierBody } from './schemas';
 
 /** Suppliers (for incoming invoices). Roles like customers: viewer reads, member creates, manager edits/deletes. */
 export const { router: suppliersRouter, add } = createRouter('/api/suppliers', 'Suppliers');
 
-add<unknown, { page: number; limit: number }>({
+add<unknown, SyncCursor & { page: number; limit: number }>({
   method: 'get',
   path: '/',
   auth: 'viewer',
   summary: 'List suppliers (paged)',
+  description:
+    'With updatedSince (and afterId): the incremental sync: suppliers changed since, deleted ones included with deletedAt, ordered by (updatedAt, id); page on with the last entry as updatedSince/afterId (docs/sync.md).',
   query: supplierListQuery,
   responses: { 200: { description: 'Suppliers', schema: supplierList }, ...errorResponses },
   handler: async (ctx) => {

@@ -47,6 +47,7 @@ export async function insertInvoiceWithItems(
   const extra: Record<string, unknown> = {
     items: JSON.stringify(items),
     actorUserId: audited.actor.userId ?? null,
+    actorApiKeyId: audited.actor.apiKeyId ?? null,
     action: audited.action,
     data: JSON.stringify(audited.data),
     requestId: audited.actor.requestId ?? null,
@@ -101,6 +102,7 @@ export async function insertInvoiceWithItems(
         'audit',
         auditOfInserted(db, 'inv', {
           actorUserId: at('actorUserId') as string | null,
+          actorApiKeyId: at('actorApiKeyId') as string | null,
           action: at('action') as string,
           entityType: 'invoice',
           dataJson: at('data') as string,
