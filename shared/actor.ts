@@ -8,6 +8,13 @@ export interface Actor {
   role: Role;
   requestId?: string;
   /**
+   * From the access token of an interactive login (OpenID Connect claim names): when the user last
+   * proved a password or second factor (unix seconds) and which (RFC 8176 values: pwd, otp, hwk).
+   * Absent after a refresh: a fresh proof is only what just happened (shared/auth/freshProof.ts).
+   */
+  authTime?: number;
+  amr?: string[];
+  /**
    * Set when an API key acts (docs/auth.md, "API keys"): userId is then null and the role is the
    * key's. Routes that manage people or credentials refuse such an actor (api/middleware/authenticate.ts).
    */

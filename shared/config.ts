@@ -41,8 +41,21 @@ export interface Config {
   /** When true, plain-HTTP webhook deliveries are refused (spec: HTTPS required). */
   requireHttpsWebhooks: boolean;
   publicBaseUrl: string;
+  /**
+   * The front end users open (the password-reset link points there); null: PUBLIC_BASE_URL is
+   * used, for a front end served from the API's address.
+   */
+  publicAppUrl: string | null;
   corsOrigins: string[];
-  rateLimits: { login: RateLimit; register: RateLimit; api: RateLimit; webhooks: RateLimit };
+  rateLimits: {
+    login: RateLimit;
+    register: RateLimit;
+    api: RateLimit;
+    webhooks: RateLimit;
+    /** POST /api/auth/password/forgot, per e-mail (keyed by its hash) and per IP. */
+    passwordResetEmail: RateLimit;
+    passwordResetIp: RateLimit;
+  };
   /** How long the API waits for a rendering job before answering 503 + Retry-After. */
   renderWaitMs: number;
   /**
@@ -97,8 +110,13 @@ export interface Config {
    * public. retryBaseMs: the first retry's wait, doubled per attempt (tests shorten it).
    */
   outboundWebhooks: { allowTargets: string[]; retryBaseMs: number };
-  /** WebAuthn relying party: the RP ID is the browser-facing domain, the origin its exact scheme://host[:port]. */
-  webauthn: { rpId: string; rpName: string; origin: string };
+  /**
+   * WebAuthn relying party: the RP ID is the browser-facing domain, the origin its exact
+   * scheme://host[:port]. relatedOrigins: other front ends (other domains) that use the same RP
+   * ID through WebAuthn related origin requests; served at the RP ID's /.well-known/webauthn and
+   * accepted in clientDataJSON next to the origin (docs/auth.md, "One passkey for every address").
+   */
+  webauthn: { rpId: string; rpName: string; origin: string; relatedOrigins: string[] };
 }
 
 type Env = Record<string, string | undefined>;
@@ -151,6 +169,24 @@ export function loadConfig(env: Env = process.env): Config {
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean);
+  };
+  /**
+   * A comma-separated list of web origins (scheme://host[:port], nothing after): what a browser
+   * writes into clientDataJSON.origin, so compared as exact strings.
+   */
+  const originList = (name: string): string[] => {
+    const out: string[] = [];
+    for (const raw of list(name, [])) {
+      try {
+        const u = new URL(raw);
+        if (!['http:', 'https:'].includes(u.protocol) || raw.replace(/\/$/, '') !== u.origin) {
+          problems.push(`${name} must list origins like https://example.at, without path (got "${raw}")`);
+        } else if (!out.includes(u.origin)) out.push(u.origin);
+      } catch {
+        problems.push(`${name} must list origins like https://example.at (got "${raw}")`);
+      }
+    }
+    return out;
   };
   const limit = (name: string, points: number, durationSec: number): RateLimit => ({
     points: int(`RATE_LIMIT_${name}_POINTS`, points, 1),
@@ -214,12 +250,15 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxyHops: int('TRUST_PROXY_HOPS', 1, 1, 10),
     requireHttpsWebhooks: bool('REQUIRE_HTTPS_WEBHOOKS', true),
     publicBaseUrl: url('PUBLIC_BASE_URL', `http://localhost:${port}`, ['http:', 'https:'])!,
+    publicAppUrl: url('PUBLIC_APP_URL', null, ['http:', 'https:']),
     corsOrigins: list('CORS_ORIGINS', []),
     rateLimits: {
       login: limit('LOGIN', 10, 15 * 60),
       register: limit('REGISTER', 5, 60 * 60),
       api: limit('API', 300, 60 * 60),
       webhooks: limit('WEBHOOKS', 30, 60 * 60),
+      passwordResetEmail: limit('PASSWORD_RESET_EMAIL', 5, 60 * 60),
+      passwordResetIp: limit('PASSWORD_RESET_IP', 20, 60 * 60),
     },
     renderWaitMs: int('RENDER_WAIT_MS', 15000, 100),
     invoiceViewCacheMb: int('INVOICE_VIEW_CACHE_MB', 32, 0, 4096),
@@ -275,6 +314,7 @@ export function loadConfig(env: Env = process.env): Config {
       rpId: env.WEBAUTHN_RP_ID ?? 'localhost',
       rpName: env.WEBAUTHN_RP_NAME ?? 'Buchhaltung',
       origin: url('WEBAUTHN_ORIGIN', 'http://localhost:3000', ['http:', 'https:'])!,
+      relatedOrigins: originList('WEBAUTHN_RELATED_ORIGINS'),
     },
   };
   for (const t of config.outboundWebhooks.allowTargets) {

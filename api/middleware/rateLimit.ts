@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import type { Config, RateLimit } from '../../shared/config';
 import { rateLimited } from '../../shared/errors';
 
-export type LimiterName = 'login' | 'register' | 'api' | 'webhooks';
+export type LimiterName = 'login' | 'register' | 'api' | 'webhooks' | 'passwordResetEmail' | 'passwordResetIp';
 export type Limiters = Record<LimiterName, RateLimiterRedis>;
 
 /**
@@ -26,6 +26,8 @@ export function createLimiters(cfg: Config, redis: Redis, prefix = cfg.redisPref
     register: make('register', cfg.rateLimits.register),
     api: make('api', cfg.rateLimits.api),
     webhooks: make('webhooks', cfg.rateLimits.webhooks),
+    passwordResetEmail: make('passwordResetEmail', cfg.rateLimits.passwordResetEmail),
+    passwordResetIp: make('passwordResetIp', cfg.rateLimits.passwordResetIp),
   };
 }
 

@@ -4,6 +4,7 @@ import { reportsRouter } from './reports/router';
 import { maintenanceRouter } from './maintenance/router';
 import { aiRouter } from './ai/router';
 import { authRouter } from './auth/router';
+import { wellKnownRouter } from './wellKnown/router';
 import { usersRouter } from './users/router';
 import { apiKeysRouter } from './apiKeys/router';
 import { settingsRouter } from './settings/router';
@@ -24,6 +25,7 @@ export const routers: Router[] = [
   maintenanceRouter,
   aiRouter,
   authRouter,
+  wellKnownRouter,
   usersRouter,
   apiKeysRouter,
   settingsRouter,

@@ -30,10 +30,14 @@ export interface AccessClaims {
   sub: string;
   tid: string;
   role: Role;
+  /** Set only by a login or a re-authentication: the proof's time (unix s) and methods (docs/auth.md, "Fresh proof"). */
+  authTime?: number;
+  amr?: string[];
 }
 
 export function signAccessToken(claims: AccessClaims, opts: { ttlSec?: number; secret?: string } = {}): string {
-  return jwt.sign({ tid: claims.tid, role: claims.role, typ: 'access' }, keyFor(opts.secret ?? config().jwtAccessSecret), {
+  const proof = claims.authTime !== undefined ? { auth_time: claims.authTime, amr: claims.amr ?? [] } : {};
+  return jwt.sign({ tid: claims.tid, role: claims.role, typ: 'access', ...proof }, keyFor(opts.secret ?? config().jwtAccessSecret), {
     algorithm: ALGORITHM,
     subject: claims.sub,
     issuer: ISSUER,
@@ -61,7 +65,7 @@ export function verifyAccessToken(token: string, secret = config().jwtAccessSecr
       verified.delete(cacheKey);
       throw tokenExpired();
     }
-    return { ...hit.actor };
+    return { ...hit.actor, ...(hit.actor.amr ? { amr: [...hit.actor.amr] } : {}) };
   }
   return verifyUncached(token, secret);
 }
@@ -84,6 +88,10 @@ function verifyUncached(token: string, secret: string): Actor {
     throw unauthorized('Invalid access token');
   }
   const actor: Actor = { userId: payload.sub, tenantId: payload.tid, role };
+  if (typeof payload.auth_time === 'number' && Array.isArray(payload.amr)) {
+    actor.authTime = payload.auth_time;
+    actor.amr = payload.amr.filter((m): m is string => typeof m === 'string');
+  }
   if (typeof payload.exp === 'number') {
     if (verified.size >= VERIFIED_MAX) verified.clear();
     verified.set(verifiedKey(secret, token), { actor, exp: payload.exp });

@@ -9,6 +9,7 @@ import { dummyPasswordHash, verifyPassword } from '../auth/passwords';
 import { claimAttempt, claimUnknownLoginAttempt, releaseAttempt, type ClaimedAttempt } from '../auth/lockout';
 import { issueRefreshToken, revokeRefreshFamily, rotateRefreshToken, type IssuedRefreshToken, type RotatedSession } from '../auth/refreshTokens';
 import { signChallengeToken, type SecondFactor } from '../auth/challengeToken';
+import { proofNow, type ProofMethod } from '../auth/freshProof';
 import type { AnonymousContext } from './types';
 
 /**
@@ -111,8 +112,21 @@ export async function completeLogin(
       data: { method },
     },
   );
-  return { token: signAccessToken({ sub: user.id, tid: user.tenantId, role: user.role }), refresh, user: publicUser(user) };
+  return {
+    token: signAccessToken({ sub: user.id, tid: user.tenantId, role: user.role, ...proofNow(PROOFS[method]) }),
+    refresh,
+    user: publicUser(user),
+  };
 }
+
+/** What a login proved (the access token's amr claim, shared/auth/freshProof.ts). */
+const PROOFS: Record<'password' | SecondFactor | 'register', ProofMethod[]> = {
+  password: ['pwd'],
+  register: ['pwd'],
+  totp: ['pwd', 'otp'],
+  recovery: ['pwd', 'otp'],
+  webauthn: ['pwd', 'hwk'],
+};
 
 /**
  * A new access token for a refresh token, which is spent and succeeded by a new one (its family

@@ -10,6 +10,7 @@ import { decryptSecret, encryptSecret } from '../crypto/secretBox';
 import { newTotpSecret, totpUri, verifyTotp } from '../auth/totp';
 import { hashRecoveryCode, looksLikeRecoveryCode, newRecoveryCodes } from '../auth/recoveryCodes';
 import { claimAttempt, releaseAttempt, type ClaimedAttempt } from '../auth/lockout';
+import { assertFreshProof } from '../auth/freshProof';
 import { completeLogin, type Session } from './login';
 import type { AnonymousContext, CommandContext } from './types';
 
@@ -26,7 +27,9 @@ async function lockedUser(trx: Knex.Transaction, actor: Actor): Promise<User> {
   return user;
 }
 
+/** Enrolment needs a fresh proof (shared/auth/freshProof.ts): a stolen token must not bind the thief's app. */
 export async function setupTotp({ trx, actor }: CommandContext): Promise<{ otpauthUri: string; qrCodeDataUrl: string }> {
+  assertFreshProof(actor);
   const secret = newTotpSecret();
   const user = await lockedUser(trx, actor);
   if (user.totpEnabled) throw invalidInput('TOTP is already enabled; disable it before setting it up again');
@@ -92,33 +95,53 @@ export async function claimCodeAttempt(ctx: AnonymousContext, challengeToken: st
 }
 
 /**
- * Second login step with a TOTP code or a recovery code (after claimCodeAttempt). Both are
- * consumed atomically (the TOTP step must be newer than the last one used; a recovery code is
- * removed from the list), so two parallel requests with the same code cannot both succeed.
- * A right code completes the login, which resets the counters.
+ * Second login step with a TOTP code or a recovery code (after claimCodeAttempt), spent by
+ * consumeSecondFactorCode. A right code completes the login, which resets the counters.
  */
 export async function verifySecondFactor(ctx: AnonymousContext, user: User, code: string): Promise<Session> {
-  const { trx } = ctx;
-  let method: 'totp' | 'recovery' | null = null;
-  if (/^\d{6}$/.test(code.trim())) {
-    if (user.totpEnabled && user.totpSecretEnc) {
-      const step = await verifyTotp(decryptSecret(user.totpSecretEnc), code.trim(), user.totpLastStep);
-      if (step !== null) {
-        const n = await User.query(trx)
-          .where({ id: user.id, tenantId: user.tenantId })
-          .andWhere((q) => q.whereNull('totpLastStep').orWhere('totpLastStep', '<', step))
-          .patch({ totpLastStep: step });
-        if (n === 1) method = 'totp';
-      }
-    }
-  } else if (looksLikeRecoveryCode(code)) {
-    const hash = hashRecoveryCode(code);
-    const n = await User.query(trx)
-      .where({ id: user.id, tenantId: user.tenantId })
-      .whereRaw('jsonb_exists(recovery_codes, ?)', [hash])
-      .patch({ recoveryCodes: trx.raw('recovery_codes - ?::text', [hash]) });
-    if (n === 1) method = 'recovery';
-  }
+  const method = await consumeSecondFactorCode(ctx.trx, user, code);
   if (!method) throw wrongCode();
   return completeLogin(ctx, user, method);
+}
+
+/**
+ * Spend a TOTP code or a recovery code of the user (null when it is neither). Both are consumed
+ * atomically (the TOTP step must be newer than the last one used; a recovery code is removed from
+ * the list), so two parallel requests with the same code cannot both succeed.
+ */
+export async function consumeSecondFactorCode(trx: Knex.Transaction, user: User, code: string): Promise<'totp' | 'recovery' | null> {
+  if (/^\d{6}$/.test(code.trim())) {
+    if (!user.totpEnabled || !user.totpSecretEnc) return null;
+    const step = await verifyTotp(decryptSecret(user.totpSecretEnc), code.trim(), user.totpLastStep);
+    if (step === null) return null;
+    const n = await User.query(trx)
+      .where({ id: user.id, tenantId: user.tenantId })
+      .andWhere((q) => q.whereNull('totpLastStep').orWhere('totpLastStep', '<', step))
+      .patch({ totpLastStep: step });
+    return n === 1 ? 'totp' : null;
+  }
+  if (!looksLikeRecoveryCode(code)) return null;
+  const hash = hashRecoveryCode(code);
+  const n = await User.query(trx)
+    .where({ id: user.id, tenantId: user.tenantId })
+    .whereRaw('jsonb_exists(recovery_codes, ?)', [hash])
+    .patch({ recoveryCodes: trx.raw('recovery_codes - ?::text', [hash]) });
+  return n === 1 ? 'recovery' : null;
+}
+
+/**
+ * New recovery codes for a user with a second factor; the old ones stop working in the same
+ * statement. Needs a second factor proved within the last 5 minutes: with a password alone, a
+ * thief who knows it could mint codes that outlive the victim's phone.
+ */
+export async function regenerateRecoveryCodes({ trx, actor }: CommandContext): Promise<{ recoveryCodes: string[] }> {
+  const user = await lockedUser(trx, actor);
+  if (!user.totpEnabled && (await countPasskeys(trx, actor.tenantId, user.id)) === 0) {
+    throw invalidInput('Recovery codes belong to a second factor: enable TOTP or add a passkey first');
+  }
+  assertFreshProof(actor, 'second-factor');
+  const { codes, hashes } = newRecoveryCodes();
+  await User.query(trx).where({ id: user.id, tenantId: actor.tenantId }).patch({ recoveryCodes: hashes, updatedAt: trx.fn.now() });
+  await audit(trx, actor, { action: 'user.recovery_codes_regenerated', entityType: 'user', entityId: user.id });
+  return { recoveryCodes: codes };
 }

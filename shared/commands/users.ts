@@ -8,6 +8,7 @@ import { currentActor } from '../auth/currentActor';
 import { User } from '../models/User';
 import { emailInUse } from '../queries/auth';
 import { getUser, type UserView } from '../queries/users';
+import { queueAccountNotice } from './account';
 import type { CommandContext } from './types';
 
 /**
@@ -102,4 +103,39 @@ export async function deactivateUser({ trx, actor: tokenActor }: CommandContext,
   await User.query(trx).where({ tenantId: actor.tenantId, id }).patch({ active: false, updatedAt: trx.fn.now() });
   await revokeUserRefreshTokens(trx, actor.tenantId, id);
   await audit(trx, actor, { action: 'user.deactivated', entityType: 'user', entityId: id });
+}
+
+/**
+ * An admin removes a user's second factor (TOTP, every passkey, the recovery codes) for a user who
+ * lost it: audited, and the user is e-mailed. Not on oneself: a stolen admin token would
+ * otherwise strip its own account's second factor; another admin does it.
+ */
+export async function resetUserTwoFactor({ trx, actor: tokenActor }: CommandContext, id: string): Promise<UserView> {
+  const actor = await currentActor(trx, tokenActor, 'admin');
+  const target = await User.query(trx).where({ tenantId: actor.tenantId, id }).forUpdate().first();
+  if (!target) throw notFound('User');
+  if (target.id === actor.userId) throw forbidden('Another admin must reset your own second factor');
+  const passkeys = await trx('webauthnCredentials').where({ tenantId: actor.tenantId, userId: id }).delete();
+  await User.query(trx)
+    .where({ tenantId: actor.tenantId, id })
+    .patch({ totpEnabled: false, totpSecretEnc: null, totpLastStep: null, recoveryCodes: [], webauthnChallenge: null, updatedAt: trx.fn.now() });
+  await audit(trx, actor, { action: 'user.two_factor_reset', entityType: 'user', entityId: id, data: { totp: target.totpEnabled, passkeys } });
+  await queueAccountNotice(trx, target, 'two-factor-reset');
+  return getUser(trx, actor.tenantId, id);
+}
+
+/** An admin reactivates a deactivated user: audited and e-mailed; an active user is answered as is. */
+export async function reactivateUser({ trx, actor: tokenActor }: CommandContext, id: string): Promise<UserView> {
+  const actor = await currentActor(trx, tokenActor, 'admin');
+  const target = await User.query(trx).where({ tenantId: actor.tenantId, id }).forUpdate().first();
+  if (!target) throw notFound('User');
+  if (!target.active) {
+    // A fresh start: the lockout of the old account does not carry over.
+    await User.query(trx)
+      .where({ tenantId: actor.tenantId, id })
+      .patch({ active: true, failedLoginCount: 0, lockoutCount: 0, lockedUntil: null, updatedAt: trx.fn.now() });
+    await audit(trx, actor, { action: 'user.reactivated', entityType: 'user', entityId: id });
+    await queueAccountNotice(trx, target, 'reactivated');
+  }
+  return getUser(trx, actor.tenantId, id);
 }

@@ -19,6 +19,7 @@ import { logger } from '../logger';
 import { User, type StoredWebauthnChallenge } from '../models/User';
 import { challengeUser, countPasskeys, passkeyDescriptors, passkeyView, type PasskeyRow, type PasskeyView } from '../queries/auth';
 import { assertNotLocked, claimAttempt } from '../auth/lockout';
+import { assertFreshProof } from '../auth/freshProof';
 import { completeLogin, type Session } from './login';
 import type { AnonymousContext, CommandContext } from './types';
 
@@ -33,6 +34,14 @@ const CHALLENGE_TTL_MS = 5 * 60_000;
 const TIMEOUT_MS = 60_000;
 
 const rp = () => config().webauthn;
+
+/**
+ * The origins whose ceremonies we accept: the RP's own and the related origins it lists at
+ * /.well-known/webauthn (WebAuthn Level 3, related origin requests). A browser on one of those
+ * addresses may use our RP ID, and writes its own origin into clientDataJSON; any other origin
+ * is refused, also when the RP ID hash matches.
+ */
+export const acceptedOrigins = (): string[] => [rp().origin, ...rp().relatedOrigins.filter((o) => o !== rp().origin)];
 
 const invalidChallenge = () => unauthorized('The two-factor challenge is invalid or has expired; log in again');
 
@@ -90,7 +99,7 @@ export async function verifyRegistration({ trx, actor }: CommandContext, challen
     verification = await verifyRegistrationResponse({
       response,
       expectedChallenge: challenge,
-      expectedOrigin: rp().origin,
+      expectedOrigin: acceptedOrigins(),
       expectedRPID: rp().rpId,
       requireUserVerification: false,
     });
@@ -118,7 +127,9 @@ export async function verifyRegistration({ trx, actor }: CommandContext, challen
   return passkeyView(row);
 }
 
+/** Needs a fresh proof (shared/auth/freshProof.ts): a stolen token must not strip the account's second factor. */
 export async function deletePasskey({ trx, actor }: CommandContext, id: string): Promise<void> {
+  assertFreshProof(actor);
   const n = await trx('webauthnCredentials').where({ tenantId: actor.tenantId, userId: actor.userId, id }).delete();
   if (!n) throw notFound('Passkey');
   // Recovery codes are a fallback of a second factor: without any left they go (as disableTotp
@@ -184,7 +195,7 @@ export async function verifyAuthentication(ctx: AnonymousContext, attempt: Passk
     verification = await verifyAuthenticationResponse({
       response,
       expectedChallenge,
-      expectedOrigin: rp().origin,
+      expectedOrigin: acceptedOrigins(),
       expectedRPID: rp().rpId,
       credential: { id: cred.credentialId, publicKey: new Uint8Array(cred.publicKey), counter: Number(cred.counter), transports: cred.transports },
       requireUserVerification: false,

@@ -1,6 +1,7 @@
 import { QUEUES, type QueueName } from '../queues';
 import { DOCUMENT_KINDS, renderJobId, type DocumentKind } from '../documents/kinds';
 import { monthPeriod, quarterPeriod, type TaxPeriod } from '../domain/tax/period';
+import { ACCOUNT_NOTICES, type AccountNotice } from '../domain/accountEmails';
 import { WEBHOOK_BACKOFF_TYPE } from '../domain/outboundWebhooks';
 import { defineJob, oneOfSchemas, payloadSchema, type AnyJobDefinition, type PayloadOf } from './define';
 
@@ -45,6 +46,19 @@ export interface SendInvoiceEmailPayload {
    * written (the database failed just then): the retry records it instead of sending again.
    */
   accepted?: AcceptedMail;
+}
+
+/** A password-reset request (password_resets row); the token is derived from its id (shared/auth/passwordReset.ts). */
+export interface SendPasswordResetEmailPayload {
+  resetId: string;
+}
+
+/** A notice to a user about a change to their account; ref makes each notice its own job. */
+export interface SendAccountNoticePayload {
+  tenantId: string;
+  userId: string;
+  notice: AccountNotice;
+  ref: string;
 }
 
 // ——— tax-portal ———
@@ -169,6 +183,29 @@ export const jobs = {
     }),
     // The delivery's id: one job per delivery row.
     jobId: (p) => `email-${p.deliveryId}`,
+  }),
+
+  /**
+   * E-mail the link of one password-reset request, or nothing when the request's e-mail has no
+   * active account (docs/auth.md, "Password reset"). A retry sends the same link.
+   */
+  sendPasswordResetEmail: defineJob<SendPasswordResetEmailPayload>()({
+    queue: QUEUES.email,
+    name: 'send-password-reset-email',
+    schema: payloadSchema<SendPasswordResetEmailPayload>({ type: 'object', properties: { resetId: id }, required: ['resetId'] }),
+    jobId: (p) => `password-reset-${p.resetId}`,
+  }),
+
+  /** Tell a user that their password was changed, their second factor reset or their account reactivated. */
+  sendAccountNotice: defineJob<SendAccountNoticePayload>()({
+    queue: QUEUES.email,
+    name: 'send-account-notice',
+    schema: payloadSchema<SendAccountNoticePayload>({
+      type: 'object',
+      properties: { tenantId: id, userId: id, notice: { type: 'string', enum: ACCOUNT_NOTICES }, ref: id },
+      required: ['tenantId', 'userId', 'notice', 'ref'],
+    }),
+    jobId: (p) => `account-notice-${p.ref}`,
   }),
 
   /** Upload one U30 submission to FinanzOnline. */

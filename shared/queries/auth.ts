@@ -71,3 +71,46 @@ export async function listPasskeys(q: Db, tenantId: string, userId: string): Pro
 /** The credential ids (and transports) of a user's passkeys, for allowCredentials / excludeCredentials. */
 export const passkeyDescriptors = (q: Db, tenantId: string, userId: string): Promise<Pick<PasskeyRow, 'credentialId' | 'transports'>[]> =>
   q('webauthnCredentials').where({ tenantId, userId }).select('credentialId', 'transports');
+
+/** A session as GET /api/auth/sessions shows it: one refresh-token family, never a token. */
+export interface SessionView {
+  id: string;
+  createdAt: string;
+  lastUsedAt: string;
+  expiresAt: string;
+  current: boolean;
+}
+
+/**
+ * The user's live sessions, newest first: families whose latest token is unspent, unrevoked and
+ * unexpired. createdAt is the login, lastUsedAt the latest refresh. `current` marks the family of
+ * the refresh cookie the request carried (the cookie's path covers /api/auth).
+ */
+export async function listSessions(q: Db, tenantId: string, userId: string, currentFamilyId: string | null, at: Date): Promise<SessionView[]> {
+  const rows: { familyId: string; createdAt: Date; lastUsedAt: Date; expiresAt: Date }[] = await q('refreshTokens as live')
+    .where({ 'live.tenantId': tenantId, 'live.userId': userId })
+    .whereNull('live.usedAt')
+    .whereNull('live.revokedAt')
+    .where('live.expiresAt', '>', at)
+    .select(
+      'live.familyId',
+      q.raw('(select min(f.created_at) from refresh_tokens f where f.family_id = live.family_id and f.tenant_id = live.tenant_id) as "createdAt"'),
+      'live.createdAt as lastUsedAt',
+      'live.expiresAt',
+    )
+    .orderBy('live.createdAt', 'desc');
+  return rows.map((r) => ({
+    id: r.familyId,
+    createdAt: new Date(r.createdAt).toISOString(),
+    lastUsedAt: new Date(r.lastUsedAt).toISOString(),
+    expiresAt: new Date(r.expiresAt).toISOString(),
+    current: r.familyId === currentFamilyId,
+  }));
+}
+
+/** The family of a refresh token (the request's cookie), or null. */
+export async function refreshFamilyOf(q: Db, tokenHash: string | null): Promise<string | null> {
+  if (!tokenHash) return null;
+  const row = await q('refreshTokens').where({ tokenHash }).first('familyId');
+  return row?.familyId ?? null;
+}

@@ -70,3 +70,7 @@ export async function listUsers(q: Db, tenantId: string, page: { page: number; l
   const t = Number(total);
   return { data: rows.map(view), pagination: { page: page.page, limit: page.limit, total: t, totalPages: Math.ceil(t / page.limit) } };
 }
+
+/** Where a notice about an account goes: the user's address and name (deactivated users too). */
+export const findAccountRecipient = (q: Db, tenantId: string, userId: string): Promise<{ email: string; name: string } | undefined> =>
+  q('users').where({ tenantId, id: userId }).first('email', 'name');

@@ -3,6 +3,7 @@ import { db } from '../../shared/db';
 import { hashPassword } from '../../shared/auth/passwords';
 import { signAccessToken } from '../../shared/auth/accessToken';
 import type { Role } from '../../shared/actor';
+import { proofNow } from '../../shared/auth/freshProof';
 
 /**
  * Factories give every test its own tenant, so tests never see each other's data and can run in
@@ -50,7 +51,9 @@ export async function createUser(tenant: { id: string }, role: Role = 'admin', o
   const [row] = await db()('users')
     .insert({ tenantId: tenant.id, email, name: `Test ${role}`, role, passwordHash: await testHash(), ...overrides })
     .returning('*');
-  return { id: row.id, tenantId: tenant.id, email: row.email, role: row.role, token: signAccessToken({ sub: row.id, tid: tenant.id, role: row.role }) };
+  // As if just logged in with the password: a fresh proof (docs/auth.md, "Fresh proof").
+  const token = signAccessToken({ sub: row.id, tid: tenant.id, role: row.role, ...proofNow(['pwd']) });
+  return { id: row.id, tenantId: tenant.id, email: row.email, role: row.role, token };
 }
 
 /** A tenant with one user per role: { tenant, admin, manager, member, viewer }. */

@@ -15,6 +15,8 @@ process.env.RATE_LIMIT_API_POINTS ??= '1000000';
 process.env.RATE_LIMIT_LOGIN_POINTS ??= '1000000';
 process.env.RATE_LIMIT_REGISTER_POINTS ??= '1000000';
 process.env.RATE_LIMIT_WEBHOOKS_POINTS ??= '1000000';
+process.env.RATE_LIMIT_PASSWORD_RESET_EMAIL_POINTS ??= '1000000';
+process.env.RATE_LIMIT_PASSWORD_RESET_IP_POINTS ??= '1000000';
 // The workers' recovery loop sweeps every tenant's rows of the one database the files share, but
 // queues into its own file's Redis prefix: off, except in the tests of the loop itself.
 process.env.RECOVERY_INTERVAL_MS ??= '0';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { startTestServer } from '../helpers/server';
 import { client, type TestClient } from '../helpers/http';
 import { createTeam, createUser } from '../helpers/factories';
@@ -28,6 +28,7 @@ function resourceFor(fullPath: string): string | undefined {
     [/^\/api\/users\/:id/, 'user'],
     [/^\/api\/reports\/ust\/submissions\/:id/, 'submission'],
     [/^\/api\/auth\/webauthn\/credentials\/:id/, 'webauthnCredential'],
+    [/^\/api\/auth\/sessions\/:id/, 'session'],
     [/^\/api\/maintenance\/jobs\/:key/, 'maintenanceJob'],
     [/^\/api\/incoming-einvoices\/:id/, 'incomingEinvoice'],
     [/^\/api\/webhook-subscriptions\/:id/, 'webhookSubscription'],
@@ -70,6 +71,16 @@ beforeAll(async () => {
     .insert({ tenantId: a.tenant.id, userId: a.admin.id, credentialId: randomBytes(16).toString('base64url'), publicKey: randomBytes(32) })
     .returning('id');
   aIds.webauthnCredential = cred.id;
+  const [session] = await db()('refreshTokens')
+    .insert({
+      tenantId: a.tenant.id,
+      userId: a.admin.id,
+      familyId: randomUUID(),
+      tokenHash: randomBytes(32).toString('hex'),
+      expiresAt: new Date(Date.now() + 3600_000),
+    })
+    .returning('familyId');
+  aIds.session = session.familyId;
   const [incoming] = await db()('incomingEinvoices')
     .insert({ tenantId: a.tenant.id, original: Buffer.from('<Invoice/>'), mediaType: 'application/xml', sha256: 'x', size: 10 })
     .returning('id');

@@ -12,8 +12,25 @@ describe('loadConfig', () => {
       register: { points: 5, durationSec: 3600 },
       api: { points: 300, durationSec: 3600 },
       webhooks: { points: 30, durationSec: 3600 },
+      passwordResetEmail: { points: 5, durationSec: 3600 },
+      passwordResetIp: { points: 20, durationSec: 3600 },
     });
     expect(cfg.encryptionKey.length).toBe(32);
+    expect(cfg.publicAppUrl).toBeNull();
+    expect(cfg.webauthn.relatedOrigins).toEqual([]);
+  });
+
+  it('reads PUBLIC_APP_URL and WEBAUTHN_RELATED_ORIGINS (origins only, deduplicated)', () => {
+    const cfg = loadConfig({
+      PUBLIC_APP_URL: 'https://app.buchhaltung.at',
+      WEBAUTHN_RELATED_ORIGINS: 'https://buchhaltung.de, https://buchhaltung.eu,https://buchhaltung.de',
+    });
+    expect(cfg.publicAppUrl).toBe('https://app.buchhaltung.at');
+    expect(cfg.webauthn.relatedOrigins).toEqual(['https://buchhaltung.de', 'https://buchhaltung.eu']);
+    for (const bad of ['https://buchhaltung.de/login', 'ftp://buchhaltung.de', 'buchhaltung.de']) {
+      expect(() => loadConfig({ WEBAUTHN_RELATED_ORIGINS: bad }), bad).toThrow(/WEBAUTHN_RELATED_ORIGINS must list origins/);
+    }
+    expect(() => loadConfig({ PUBLIC_APP_URL: 'javascript:alert(1)' })).toThrow(/PUBLIC_APP_URL must use http: or https:/);
   });
 
   it('names every bad variable in one error', () => {

@@ -56,6 +56,8 @@ describe('job catalog', () => {
       renderInvoiceDocument: 'documents/render-invoice-document',
       importIncomingEinvoice: 'documents/import-incoming-einvoice',
       sendInvoiceEmail: 'email/send-invoice-email',
+      sendPasswordResetEmail: 'email/send-password-reset-email',
+      sendAccountNotice: 'email/send-account-notice',
       submitU30: 'tax-portal/submit-u30',
       renderReportPdf: 'reports/render-report-pdf',
       processWebhookEvent: 'webhooks/process-webhook-event',

@@ -12,8 +12,29 @@ import { emailHash } from '../../../shared/auth/lockout';
 import { checkPassword, claimPasswordAttempt, finishPasswordLogin, logout, refreshSession, type Session } from '../../../shared/commands/login';
 import { registerTenant } from '../../../shared/commands/registerTenant';
 import { getUser } from '../../../shared/queries/users';
-import { listPasskeys } from '../../../shared/queries/auth';
-import { claimCodeAttempt, claimTotpDisableAttempt, disableTotp, enableTotp, setupTotp, verifySecondFactor } from '../../../shared/commands/twoFactor';
+import { listPasskeys, listSessions, refreshFamilyOf } from '../../../shared/queries/auth';
+import {
+  claimCodeAttempt,
+  claimTotpDisableAttempt,
+  disableTotp,
+  enableTotp,
+  regenerateRecoveryCodes,
+  setupTotp,
+  verifySecondFactor,
+} from '../../../shared/commands/twoFactor';
+import {
+  assertNewPassword,
+  changePassword,
+  checkPasswordReset,
+  claimProofAttempt,
+  reauthenticate,
+  requestPasswordReset,
+  resetPassword,
+  revokeSession,
+} from '../../../shared/commands/account';
+import { hashPassword, verifyPassword } from '../../../shared/auth/passwords';
+import { sha256Hex } from '../../../shared/crypto/secretBox';
+import { now } from '../../../shared/clock';
 import {
   authenticationOptions,
   claimPasskeyAttempt,
@@ -166,8 +187,13 @@ add({
   path: '/2fa/totp/setup',
   auth: 'viewer',
   summary: 'Start TOTP setup: a new secret as otpauth URI and QR code (not active until enabled)',
+  description: 'Needs a fresh proof (a login or POST /api/auth/reauthenticate within the last 5 minutes), else 401.',
   before: [noStore],
-  responses: { 200: { description: 'Scan this', schema: s.totpSetup }, 400: err('TOTP already enabled') },
+  responses: {
+    200: { description: 'Scan this', schema: s.totpSetup },
+    400: err('TOTP already enabled'),
+    401: err('No fresh proof (WWW-Authenticate: insufficient_user_authentication): re-authenticate and retry'),
+  },
   handler: async (ctx) => {
     const actor = ctx.state.actor;
     ctx.body = await runInTransaction((trx) => setupTotp({ trx, actor }));
@@ -274,7 +300,12 @@ add({
   path: '/webauthn/credentials/:id',
   auth: 'viewer',
   summary: 'Remove one of the current user’s passkeys',
-  responses: { 204: { description: 'Removed' }, 404: err('Not found') },
+  description: 'Needs a fresh proof (a login or POST /api/auth/reauthenticate within the last 5 minutes), else 401.',
+  responses: {
+    204: { description: 'Removed' },
+    401: err('No fresh proof (WWW-Authenticate: insufficient_user_authentication): re-authenticate and retry'),
+    404: err('Not found'),
+  },
   handler: async (ctx) => {
     const actor = ctx.state.actor;
     await runInTransaction((trx) => deletePasskey({ trx, actor }, ctx.input.params.id));
@@ -317,5 +348,149 @@ add<{ challengeToken: string; response: AuthenticationResponseJSON }>({
     // Own transaction, committed before the check: a failure stays counted and the challenge spent.
     const attempt = await runInTransaction((trx) => claimPasskeyAttempt({ trx, requestId }, ctx.input.body.challengeToken));
     sendSession(ctx, await runInTransaction((trx) => verifyAuthentication({ trx, requestId }, attempt, ctx.input.body.response)));
+  },
+});
+
+// ── Account self-service ────────────────────────────────────────────────────────────────────
+add<{ email: string }>({
+  method: 'post',
+  path: '/password/forgot',
+  auth: 'public',
+  summary: 'E-mail a password-reset link (valid 30 minutes, single use) if the address has an active account',
+  description:
+    'Always 202 with the same body, whether the address is known or not (the same work is done either way; the e-mail is sent by a job). ' +
+    'Rate limits: 5 per 60 minutes per e-mail address, 20 per 60 minutes per IP.',
+  body: s.forgotPassword,
+  before: [limitBy('passwordResetIp', clientIp)],
+  responses: { 202: { description: 'Accepted', schema: s.forgotPasswordAnswer }, 400: err('Invalid input'), 429: err('Rate limit (Retry-After)') },
+  handler: async (ctx) => {
+    const { email } = ctx.input.body;
+    await consume(ctx.limiters.passwordResetEmail, emailHash(email));
+    const requestId = ctx.state.requestId;
+    await runInTransaction((trx) => requestPasswordReset({ trx, requestId }, email));
+    ctx.status = 202;
+    ctx.body = { message: 'If the address belongs to an active account, a link to reset the password is on its way (valid for 30 minutes)' };
+  },
+});
+
+add<{ token: string; password: string }>({
+  method: 'post',
+  path: '/password/reset',
+  auth: 'public',
+  summary: 'Set a new password with the token of a reset link; every session of the user ends',
+  description: 'The token works once and for 30 minutes. A second factor stays enabled: the next login still asks for it.',
+  body: s.resetPassword,
+  responses: {
+    204: { description: 'Password set' },
+    400: err('Invalid input: password too short, or equal to the current one'),
+    401: err('Reset token invalid, expired or already used'),
+  },
+  handler: async (ctx) => {
+    const { token, password } = ctx.input.body;
+    const requestId = ctx.state.requestId;
+    // Checked and hashed outside the transaction (argon2); resetPassword checks the token again under its lock.
+    const checked = await checkPasswordReset(db(), token, password);
+    const passwordHash = await hashPassword(password);
+    await runInTransaction((trx) => resetPassword({ trx, requestId }, checked, passwordHash));
+    ctx.status = 204;
+  },
+});
+
+add<{ currentPassword: string; newPassword: string }>({
+  method: 'post',
+  path: '/password/change',
+  auth: 'viewer',
+  summary: 'Change one’s own password; every session ends and a new one starts (answers like login)',
+  description: 'A wrong current password counts toward the account lockout like a failed login.',
+  body: s.changePassword,
+  responses: {
+    200: { description: 'Changed; a new session (Set-Cookie: refreshToken)', schema: s.session },
+    400: err('Invalid input: new password too short, or equal to the current one'),
+    401: err('Current password wrong'),
+    429: err('Account locked (Retry-After)'),
+  },
+  handler: async (ctx) => {
+    const { currentPassword, newPassword } = ctx.input.body;
+    assertNewPassword(currentPassword, newPassword);
+    const actor = ctx.state.actor;
+    // Own transaction, committed before the check: a wrong password must stay counted.
+    const claimed = await runInTransaction((trx) => claimProofAttempt({ trx, actor }));
+    const currentPasswordRight = await verifyPassword(claimed.user.passwordHash, currentPassword);
+    const newPasswordHash = currentPasswordRight ? await hashPassword(newPassword) : '';
+    sendSession(ctx, await runInTransaction((trx) => changePassword({ trx, actor }, claimed, { currentPasswordRight, newPasswordHash })));
+  },
+});
+
+add<{ password?: string; code?: string }>({
+  method: 'post',
+  path: '/reauthenticate',
+  auth: 'viewer',
+  summary: 'Prove it is you again (password, or a TOTP or recovery code): a new access token with a fresh proof',
+  description:
+    'Removing a passkey, enrolling TOTP (password or second factor) and new recovery codes (second factor) need a proof from the last 5 minutes. ' +
+    'A login gives one; this renews it without a new session. Wrong answers count toward the account lockout.',
+  body: s.reauthenticate,
+  before: [noStore],
+  responses: {
+    200: { description: 'Access token with auth_time = now', schema: s.tokenOnly },
+    400: err('Invalid input'),
+    401: err('Wrong password or code'),
+    429: err('Account locked (Retry-After)'),
+  },
+  handler: async (ctx) => {
+    const { password, code } = ctx.input.body;
+    const actor = ctx.state.actor;
+    // Own transaction, committed before the check: a wrong answer must stay counted.
+    const claimed = await runInTransaction((trx) => claimProofAttempt({ trx, actor }));
+    const proof = code !== undefined ? { code } : { passwordRight: await verifyPassword(claimed.user.passwordHash, password ?? '') };
+    ctx.body = await runInTransaction((trx) => reauthenticate({ trx, actor }, claimed, proof));
+  },
+});
+
+add({
+  method: 'post',
+  path: '/2fa/recovery-codes',
+  auth: 'viewer',
+  summary: 'Issue 10 new recovery codes (shown once); the old ones stop working',
+  description:
+    'Needs a second factor (TOTP code, recovery code or passkey) proved within the last 5 minutes: a login with it, or POST /api/auth/reauthenticate with a code.',
+  before: [noStore],
+  responses: {
+    200: { description: 'New codes', schema: s.recoveryCodes },
+    400: err('No second factor is enabled'),
+    401: err('No fresh second-factor proof (WWW-Authenticate: insufficient_user_authentication)'),
+  },
+  handler: async (ctx) => {
+    const actor = ctx.state.actor;
+    ctx.body = await runInTransaction((trx) => regenerateRecoveryCodes({ trx, actor }));
+  },
+});
+
+add({
+  method: 'get',
+  path: '/sessions',
+  auth: 'viewer',
+  summary: 'The current user’s sessions (refresh-token families), newest first',
+  description: '`current` marks the session of the refresh cookie sent with the request.',
+  responses: { 200: { description: 'Sessions', schema: { type: 'array', items: s.sessionInfo } } },
+  handler: async (ctx) => {
+    const { tenantId, userId } = ctx.state.actor;
+    const cookie = readRefreshCookie(ctx);
+    const current = await refreshFamilyOf(db(), cookie ? sha256Hex(cookie) : null);
+    ctx.body = await listSessions(db(), tenantId, userId!, current, now());
+  },
+});
+
+add({
+  method: 'delete',
+  path: '/sessions/:id',
+  auth: 'viewer',
+  summary: 'End one of the current user’s sessions: its refresh token stops working',
+  description: 'Access tokens already issued to that session stay valid until they expire (at most 15 minutes).',
+  responses: { 204: { description: 'Ended' }, 404: err('No such live session of the current user') },
+  handler: async (ctx) => {
+    const actor = ctx.state.actor;
+    await runInTransaction((trx) => revokeSession({ trx, actor }, ctx.input.params.id));
+    ctx.status = 204;
   },
 });

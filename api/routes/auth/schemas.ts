@@ -168,3 +168,46 @@ export interface RegisterBody {
   country?: string;
   plan?: 'free' | 'pro' | 'business';
 }
+
+export const forgotPassword = { type: 'object', additionalProperties: false, required: ['email'], properties: { email } } as const;
+
+export const forgotPasswordAnswer = { type: 'object', required: ['message'], properties: { message: { type: 'string' } } } as const;
+
+export const resetPassword = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['token', 'password'],
+  properties: { token: { type: 'string', minLength: 1, maxLength: 200, description: 'The token of the reset link' }, password },
+} as const;
+
+export const changePassword = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['currentPassword', 'newPassword'],
+  // The current password is not held to today's policy (an old one may be shorter), as at login.
+  properties: { currentPassword: { type: 'string', minLength: 1, maxLength: 256 }, newPassword: password },
+} as const;
+
+export const reauthenticate = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  maxProperties: 1,
+  description: 'Exactly one of password and code',
+  properties: {
+    password: { type: 'string', minLength: 1, maxLength: 256 },
+    code: { type: 'string', minLength: 6, maxLength: 20, description: '6-digit TOTP code or a recovery code (xxxxx-xxxxx)' },
+  },
+} as const;
+
+export const sessionInfo = {
+  type: 'object',
+  required: ['id', 'createdAt', 'lastUsedAt', 'expiresAt', 'current'],
+  properties: {
+    id: { type: 'string', format: 'uuid', description: 'The session (refresh-token family) id, for DELETE /api/auth/sessions/{id}' },
+    createdAt: { type: 'string', format: 'date-time', description: 'The login that started it' },
+    lastUsedAt: { type: 'string', format: 'date-time', description: 'The latest refresh (or the login)' },
+    expiresAt: { type: 'string', format: 'date-time' },
+    current: { type: 'boolean', description: 'The session of the refresh cookie sent with this request' },
+  },
+} as const;

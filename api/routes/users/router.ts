@@ -2,7 +2,15 @@ import { createRouter } from '../../routing';
 import { errorEnvelope } from '../../schemas/common';
 import { db } from '../../../shared/db';
 import { runInTransaction } from '../../../shared/outbox';
-import { createUser, deactivateUser, updateUser, type CreateUserInput, type UpdateUserInput } from '../../../shared/commands/users';
+import {
+  createUser,
+  deactivateUser,
+  reactivateUser,
+  resetUserTwoFactor,
+  updateUser,
+  type CreateUserInput,
+  type UpdateUserInput,
+} from '../../../shared/commands/users';
 import { getUser, listUsers } from '../../../shared/queries/users';
 import * as s from './schemas';
 
@@ -90,5 +98,35 @@ add({
     const actor = ctx.state.actor;
     await runInTransaction((trx) => deactivateUser({ trx, actor }, ctx.input.params.id));
     ctx.status = 204;
+  },
+});
+
+add({
+  method: 'post',
+  path: '/:id/2fa/reset',
+  auth: 'admin',
+  summary: "Remove a user's second factor (TOTP, passkeys, recovery codes) for a user who lost it; the user is e-mailed",
+  description: 'Audited (user.two_factor_reset). Not on oneself: another admin resets an admin’s second factor (403).',
+  responses: {
+    200: { description: 'The user, now without a second factor', schema: s.user },
+    403: err('Role below admin, or the own account'),
+    404: err('Not found'),
+  },
+  handler: async (ctx) => {
+    const actor = ctx.state.actor;
+    ctx.body = await runInTransaction((trx) => resetUserTwoFactor({ trx, actor }, ctx.input.params.id));
+  },
+});
+
+add({
+  method: 'post',
+  path: '/:id/reactivate',
+  auth: 'admin',
+  summary: 'Reactivate a deactivated user (they can log in again); the user is e-mailed',
+  description: 'Audited (user.reactivated). An active user is answered unchanged, without an e-mail.',
+  responses: { 200: { description: 'The user, active', schema: s.user }, 403: err('Role below admin'), 404: err('Not found') },
+  handler: async (ctx) => {
+    const actor = ctx.state.actor;
+    ctx.body = await runInTransaction((trx) => reactivateUser({ trx, actor }, ctx.input.params.id));
   },
 });
