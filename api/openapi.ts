@@ -193,7 +193,13 @@ export function buildOpenApi(serverUrls: string[] = []): Record<string, unknown>
     servers: serverUrls.map((url) => ({ url })),
     components: {
       securitySchemes: {
-        bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT or API key',
+          description:
+            'An access token (JWT, 15 minutes, from POST /api/auth/login) or an API key (ak_live_…, from POST /api/api-keys), which acts with its role but never reaches /api/users, /api/api-keys or /api/auth (403)',
+        },
         metricsToken: { type: 'http', scheme: 'bearer', description: "The deployment's METRICS_TOKEN (operators and scrapers), not a user token" },
       },
       schemas: { Error: errorEnvelope },
