@@ -2,6 +2,7 @@ import { jobs, type AcceptedMail } from '../jobs/catalog';
 import { enqueueAfterCommit } from '../outbox';
 import type { DeliveryStatus } from '../queries/emailDeliveries';
 import type { CommandContext } from './types';
+import type { EmailFormatChoice } from '../domain/einvoiceFormats';
 
 /**
  * An invoice e-mail delivery's life: queued by the send command, then moved by its job
@@ -30,6 +31,8 @@ export interface NewEmailDelivery {
   to: string;
   subject: string;
   message: string;
+  /** What the job attaches, stored so that every retry attaches the same (docs/e-invoicing.md). */
+  attachment: EmailFormatChoice;
 }
 
 /** A new queued delivery and its job, which the outbox adds only if the caller's transaction commits. */
@@ -42,6 +45,8 @@ export async function queueEmailDelivery({ trx, actor }: CommandContext, d: NewE
       to: d.to,
       subject: d.subject,
       message: d.message,
+      format: d.attachment.format,
+      formatSource: d.attachment.source,
       status: 'queued',
       createdBy: actor.userId,
     })

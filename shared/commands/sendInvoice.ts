@@ -1,9 +1,12 @@
 import Decimal from 'decimal.js';
 import type { Knex } from 'knex';
-import { loadInvoiceView } from '../queries/invoices';
+import { loadDocumentInput, loadInvoiceView } from '../queries/invoices';
+import { loadMailSender } from '../queries/emailDeliveries';
+import { assertEInvoiceWritable } from '../documents/renderDocument';
+import { chooseEmailFormat, fallsBackToPdf, isEInvoiceType, type EInvoiceFormat, type EmailFormatChoice } from '../domain/einvoiceFormats';
 import { resolveEmailText } from '../queries/emailPreview';
 import { audit } from '../audit';
-import { invalidInput, type ErrorDetail } from '../errors';
+import { AppError, invalidInput, type ErrorDetail } from '../errors';
 import { assertTransition } from '../domain/invoiceStates';
 import { termsOnFinalization, todayVienna, yearOf } from '../domain/dates';
 import { now } from '../clock';
@@ -28,6 +31,8 @@ export interface SendInput {
   to?: string;
   subject?: string;
   message?: string;
+  /** What to attach; overrides the customer's einvoiceFormat (docs/e-invoicing.md, "Sending e-invoices"). */
+  format?: EInvoiceFormat;
 }
 
 /**
@@ -37,16 +42,32 @@ export interface SendInput {
  * Template variables are resolved against the finalized invoice, so a draft's preview sent back
  * mails the real number. The e-mail job goes through the outbox: queued only if this commits
  * (docs/invoices.md, "Send").
+ * The attachment's format (request > customer > tenant's ZUGFeRD default > pdf) is stored on the
+ * delivery; an e-invoice format the request or the customer asks for is written and checked here,
+ * in this transaction, so an invoice that cannot make it is refused before anything commits.
  */
 export async function sendInvoice(
   { trx, actor }: CommandContext,
   id: string,
   input: SendInput,
-): Promise<{ invoiceId: string; deliveryId: string; finalized: boolean }> {
+): Promise<{ invoiceId: string; deliveryId: string; finalized: boolean; format: EInvoiceFormat }> {
   const tenantId = actor.tenantId;
   const row = await lockInvoice(trx, tenantId, id);
   const next = assertTransition(row.status, 'send', { type: row.type });
   const finalizing = row.status === 'entwurf';
+  if (input.format && input.format !== 'pdf' && !isEInvoiceType(row.type)) {
+    throw invalidInput(`A ${row.type} is sent as PDF; e-invoice formats exist for invoices (rechnung) and credit notes (gutschrift) only`, [
+      { field: 'format', message: `must be pdf for a ${row.type}` },
+    ]);
+  }
+  // Read before the number is taken: the counter row stays locked until commit, so every statement
+  // after it makes concurrent sends of the tenant wait longer.
+  const attachment = chooseEmailFormat({
+    requested: input.format,
+    customerDefault: await customerEInvoiceFormat(trx, tenantId, row.customerId),
+    zugferdByDefault: (await loadMailSender(trx, tenantId)).zugferdByDefault,
+    invoiceType: row.type,
+  });
 
   let number = row.number;
   let recipientEmail: string | null = row.customerSnapshot?.email ?? null;
@@ -110,19 +131,53 @@ export async function sendInvoice(
   if (!to) {
     throw invalidInput('No recipient: the customer has no e-mail address', [{ field: 'to', message: 'is required when the customer has no e-mail address' }]);
   }
+  if (!fallsBackToPdf(attachment)) await assertAttachable(trx, tenantId, id, attachment, finalizing);
   // Subject and text default to the tenant's e-mail template, as the send dialog's preview shows;
   // either way the variables are resolved now that the number and due date exist.
   const { subject, message } = await resolveEmailText(trx, tenantId, await loadInvoiceView(trx, tenantId, id), input);
 
   if (finalizing) await emitEvent({ trx, actor }, 'invoice.finalized', () => loadInvoiceView(trx, tenantId, id));
-  const { deliveryId } = await queueEmailDelivery({ trx, actor }, { invoiceId: id, to, subject, message });
+  const { deliveryId } = await queueEmailDelivery({ trx, actor }, { invoiceId: id, to, subject, message, attachment });
   await audit(trx, actor, {
     action: finalizing ? 'invoice.finalized' : 'invoice.resent',
     entityType: 'invoice',
     entityId: id,
-    data: { number, deliveryId, from: row.status, to: next },
+    data: { number, deliveryId, from: row.status, to: next, format: attachment.format },
   });
-  return { invoiceId: id, deliveryId, finalized: finalizing };
+  return { invoiceId: id, deliveryId, finalized: finalizing, format: attachment.format };
+}
+
+async function customerEInvoiceFormat(trx: Knex.Transaction, tenantId: string, customerId: string | null): Promise<EInvoiceFormat | null> {
+  if (!customerId) return null;
+  const c: { einvoiceFormat: EInvoiceFormat | null } | undefined = await trx('customers').where({ tenantId, id: customerId }).first('einvoiceFormat');
+  return c?.einvoiceFormat ?? null;
+}
+
+/**
+ * The chosen e-invoice is written from the invoice as this transaction sees it (finalized: number,
+ * snapshots) by the same writer and rule checks as GET …/xrechnung, …/ubl, …/ebinterface and
+ * …/zugferd (assertEInvoiceWritable); a refusal is their 400 INVALID_INPUT with `violations`, and
+ * rolls the send back: no number taken, nothing queued.
+ */
+async function assertAttachable(trx: Knex.Transaction, tenantId: string, id: string, choice: EmailFormatChoice, finalizing: boolean): Promise<void> {
+  if (choice.format === 'pdf') return;
+  try {
+    assertEInvoiceWritable(choice.format, await loadDocumentInput(trx, tenantId, id));
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    const why =
+      choice.source === 'request'
+        ? `format "${choice.format}" was requested`
+        : `the customer's einvoiceFormat is "${choice.format}"; send with format "pdf" to mail the PDF alone`;
+    throw new AppError(
+      err.code,
+      err.status,
+      `The invoice cannot be sent as ${choice.format} (${why}); it was ${finalizing ? 'not finalized' : 'not sent'}: ${err.message}`,
+      err.details ?? [{ field: 'format', message: `${choice.format} is not possible for this invoice` }],
+      err.headers,
+      err.extra,
+    );
+  }
 }
 
 const FIX_SELLER = 'set it in the settings (PUT /api/settings)';

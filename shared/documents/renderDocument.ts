@@ -29,15 +29,46 @@ export async function renderDocument(kind: DocumentKind, raw: DocumentInput): Pr
     case 'pdf':
       return renderInvoicePdf(input);
     case 'zugferd':
-      return renderZugferdPdf(input, buildCiiXml(input));
+      return renderZugferdPdf(input, einvoiceXmlOf(kind, input));
+    default:
+      return Buffer.from(einvoiceXmlOf(kind, input), 'utf8');
+  }
+}
+
+/**
+ * The XML of an e-invoice kind (for ZUGFeRD the CII that goes into the PDF), built and checked by
+ * its writer: it throws EInvoiceExportError with the violated rules instead of writing an invalid
+ * document. The one way both rendering and the send-time check (`assertEInvoiceWritable`) build it.
+ */
+function einvoiceXmlOf(kind: Exclude<DocumentKind, 'pdf'>, input: DocumentInput): string {
+  switch (kind) {
+    case 'zugferd':
+      return buildCiiXml(input);
     case 'ebinterface':
-      return Buffer.from(buildEbInterfaceXml(input), 'utf8');
+      return buildEbInterfaceXml(input);
     case 'xrechnung-cii':
-      return Buffer.from(buildXRechnungCiiXml(input), 'utf8');
+      return buildXRechnungCiiXml(input);
     case 'xrechnung-ubl':
-      return Buffer.from(buildUblXml(input, { profile: 'xrechnung' }), 'utf8');
+      return buildUblXml(input, { profile: 'xrechnung' });
     case 'peppol-ubl':
-      return Buffer.from(buildUblXml(input, { profile: 'peppol' }), 'utf8');
+      return buildUblXml(input, { profile: 'peppol' });
+  }
+}
+
+/**
+ * Whether the invoice's data makes a valid document of this kind: the same assertRenderable and
+ * the same writer with its rule checks as GET …/<kind>, without the PDF (the send command runs it
+ * in its transaction, before it commits; building the XML takes milliseconds). Throws the same
+ * 400 INVALID_INPUT with `violations` that the GET route answers.
+ */
+export function assertEInvoiceWritable(kind: DocumentKind, input: DocumentInput): void {
+  if (kind === 'pdf') return;
+  assertRenderable(kind, input.invoice);
+  try {
+    einvoiceXmlOf(kind, asIssued(input));
+  } catch (err) {
+    if (err instanceof EInvoiceExportError) throw refusalError(err.message, err.violations);
+    throw err;
   }
 }
 
@@ -58,10 +89,15 @@ export function refusalFrom(failedReason: string): AppError | null {
   if (!failedReason.startsWith(REFUSAL)) return null;
   try {
     const { message, violations } = JSON.parse(failedReason.slice(REFUSAL.length)) as { message: string; violations: EInvoiceExportError['violations'] };
-    return new AppError('INVALID_INPUT', 400, message, undefined, undefined, violations.length ? { violations } : undefined);
+    return refusalError(message, violations);
   } catch {
     return null;
   }
+}
+
+/** The 400 INVALID_INPUT of a refused e-invoice, `error.violations` listing `{ rule, message }`. */
+function refusalError(message: string, violations: EInvoiceExportError['violations']): AppError {
+  return new AppError('INVALID_INPUT', 400, message, undefined, undefined, violations.length ? { violations } : undefined);
 }
 
 /**

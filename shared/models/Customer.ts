@@ -1,9 +1,9 @@
 import { TenantModel } from './BaseModel';
 import type { PeppolId } from '../domain/peppolId';
+import type { EInvoiceFormat } from '../domain/einvoiceFormats';
 
-/** What `send` attaches by default (stored; docs/e-invoicing.md). */
-export type EInvoiceFormat = 'pdf' | 'zugferd' | 'xrechnung-ubl' | 'xrechnung-cii' | 'peppol-ubl' | 'ebinterface';
-export const EINVOICE_FORMATS: EInvoiceFormat[] = ['pdf', 'zugferd', 'xrechnung-ubl', 'xrechnung-cii', 'peppol-ubl', 'ebinterface'];
+// What `send` attaches by default (docs/e-invoicing.md); the type is the domain's, which send uses too.
+export { type EInvoiceFormat, EINVOICE_FORMATS } from '../domain/einvoiceFormats';
 
 export class Customer extends TenantModel {
   static tableName = 'customers';

@@ -1,4 +1,5 @@
 import type { Db } from '../db';
+import type { EInvoiceFormat, EmailFormatSource } from '../domain/einvoiceFormats';
 
 /** queued → sending → sent | failed (shared/commands/emailDelivery.ts has the transitions). */
 export type DeliveryStatus = 'queued' | 'sending' | 'sent' | 'failed';
@@ -18,6 +19,9 @@ export interface Delivery {
   messageId: string | null;
   /** On a sent delivery a warning: what was sent differs from what was asked for. */
   error: string | null;
+  /** What to attach, chosen by send; null on rows from before it was stored (the tenant setting decides). */
+  format: EInvoiceFormat | null;
+  formatSource: EmailFormatSource | null;
   createdBy: string | null;
   sentAt: Date | null;
   createdAt: Date;

@@ -4,6 +4,7 @@ import { client } from '../helpers/http';
 import { createTeam } from '../helpers/factories';
 import { createCustomer, createDraftInvoice, createEInvoiceCustomer, createSentInvoice } from '../helpers/invoiceFactory';
 import { startFakeSmtp, type FakeSmtp } from '../helpers/fakeSmtp';
+import { mailAttachments } from '../helpers/mailAttachments';
 import { startWorkers, type RunningWorkers } from '../../workers/worker';
 import { reloadConfig } from '../../shared/config';
 import { db } from '../../shared/db';
@@ -80,27 +81,6 @@ async function waitForDelivery(id: string, statuses: string[]) {
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`delivery ${id} never reached ${statuses}`);
-}
-
-/** Attachments of a raw message as nodemailer writes it (multipart/mixed, base64 parts). */
-function mailAttachments(raw: string): Array<{ filename: string; contentType: string; content: Buffer }> {
-  const boundary = /boundary="?([^";\r\n]+)"?/i.exec(raw)?.[1];
-  if (!boundary) return [];
-  return raw
-    .split(`--${boundary}`)
-    .slice(1)
-    .flatMap((part) => {
-      const split = part.search(/\r?\n\r?\n/);
-      const head = part.slice(0, split);
-      if (!/Content-Disposition:\s*attachment/i.test(head)) return [];
-      return [
-        {
-          filename: /filename="?([^";\r\n]+)"?/i.exec(head)![1],
-          contentType: /Content-Type:\s*([^;\r\n]+)/i.exec(head)![1],
-          content: Buffer.from(part.slice(split).replace(/--\s*$/, ''), 'base64'),
-        },
-      ];
-    });
 }
 
 /** A queued delivery row without a queued job, for calling the job directly. */

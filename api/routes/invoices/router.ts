@@ -10,6 +10,7 @@ import { recordPayment, type PaymentInput } from '../../../shared/commands/recor
 import { cancelInvoice } from '../../../shared/commands/cancelInvoice';
 import { convertQuote } from '../../../shared/commands/convertQuote';
 import type { InvoiceInput } from '../../../shared/domain/invoiceInput';
+import { EINVOICE_FORMATS } from '../../../shared/domain/einvoiceFormats';
 import { listInvoices, loadInvoiceView, paymentView as toPaymentView, type InvoiceListFilters } from '../../../shared/queries/invoices';
 import { respondIdempotently } from './idempotency';
 import { invoiceViewJson } from './viewCache';
@@ -134,14 +135,24 @@ add<SendInput>({
   path: '/:id/send',
   auth: 'member',
   summary: 'Finalize (entwurf → offen, assigns the number) and e-mail; re-sends a finalized invoice',
-  description: `Finalizing a sales invoice or credit note checks the VAT identities the law requires on it, before a number is assigned (400 INVALID_INPUT): the seller's VAT id (Germany: or tax number) when VAT is charged on more than EUR 400 gross (detail settings.vatId; § 11 Abs. 1 Z 3 lit. i UStG, § 14 Abs. 4 Nr. 2 UStG DE); the customer's VAT id above EUR 10,000 gross from an Austrian seller to an Austrian business, i.e. a customer with a company name (detail customer.vatId; § 11 Abs. 1 Z 3 lit. j UStG); both VAT ids on a reverse-charge invoice. A non-EUR total counts as above the limits. Quotes are not checked. A credit note's relatedInvoiceId is checked again (detail relatedInvoiceId). Template variables in subject and message are resolved once the number and due date exist, so the email-preview of a draft (which keeps {{invoiceNumber}}) can be sent back unchanged. ${idempotencyHeader}`,
+  description: `Finalizing a sales invoice or credit note checks the VAT identities the law requires on it, before a number is assigned (400 INVALID_INPUT): the seller's VAT id (Germany: or tax number) when VAT is charged on more than EUR 400 gross (detail settings.vatId; § 11 Abs. 1 Z 3 lit. i UStG, § 14 Abs. 4 Nr. 2 UStG DE); the customer's VAT id above EUR 10,000 gross from an Austrian seller to an Austrian business, i.e. a customer with a company name (detail customer.vatId; § 11 Abs. 1 Z 3 lit. j UStG); both VAT ids on a reverse-charge invoice. A non-EUR total counts as above the limits. Quotes are not checked. A credit note's relatedInvoiceId is checked again (detail relatedInvoiceId). Template variables in subject and message are resolved once the number and due date exist, so the email-preview of a draft (which keeps {{invoiceNumber}}) can be sent back unchanged. The attachment: format (see the body) > the customer's einvoiceFormat > zugferd with the setting zugferdByDefault > pdf; an e-invoice format the request or the customer asks for is written and checked first, and an invoice whose data cannot make it valid is refused with 400 INVALID_INPUT listing the violated rules (error.violations), nothing finalized or queued. ${idempotencyHeader}`,
   body: sendBody,
   responses: {
     202: {
       description: 'E-mail queued',
       schema: {
         type: 'object',
-        properties: { invoice: invoiceView, delivery: { type: 'object', properties: { id: { type: 'string' }, status: { type: 'string' } } } },
+        properties: {
+          invoice: invoiceView,
+          delivery: {
+            type: 'object',
+            properties: {
+              id: { type: 'string' },
+              status: { type: 'string' },
+              format: { type: 'string', enum: EINVOICE_FORMATS, description: 'What the e-mail attaches (the request, the customer or the tenant default)' },
+            },
+          },
+        },
       },
     },
     ...errorResponses,
@@ -153,7 +164,7 @@ add<SendInput>({
       const r = await sendInvoice({ trx, actor }, ctx.input.params.id, ctx.input.body);
       return {
         status: 202,
-        body: { invoice: await loadInvoiceView(trx, actor.tenantId, r.invoiceId), delivery: { id: r.deliveryId, status: 'queued' } },
+        body: { invoice: await loadInvoiceView(trx, actor.tenantId, r.invoiceId), delivery: { id: r.deliveryId, status: 'queued', format: r.format } },
       };
     });
   },

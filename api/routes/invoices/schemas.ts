@@ -2,6 +2,7 @@ import { DETAILS_MARKDOWN_MAX_LENGTH } from '../../../shared/providers/ai/offerD
 import { CURRENCIES } from '../../../shared/domain/currencies';
 import { TAX_CATEGORIES } from '../../../shared/domain/tax/vatCategory';
 import { INVOICE_STATUSES, INVOICE_TYPES } from '../../../shared/domain/invoiceStates';
+import { EINVOICE_FORMATS } from '../../../shared/domain/einvoiceFormats';
 import { PAYMENT_METHODS } from '../../../shared/commands/recordPayment';
 import { errorEnvelope, isoDate, listOf, money, pageQuery, positiveMoney, syncQuery, timestamp, uuid } from '../../schemas/common';
 
@@ -136,6 +137,15 @@ export const sendBody = {
       maxLength: 20000,
       description:
         'Defaults to the tenant’s template for the document type. {{customerName}}, {{invoiceNumber}}, {{totalGross}}, {{dueDate}}, {{companyName}} and {{documentType}} are resolved after a draft got its number and due date; any other text, unknown {{names}} included, is sent as written',
+    },
+    format: {
+      type: 'string',
+      enum: EINVOICE_FORMATS,
+      description:
+        "What the e-mail attaches; overrides the customer's einvoiceFormat. Default: the customer's einvoiceFormat, else zugferd when the setting zugferdByDefault is on, else pdf. " +
+        'pdf: the PDF; zugferd: the ZUGFeRD PDF (PDF/A-3 with factur-x.xml) alone; xrechnung-ubl, xrechnung-cii, peppol-ubl, ebinterface: the PDF plus the XML as <number>.xml (application/xml). ' +
+        'An e-invoice format given here or by the customer is checked before anything is finalized: when the invoice cannot make a valid document, 400 INVALID_INPUT with error.violations listing the rule ids (BR-DE-15, PEPPOL-EN16931-R010, …) and what to fill in, and the invoice stays as it was. ' +
+        'Quotes (angebot) are sent as PDF: another format is 400.',
     },
   },
 } as const;

@@ -314,8 +314,21 @@ export function buildEbInterfaceDocument(m: EInvoiceModel, sellerCountry: string
     // Address, Contact, InvoiceRecipientsBillerID, Extension
     el('Biller', el('VATIdentificationNumber', realVatId(m.seller.vatId) ?? NO_VAT_ID), address(m.seller, 'seller'), contact(m.seller)),
     // InvoiceRecipientType: VATIdentificationNumber, FurtherIdentification*, OrderReference, Address,
-    // Contact, BillersInvoiceRecipientID, AccountingArea, SubOrganizationID, Extension
-    el('InvoiceRecipient', el('VATIdentificationNumber', realVatId(m.buyer.vatId) ?? NO_VAT_ID), address(m.buyer, 'customer'), contact(m.buyer)),
+    // Contact, BillersInvoiceRecipientID, AccountingArea, SubOrganizationID, Extension.
+    // BT-13 (purchase order) is the recipient's OrderReference/OrderID, the Auftragsreferenz
+    // e-rechnung.gv.at asks for (OrderReferenceType: OrderID, ReferenceDate, Description).
+    // BT-10 (the buyer's routing reference) has no element of its own in ebInterface 6.1; it goes
+    // into SubOrganizationID, the recipient's internal unit the invoice is for (docs/e-invoicing.md,
+    // "ebInterface: buyer and order reference"). BillersInvoiceRecipientID is the seller's number
+    // for the customer and AccountingArea a ≤ 20 character Buchungskreis: neither is BT-10.
+    el(
+      'InvoiceRecipient',
+      el('VATIdentificationNumber', realVatId(m.buyer.vatId) ?? NO_VAT_ID),
+      m.orderReference ? el('OrderReference', el('OrderID', m.orderReference)) : null,
+      address(m.buyer, 'customer'),
+      contact(m.buyer),
+      optionalEl('SubOrganizationID', m.buyerReference),
+    ),
     // DetailsType: HeaderDescription, ItemList+, FooterDescription, BelowTheLineItem*
     el(
       'Details',

@@ -198,7 +198,9 @@ describe('XRechnung 3.0 CII', () => {
 
   it('refuses without a seller contact: the BR-DE contact rules', async () => {
     const { token } = await seller({ contact: false });
-    const id = await sent(token, await customer(token, PUBLIC_BUYER));
+    // Mailed as PDF: with the customer's default xrechnung-cii the send itself would be refused
+    // (test/workers/einvoiceEmail.test.ts); here the GET route's refusal is the subject.
+    const id = await sent(token, await customer(token, { ...PUBLIC_BUYER, einvoiceFormat: 'pdf' }));
     const res = await http.get(`/api/invoices/${id}/xrechnung?syntax=cii`, { token });
     expect(res.status).toBe(400);
     const rules: string[] = res.body.error.violations.map((v: { rule: string }) => v.rule);

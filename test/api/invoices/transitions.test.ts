@@ -34,7 +34,7 @@ describe('send', () => {
       paymentTermDays: 30,
       sentAt: expect.any(String),
     });
-    expect(res.body.delivery).toEqual({ id: expect.any(String), status: 'queued' });
+    expect(res.body.delivery).toEqual({ id: expect.any(String), status: 'queued', format: 'pdf' });
     const delivery = await db()('deliveries').where({ id: res.body.delivery.id }).first();
     expect(delivery).toMatchObject({ tenantId: tenant.id, invoiceId: d.id, to: 'buch@kunde.at', subject: 'Ihre Rechnung', message: 'Hallo', status: 'queued' });
     const outbox = await db()('outbox')

@@ -92,6 +92,7 @@ const scenarios: Array<[string, DocumentInput]> = [
   ['seller without IBAN and VAT id, no VAT charged', makeDocument({ ...sellerAT, iban: null, bic: null, vatId: null }, customerAT, { itemSpecs: zeroRated })],
   ['no service date', makeDocument(sellerAT, customerAT, { serviceDate: null })],
   ['service period', makeDocument(sellerAT, customerAT, { serviceDate: '2026-03-01', serviceEndDate: '2026-03-31' })],
+  ['buyer reference (BT-10) and order reference (BT-13)', makeDocument(sellerAT, customerAT, { buyerReference: 'Abteilung IT/3', orderReference: 'PO-4711' })],
 ];
 
 describe('buildEbInterfaceXml', () => {
@@ -138,6 +139,19 @@ describe('buildEbInterfaceXml', () => {
       BankAccountOwner: 'Huber Software GmbH',
     });
     expect(inv.PaymentConditions.DueDate).toBe('2026-03-24');
+  });
+
+  it("writes the order reference (BT-13) as the recipient's OrderReference/OrderID and the buyer reference (BT-10) as its SubOrganizationID", () => {
+    const withRefs = parse(buildEbInterfaceXml(makeDocument(sellerAT, customerAT, { buyerReference: 'Abteilung IT/3', orderReference: 'PO-4711' })));
+    expect(withRefs.InvoiceRecipient.OrderReference).toEqual({ OrderID: 'PO-4711' });
+    expect(withRefs.InvoiceRecipient.SubOrganizationID).toBe('Abteilung IT/3');
+    // The customer's buyer reference is the default, as in CII and UBL.
+    const fromCustomer = parse(buildEbInterfaceXml(makeDocument(sellerAT, { ...customerAT, buyerReference: 'Kostenstelle 12' })));
+    expect(fromCustomer.InvoiceRecipient.SubOrganizationID).toBe('Kostenstelle 12');
+    expect(fromCustomer.InvoiceRecipient.OrderReference).toBeUndefined();
+    const without = parse(buildEbInterfaceXml(makeDocument(sellerAT, customerAT)));
+    expect(without.InvoiceRecipient.OrderReference).toBeUndefined();
+    expect(without.InvoiceRecipient.SubOrganizationID).toBeUndefined();
   });
 
   it('uses 00000000 for a recipient without VAT id and omits the payment account when there is none', () => {

@@ -3,8 +3,9 @@ import { artifactStore } from '../../../shared/documents/artifactStore';
 import { renderDocument } from '../../../shared/documents/renderDocument';
 import { CONTENT_TYPES, documentFileName, type DocumentKind } from '../../../shared/documents/kinds';
 import { loadDocumentSnapshot, SNAPSHOT } from '../../../shared/queries/documentSnapshot';
-import { loadMailSender } from '../../../shared/queries/emailDeliveries';
+import { loadMailSender, type Delivery } from '../../../shared/queries/emailDeliveries';
 import { EInvoiceExportError } from '../../../shared/formats/cii/einvoiceModel';
+import { chooseEmailFormat, fallsBackToPdf, isEInvoiceType, isXmlEInvoiceFormat, type EmailFormatChoice } from '../../../shared/domain/einvoiceFormats';
 import { notFound } from '../../../shared/errors';
 import { logger } from '../../../shared/logger';
 
@@ -16,12 +17,18 @@ export interface PreparedMail {
 }
 
 /**
- * The attachment for the invoice as it is now: content, version and settings from one
+ * The attachments for the invoice as it is now: content, version and settings from one
  * repeatable-read snapshot, or an edit in between would cache old content under the new version.
- * With zugferdByDefault a ZUGFeRD file replaces the plain PDF (it is a complete PDF); when the
- * invoice cannot be an e-invoice (e.g. BR-S-02) the plain PDF goes out with a notice.
+ * The format is the one send stored on the delivery (docs/e-invoicing.md, "Sending e-invoices"):
+ * - pdf: the PDF;
+ * - zugferd: the ZUGFeRD PDF alone (it is a complete PDF); when the invoice cannot be an e-invoice
+ *   (e.g. BR-S-02) and the format is only the tenant's default, the plain PDF goes out with a notice;
+ * - an XML e-invoice: the PDF (what a person reads) plus the XML as <number>.xml.
+ * Every file is the cached artifact of this version or rendered and cached once, so a retry
+ * attaches the same bytes. A delivery from before the format was stored takes the tenant setting.
  */
-export async function prepareAttachments(tenantId: string, invoiceId: string): Promise<PreparedMail> {
+export async function prepareAttachments(tenantId: string, delivery: Pick<Delivery, 'invoiceId' | 'format' | 'formatSource'>): Promise<PreparedMail> {
+  const { invoiceId } = delivery;
   const { snapshot, sender } = await db().transaction(
     async (trx) => ({ snapshot: await loadDocumentSnapshot(trx, tenantId, invoiceId), sender: await loadMailSender(trx, tenantId) }),
     SNAPSHOT,
@@ -39,18 +46,28 @@ export async function prepareAttachments(tenantId: string, invoiceId: string): P
     return { filename: documentFileName(kind, input.invoice), content, contentType: CONTENT_TYPES[kind] };
   };
 
-  let notice: string | null = null;
-  let attachment: PreparedMail['attachments'][number] | null = null;
-  const einvoiceable = ['rechnung', 'gutschrift'].includes(input.invoice.type) && input.invoice.status !== 'entwurf';
-  if (sender.zugferdByDefault && einvoiceable) {
+  const einvoiceable = isEInvoiceType(input.invoice.type) && input.invoice.status !== 'entwurf';
+  const choice: EmailFormatChoice =
+    delivery.format && delivery.formatSource
+      ? { format: delivery.format, source: delivery.formatSource }
+      : chooseEmailFormat({ zugferdByDefault: sender.zugferdByDefault, invoiceType: input.invoice.type });
+  const replyTo = sender.email ?? undefined;
+  const format = einvoiceable ? choice.format : 'pdf';
+
+  if (format === 'zugferd') {
     try {
-      attachment = await artifact('zugferd');
+      return { attachments: [await artifact('zugferd')], replyTo, notice: null };
     } catch (err) {
-      if (!(err instanceof EInvoiceExportError)) throw err;
-      notice = `Sent as plain PDF: ZUGFeRD not possible: ${err.message}`.slice(0, 1000);
+      if (!(err instanceof EInvoiceExportError) || !fallsBackToPdf(choice)) throw err;
       logger.warn({ tenantId, invoiceId, reason: err.message }, 'ZUGFeRD export impossible; e-mailing the plain PDF');
+      const notice = `Sent as plain PDF: ZUGFeRD not possible: ${err.message}`.slice(0, 1000);
+      return { attachments: [await artifact('pdf')], replyTo, notice };
     }
   }
-  attachment ??= await artifact('pdf');
-  return { attachments: [attachment], replyTo: sender.email ?? undefined, notice };
+  const pdf = await artifact('pdf');
+  if (!isXmlEInvoiceFormat(format)) return { attachments: [pdf], replyTo, notice: null };
+  // XRechnung, Peppol, ebInterface: the readable PDF and the e-invoice the recipient's system books.
+  const xml = await artifact(format);
+  const number = pdf.filename.replace(/\.pdf$/, '');
+  return { attachments: [pdf, { filename: `${number}.xml`, content: xml.content, contentType: 'application/xml' }], replyTo, notice: null };
 }

@@ -54,7 +54,7 @@ export async function sendInvoiceEmailJob(job: Job<SendInvoiceEmailPayload>) {
   // Attachments first: a crash while rendering must not leave the delivery half-claimed.
   let prepared: PreparedMail;
   try {
-    prepared = await prepareAttachments(tenantId, delivery.invoiceId);
+    prepared = await prepareAttachments(tenantId, delivery);
   } catch (err) {
     const reason = `The invoice could not be rendered for sending: ${(err as Error).message}`.slice(0, 1000);
     if (isPermanentRenderError(err) || isLastAttempt(job)) {
