@@ -134,8 +134,20 @@ function operation(route: RegisteredRoute, variant?: NonNullable<RegisteredRoute
     ...(route.auth === 'public' ? { security: [] } : {}),
     parameters: [...parameters(route, variant?.params), ...headers],
     ...(body ? { requestBody: { required: true, content: { [body.contentType]: { schema: stripAjvOnly(body.schema) } } } } : {}),
+    ...(!body && route.rawBody && route.rawBodyDoc ? { requestBody: rawRequestBody(route.rawBodyDoc) } : {}),
     responses,
   };
+}
+
+/** The documented body of a route that reads its body itself (an upload as the body or as a form). */
+function rawRequestBody(doc: NonNullable<RegisteredRoute['rawBodyDoc']>) {
+  const content = Object.fromEntries(
+    Object.entries(doc.content).map(([type, m]) => [
+      type,
+      { ...(m.schema ? { schema: stripAjvOnly(m.schema) } : {}), ...(m.encoding ? { encoding: m.encoding } : {}) },
+    ]),
+  );
+  return { required: true, description: doc.description, content };
 }
 
 const fill = (path: string, params: Record<string, string>) => path.replace(/:([A-Za-z_]+)/g, (m, n: string) => params[n] ?? m);

@@ -43,6 +43,8 @@ export interface RouteSpec<B = unknown, Q = Record<string, string>, P = Record<s
    * not validated here. Other POST/PUT/PATCH routes without a `body` schema take no body at all.
    */
   rawBody?: true;
+  /** Documentation only: the request body a rawBody route reads, by media type (OpenAPI requestBody). */
+  rawBodyDoc?: { description: string; content: Record<string, MediaSpec & { encoding?: Record<string, { contentType: string }> }> };
   query?: object;
   params?: object;
   responses: Record<number, ResponseSpec>;

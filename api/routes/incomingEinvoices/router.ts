@@ -7,7 +7,7 @@ import type { IncomingEinvoiceStatus } from '../../../shared/models/IncomingEinv
 import { receiveIncomingEinvoice } from '../../../shared/commands/incomingEinvoices/receive';
 import { getIncomingEinvoice, listIncomingEinvoices, originalOfInvoice } from '../../../shared/queries/incomingEinvoices';
 import { readEinvoiceUpload } from './body';
-import { accepted, errorResponses, incomingList, incomingView, listQuery, uploadQuery } from './schemas';
+import { accepted, errorResponses, incomingList, incomingView, listQuery, uploadBodyDoc, uploadQuery } from './schemas';
 
 /** Incoming e-invoices: upload a file, follow its import (docs/e-invoicing-inbound.md, "Inbound API"). */
 export const { router: incomingEinvoicesRouter, add } = createRouter('/api/incoming-einvoices', 'Incoming e-invoices');
@@ -19,15 +19,20 @@ add<unknown, { supplierId?: string }>({
   rawBody: true,
   summary: 'Upload an e-invoice (XRechnung/Peppol UBL, CII, Factur-X/ZUGFeRD PDF, ebInterface) for import',
   description:
-    'Body: the file itself, as application/xml, text/xml or application/pdf, at most 10 MB (413); other types 415 (multipart is not supported). ' +
-    'The file is stored unchanged and imported by a background job: poll GET /api/incoming-einvoices/{id}. ' +
+    'Body: the file itself, as application/xml, text/xml or application/pdf, or multipart/form-data with the file in the field `file` ' +
+    '(exactly one file; its part type, else its bytes, decide XML or PDF). At most 10 MB (413); other types 415; no file, an empty one, ' +
+    'or a file in another field 400. The file is stored unchanged and imported by a background job: poll GET /api/incoming-einvoices/{id}. ' +
     'The same file again is stored with status duplicate naming the earlier upload.',
+  rawBodyDoc: uploadBodyDoc,
   query: uploadQuery,
   before: [readEinvoiceUpload],
   responses: {
     202: { description: 'Stored and queued (or a duplicate of an earlier upload)', schema: accepted },
-    413: { description: 'File over 10 MB', schema: errorEnvelope },
-    415: { description: 'Not application/xml, text/xml or application/pdf', schema: errorEnvelope },
+    413: { description: 'File over 10 MB (or a form with more than small extra fields)', schema: errorEnvelope },
+    415: {
+      description: 'Not application/xml, text/xml, application/pdf or multipart/form-data; a form file that is neither XML nor PDF',
+      schema: errorEnvelope,
+    },
     ...errorResponses,
   },
   handler: async (ctx) => {

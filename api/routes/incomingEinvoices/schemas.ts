@@ -9,6 +9,26 @@ export const uploadQuery = {
   properties: { supplierId: { ...uuid, description: 'The supplier to book the invoice to, when it exists (else matched by VAT ID, IBAN, name)' } },
 } as const;
 
+const binary = { type: 'string', format: 'binary' } as const;
+
+/** The upload's request body in the OpenAPI document: the file as the body, or as the form field `file`. */
+export const uploadBodyDoc = {
+  description: 'The e-invoice file (at most 10 MB): as the body itself, or as the field `file` of a form',
+  content: {
+    'application/xml': { schema: { type: 'string', description: 'UBL, CII or ebInterface XML' } },
+    'text/xml': { schema: { type: 'string' } },
+    'application/pdf': { schema: { ...binary, description: 'Factur-X / ZUGFeRD PDF' } },
+    'multipart/form-data': {
+      schema: {
+        type: 'object',
+        required: ['file'],
+        properties: { file: { ...binary, description: 'The e-invoice; its part Content-Type (else its bytes) decide XML or PDF. Exactly one file.' } },
+      },
+      encoding: { file: { contentType: 'application/xml, text/xml, application/pdf, application/octet-stream' } },
+    },
+  },
+};
+
 export const listQuery = {
   type: 'object',
   additionalProperties: false,

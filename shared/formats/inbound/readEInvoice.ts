@@ -67,7 +67,8 @@ function finish(result: Read): InboundResult {
   return { ok: true, ...result };
 }
 
-function sniff(bytes: Buffer): 'pdf' | 'xml' | null {
+/** What the bytes are: a PDF, an XML document, or neither (the upload API asks the same). */
+export function sniffEInvoice(bytes: Buffer): 'pdf' | 'xml' | null {
   const head = bytes.subarray(0, 1024).toString('latin1');
   if (head.startsWith('%PDF-')) return 'pdf';
   if (/^(\uFEFF|\xEF\xBB\xBF)?\s*</.test(head)) return 'xml';
@@ -77,7 +78,7 @@ function sniff(bytes: Buffer): 'pdf' | 'xml' | null {
 /** Reads an incoming e-invoice; never throws on its content. */
 export async function readEInvoice(bytes: Buffer, mediaType: string): Promise<InboundResult> {
   try {
-    const kind = sniff(bytes);
+    const kind = sniffEInvoice(bytes);
     if (kind === null) return refuse('the file is neither XML nor PDF');
     const declared = mediaType.toLowerCase().split(';')[0].trim();
     const mismatch = (declared === 'application/pdf') !== (kind === 'pdf') && /pdf|xml/.test(declared);
