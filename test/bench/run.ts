@@ -9,7 +9,7 @@
  * Environment: DATABASE_URL (admin connection; the run creates and drops its own database; unset:
  * embedded PostgreSQL), REDIS_URL (unset: private redis-server; keys under a unique prefix, deleted
  * afterwards), BENCH_CONNECTIONS (20), BENCH_DURATION (10 s), BENCH_INVOICES (1,000,000),
- * BENCH_WEBHOOK_EVENTS (2,000), BENCH_RENDER_N (100).
+ * BENCH_WEBHOOK_EVENTS (2,000), BENCH_RENDER_N (100), BENCH_IMPORT_N (200).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -26,8 +26,9 @@ import { webhookIngest } from './webhookIngest';
 import { rendering } from './rendering';
 import { list } from './list';
 import { reports } from './reports';
+import { einvoiceImport } from './einvoiceImport';
 
-const ALL: Benchmark[] = [apiRead, apiWrite, webhookIngest, rendering, list, reports];
+const ALL: Benchmark[] = [apiRead, apiWrite, webhookIngest, rendering, list, reports, einvoiceImport];
 
 const fmt = (n: number | null | undefined) =>
   n === null || n === undefined || Number.isNaN(n) ? '—' : Math.abs(n) >= 100 ? n.toFixed(0) : Math.abs(n) >= 10 ? n.toFixed(1) : n.toFixed(2);

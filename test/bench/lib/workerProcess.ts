@@ -39,9 +39,14 @@ export async function startWorkerProcess(opts: { readyQueue: QueueName; env?: Re
   });
   const ready = queueAt(opts.readyQueue, env.REDIS_PREFIX!);
   try {
-    const deadline = Date.now() + 30_000;
+    // 2 minutes: on a busy machine (load average 40 on 2 cores) loading the worker's modules took over 30 s.
+    const deadline = Date.now() + 120_000;
     while ((await ready.queue.getWorkers()).length === 0) {
-      if (Date.now() > deadline || child.exitCode !== null) throw new Error('the worker process did not start');
+      if (Date.now() > deadline || child.exitCode !== null) {
+        // Not left behind: it would go on polling a benchmark database that is about to be dropped.
+        child.kill('SIGKILL');
+        throw new Error('the worker process did not start');
+      }
       await new Promise((r) => setTimeout(r, 100));
     }
   } finally {
