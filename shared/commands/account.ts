@@ -41,6 +41,8 @@ export async function queueAccountNotice(trx: Knex.Transaction, user: { tenantId
 export async function requestPasswordReset({ trx }: AnonymousContext, email: string): Promise<void> {
   const user = await findUserByEmail(trx, email);
   const owner = user?.active ? user : null;
+  // Expired requests of anyone go here, on both paths alike: the table holds minutes of requests.
+  await trx('passwordResets').where('expiresAt', '<=', now()).delete();
   const id = randomUUID();
   await trx('passwordResets').insert({
     id,
@@ -60,8 +62,7 @@ export interface PasswordResetMail {
 
 /**
  * The e-mail of one reset request, for its job: null when there is nothing to send (no active
- * account, the request expired or was used). A request without an account is removed here, as
- * are the user's expired ones.
+ * account, the request expired or was used). A request without an account is removed here.
  */
 export async function passwordResetMailOf({ trx }: AnonymousContext, resetId: string): Promise<PasswordResetMail | null> {
   const row = await trx('passwordResets').where({ id: resetId }).first();
@@ -70,7 +71,6 @@ export async function passwordResetMailOf({ trx }: AnonymousContext, resetId: st
     await trx('passwordResets').where({ id: resetId }).delete();
     return null;
   }
-  await trx('passwordResets').where({ tenantId: row.tenantId, userId: row.userId }).where('expiresAt', '<=', now()).delete();
   if (new Date(row.expiresAt).getTime() <= nowMs()) return null;
   const user = await User.query(trx).where({ id: row.userId, tenantId: row.tenantId, active: true }).first();
   if (!user) return null;
