@@ -8,12 +8,14 @@ import { runInTransaction } from '../outbox';
 import { subscribersOf } from '../queries/webhookSubscriptions';
 import { invoiceCreatedEvent } from '../domain/outboundWebhooks';
 import type { InvoiceInput } from '../domain/invoiceInput';
-import { checkExpectedTotal, checkNotNegative, partyFieldDetails, prepareItems, typeFieldDetails } from '../domain/invoiceChecks';
-import { activeSupplier, assertRelatedInvoice, loadTenantAndCustomer } from './invoices/references';
+import { checkExpectedTotal, checkNotNegative, partyFieldDetails, prepareItems, type ReceivedInvoiceOptions, typeFieldDetails } from '../domain/invoiceChecks';
+import type { StatedTaxDifference } from '../domain/invoiceTotals';
+import { activeSupplier, assertRelatedIncomingInvoice, assertRelatedInvoice, loadTenantAndCustomer } from './invoices/references';
 import { contentColumns, totalsColumns } from './invoices/columns';
 import { insertInvoiceWithItems, type NewInvoiceColumns } from './invoices/insertInvoice';
 import { itemTaxContext } from './invoices/taxContext';
 import { ecbExchangeRate, exchangeRateColumns, manualExchangeRate } from './invoices/exchangeRate';
+import { exchangeRateOn } from '../queries/exchangeRates';
 
 /**
  * Create an invoice. rechnung, angebot and gutschrift start as drafts (entwurf) without a number;
@@ -23,12 +25,24 @@ import { ecbExchangeRate, exchangeRateColumns, manualExchangeRate } from './invo
  * without it gets the ECB rate of its invoice date (docs/exchange-rates.md).
  * The hot write path: the invoice, its items and its audit row are one hand-written statement
  * typed by the Invoice model but building no model instance (docs/data-layer.md).
+ *
+ * `einvoice` is the e-invoice import's alone (never the API's: no route passes it) and only for an
+ * eingangsrechnung: lines of foreign VAT, the document's stated VAT per rate, booking without an
+ * exchange rate when the ECB feed has none (the reports ask for it, 422 FOREIGN_CURRENCY), and the
+ * link of a credit note to the supplier's invoice it corrects (docs/e-invoicing-inbound.md).
  */
+export interface ReceivedEinvoiceOptions extends ReceivedInvoiceOptions {
+  withoutEcbRate?: boolean;
+  relatedInvoiceId?: string | null;
+}
+
 export async function createInvoice(
   { trx, actor }: { trx: Db; actor: Actor },
   input: InvoiceInput,
-  opts: { allowNegative?: boolean } = {},
-): Promise<{ id: string; view: InvoiceView }> {
+  opts: { allowNegative?: boolean; einvoice?: ReceivedEinvoiceOptions } = {},
+): Promise<{ id: string; view: InvoiceView; statedTaxApplied: StatedTaxDifference[] }> {
+  const received = opts.einvoice;
+  if (received && input.type !== 'eingangsrechnung') throw new Error('createInvoice: the e-invoice options are for incoming invoices only');
   // Given no transaction (db()), an invoice to a customer is two statements on their own: the
   // reads, then one insert that re-checks and locks the customer (insertInvoiceWithItems). A
   // supplier or related invoice is checked by statements of its own, so those run in a transaction,
@@ -36,7 +50,7 @@ export async function createInvoice(
   if (!isTransaction(trx) && (await subscribersOf(trx, actor.tenantId, invoiceCreatedEvent(input.type))).length) {
     return runInTransaction((t) => createInvoice({ trx: t, actor }, input, opts));
   }
-  if (!isTransaction(trx) && (input.supplierId || input.relatedInvoiceId)) {
+  if (!isTransaction(trx) && (input.supplierId || input.relatedInvoiceId || received?.relatedInvoiceId)) {
     return runInTransaction((t) => createInvoice({ trx: t, actor }, input, opts));
   }
   const tenantId = actor.tenantId;
@@ -51,9 +65,11 @@ export async function createInvoice(
   const { tenant, customer } = await loadTenantAndCustomer(trx, tenantId, input.customerId);
   if (input.supplierId) await activeSupplier(trx, tenantId, input.supplierId);
   const currency = input.currency ?? customer?.currency ?? tenant.currency ?? 'EUR';
-  const relatedInvoice = await assertRelatedInvoice(trx, tenantId, input.relatedInvoiceId, { customerId: customer?.id ?? null, currency });
+  const relatedInvoice = received?.relatedInvoiceId
+    ? await assertRelatedIncomingInvoice(trx, tenantId, received.relatedInvoiceId, { supplierId: input.supplierId })
+    : await assertRelatedInvoice(trx, tenantId, input.relatedInvoiceId, { customerId: customer?.id ?? null, currency });
 
-  const prepared = prepareItems(input.items, tenant.country, itemTaxContext(tenant, customer, type === 'eingangsrechnung'));
+  const prepared = prepareItems(input.items, tenant.country, itemTaxContext(tenant, customer, type === 'eingangsrechnung'), received);
   checkNotNegative(prepared.totals, opts.allowNegative);
   checkExpectedTotal(input.expectedTotalGross, prepared.totals.totalGross);
 
@@ -63,7 +79,14 @@ export async function createInvoice(
   // supplier's invoice date now. A sales draft keeps a manual rate only; send looks up the ECB's.
   let exchangeRate = manualExchangeRate(currency, input);
   if (!exchangeRate && incoming && currency !== 'EUR') {
-    exchangeRate = await ecbExchangeRate(trx, currency, input.invoiceDate ?? issueDate, 'the invoice date');
+    const date = input.invoiceDate ?? issueDate;
+    if (received?.withoutEcbRate) {
+      // Booked without: the reports refuse its period (422 FOREIGN_CURRENCY) until it has one.
+      const ecb = await exchangeRateOn(trx, currency, date);
+      exchangeRate = ecb ? { rate: ecb.rate, date: ecb.date, source: 'ecb' } : null;
+    } else {
+      exchangeRate = await ecbExchangeRate(trx, currency, date, 'the invoice date');
+    }
   }
   const columns: NewInvoiceColumns = {
     tenantId,
@@ -71,6 +94,7 @@ export async function createInvoice(
     status: incoming ? 'offen' : 'entwurf',
     customerId: customer?.id ?? null,
     ...contentColumns(input),
+    ...(received?.relatedInvoiceId ? { relatedInvoiceId: relatedInvoice!.id } : {}),
     currency,
     ...exchangeRateColumns(exchangeRate),
     issueDate,
@@ -96,5 +120,5 @@ export async function createInvoice(
     related: relatedInvoice ? [relatedInvoice] : [],
     deliveries: [],
   });
-  return { id: row.id, view };
+  return { id: row.id, view, statedTaxApplied: prepared.totals.statedTaxApplied ?? [] };
 }

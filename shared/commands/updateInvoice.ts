@@ -22,6 +22,14 @@ export const META_FIELDS = ['notes', 'footerText', 'customFields'] as const;
 const normItems = (items: Array<Pick<InvoiceItemInput, 'description' | 'unit' | 'quantity' | 'unitPrice' | 'taxRate'>>) =>
   JSON.stringify(items.map((i) => [String(i.description).trim(), i.unit?.trim() || null, fmtQuantity(i.quantity), fmtMoney(i.unitPrice), fmtRate(i.taxRate)]));
 
+/**
+ * An incoming invoice in another currency booked without a rate (an e-invoice or a webhook's of a
+ * day the ECB feed had none) gets its rate once, as the reports ask (422 FOREIGN_CURRENCY): that
+ * fills a gap, it changes nothing converted before (docs/exchange-rates.md). A stored rate stays frozen.
+ */
+const givesMissingRate = (row: Invoice, input: InvoiceInput) =>
+  row.type === 'eingangsrechnung' && row.currency !== 'EUR' && row.exchangeRate == null && 'exchangeRate' in input;
+
 /** Names of content fields in `input` whose value differs from the stored invoice. */
 async function changedContentFields(trx: CommandContext['trx'], row: Invoice, input: InvoiceInput): Promise<string[]> {
   const changed: string[] = [];
@@ -44,7 +52,7 @@ async function changedContentFields(trx: CommandContext['trx'], row: Invoice, in
   for (const [field, current] of simple) {
     if (field in input && (input[field] ?? null) !== (current ?? null)) changed.push(field);
   }
-  if ('exchangeRate' in input) {
+  if ('exchangeRate' in input && !(givesMissingRate(row, input) && input.exchangeRate)) {
     // The rate is frozen with the document: a finalized invoice's rate (ECB or manual) cannot be replaced.
     const given = input.exchangeRate;
     const same =
@@ -89,10 +97,11 @@ export async function updateInvoice({ trx, actor }: CommandContext, id: string, 
       );
     }
     checkExpectedTotal(input.expectedTotalGross, fmtMoney(row.totalGross));
-    const patch: Pick<PartialModelObject<Invoice>, (typeof META_FIELDS)[number]> = {};
+    const patch: Pick<PartialModelObject<Invoice>, (typeof META_FIELDS)[number] | 'exchangeRate' | 'exchangeRateDate' | 'exchangeRateSource'> = {};
     if ('notes' in input) patch.notes = input.notes ?? null;
     if ('footerText' in input) patch.footerText = input.footerText ?? null;
     if ('customFields' in input) patch.customFields = input.customFields ?? {};
+    if (givesMissingRate(row, input) && input.exchangeRate) Object.assign(patch, exchangeRateColumns(manualExchangeRate(row.currency, input)));
     if (Object.keys(patch).length) {
       await Invoice.query(trx)
         .where({ tenantId, id })

@@ -1,6 +1,6 @@
 import { invalidInput, unprocessable, type ErrorDetail } from '../errors';
-import { computeTotals, type InvoiceTotals } from './invoiceTotals';
-import { dec, fmtMoney, isValidQuantity } from './money';
+import { compareStatedTax, computeTotals, type InvoiceTotals, type StatedTax } from './invoiceTotals';
+import { dec, fmtMoney, fmtRate, isValidQuantity } from './money';
 import { normalizeAllowedRate, taxRateMessage } from './taxRates';
 import { isCurrency } from './currencies';
 import { servicePeriodProblem } from './dates';
@@ -71,24 +71,67 @@ export function lineCategory(it: InvoiceItemInput, rate: string, ctx: ItemTaxCon
   return { taxCategory: inferTaxCategory(facts), exemptionReason: null, taxCategoryGiven: false };
 }
 
+/** A foreign VAT rate as stored (numeric(5,2)): above 0 and below 100, at most 2 decimals; else null. */
+function foreignRate(rate: unknown): string | null {
+  if (typeof rate !== 'string' || !/^\d+(\.\d+)?$/.test(rate.trim())) return null;
+  const r = fmtRate(rate.trim());
+  const d = dec(r);
+  return d.greaterThan(0) && d.lessThan(100) && d.decimalPlaces() <= 2 ? r : null;
+}
+
+/**
+ * What only the e-invoice import may ask of an incoming invoice (createInvoice's `einvoice`):
+ * lines of foreign VAT at their own rate, and the document's stated VAT per rate.
+ */
+export interface ReceivedInvoiceOptions {
+  foreignVat?: boolean;
+  statedTax?: StatedTax[];
+}
+
 /**
  * Check items against the tenant's tax rates and quantity rules, then compute the totals. With
- * `tax` each line also gets its VAT category (docs/vat-categories.md).
+ * `tax` each line also gets its VAT category (docs/vat-categories.md). `received` is the e-invoice
+ * import's: a line of taxCategory foreignVat keeps its foreign rate, and the stated tax of each rate
+ * is booked when within BR-CO-17's tolerance (else 400 on `statedTax.<rate>`).
  */
-export function prepareItems(items: InvoiceItemInput[] | undefined, country: string, tax?: ItemTaxContext): PreparedItems {
+export function prepareItems(items: InvoiceItemInput[] | undefined, country: string, tax?: ItemTaxContext, received?: ReceivedInvoiceOptions): PreparedItems {
   if (!items?.length) throw invalidInput('Invoice failed validation', [{ field: 'items', message: 'must contain at least one item' }]);
   const details: ErrorDetail[] = [];
+  const foreign = items.map((it) => it.taxCategory === 'foreignVat');
   const normalized = items.map((it, i) => {
-    const rate = typeof it.taxRate === 'string' ? normalizeAllowedRate(it.taxRate, country) : null;
-    if (rate === null) details.push({ field: `items.${i}.taxRate`, message: taxRateMessage(country) });
+    let rate: string | null;
+    if (foreign[i]) {
+      if (!received?.foreignVat) details.push({ field: `items.${i}.taxCategory`, message: 'foreignVat is set only by the e-invoice import' });
+      rate = foreignRate(it.taxRate);
+      if (rate === null) details.push({ field: `items.${i}.taxRate`, message: 'a foreign VAT rate must be above 0 and below 100 with at most 2 decimals' });
+    } else {
+      rate = typeof it.taxRate === 'string' ? normalizeAllowedRate(it.taxRate, country) : null;
+      if (rate === null) details.push({ field: `items.${i}.taxRate`, message: taxRateMessage(country) });
+    }
     if (!isValidQuantity(it.quantity)) {
       details.push({ field: `items.${i}.quantity`, message: 'must be greater than 0 with at most 4 decimal places' });
     }
     if (typeof it.description !== 'string' || !it.description.trim()) details.push({ field: `items.${i}.description`, message: 'must not be empty' });
     return { quantity: it.quantity, unitPrice: it.unitPrice, taxRate: rate ?? '0' };
   });
-  const categories = items.map((it, i) => lineCategory(it, normalized[i].taxRate, tax, i, details));
+  const categories = items.map(
+    (it, i): CategoryFields =>
+      foreign[i] ? { taxCategory: 'foreignVat', exemptionReason: null, taxCategoryGiven: true } : lineCategory(it, normalized[i].taxRate, tax, i, details),
+  );
   if (details.length) throw invalidInput('Invoice failed validation', details);
+  const statedTax = received?.statedTax?.length ? received.statedTax : undefined;
+  if (statedTax) {
+    const { refused } = compareStatedTax(computeTotals(normalized).taxBreakdown, statedTax);
+    if (refused.length) {
+      throw invalidInput(
+        'Invoice failed validation',
+        refused.map((d) => ({
+          field: `statedTax.${d.taxRate}`,
+          message: `BR-CO-17: the document states VAT ${d.stated} at ${d.taxRate} %, its lines give ${d.computed}: a difference of ${d.difference}, 1.00 or more`,
+        })),
+      );
+    }
+  }
   return {
     items: items.map((it, i) => ({
       description: it.description.trim(),
@@ -96,7 +139,7 @@ export function prepareItems(items: InvoiceItemInput[] | undefined, country: str
       ...categories[i],
       exemptionNote: it.exemptionNote?.trim() || null,
     })),
-    totals: computeTotals(normalized),
+    totals: computeTotals(normalized, statedTax),
   };
 }
 

@@ -34,9 +34,62 @@ export interface InvoiceTotals {
   totalTax: string;
   totalGross: string;
   taxBreakdown: TaxGroup[];
+  /** The groups whose tax is the stated one instead of ours (statedTax): not stored, for the caller's warning. */
+  statedTaxApplied?: StatedTaxDifference[];
 }
 
-export function computeTotals(lines: ReadonlyArray<LineInput>): InvoiceTotals {
+/** A received invoice's VAT amount of one rate (EN 16931 BT-117, summed over its categories of that rate). */
+export interface StatedTax {
+  taxRate: string;
+  tax: string;
+}
+
+export interface StatedTaxDifference {
+  taxRate: string;
+  computed: string;
+  stated: string;
+  /** stated − computed */
+  difference: string;
+}
+
+/**
+ * How far a received invoice's VAT of one rate may be from ours and still be booked as stated:
+ * less than one currency unit, the tolerance of BR-CO-17 in the EN 16931 schematron. The supplier
+ * states the tax; input tax is what the invoice states (docs/e-invoicing-inbound.md, "Stated VAT").
+ */
+export const STATED_TAX_TOLERANCE = '1';
+
+/**
+ * The stated tax of each rate against our groups: `applied` those within the tolerance that
+ * differ (booked as stated), `refused` those at or beyond it, tax stated at 0 %, or stated for a
+ * rate the lines do not have. A rate the document states nothing for keeps our tax.
+ */
+export function compareStatedTax(
+  groups: ReadonlyArray<{ taxRate: string; tax: string }>,
+  stated: ReadonlyArray<StatedTax>,
+): { applied: StatedTaxDifference[]; refused: StatedTaxDifference[] } {
+  const sums = new Map<string, Dec>();
+  for (const s of stated) sums.set(fmtRate(s.taxRate), (sums.get(fmtRate(s.taxRate)) ?? ZERO).plus(dec(s.tax)));
+  const applied: StatedTaxDifference[] = [];
+  const refused: StatedTaxDifference[] = [];
+  for (const [rate, st] of sums) {
+    const computed = dec(groups.find((g) => fmtRate(g.taxRate) === rate)?.tax ?? '0');
+    const difference = st.minus(computed);
+    if (difference.isZero()) continue;
+    const d = { taxRate: rate, computed: fmtMoney(computed), stated: fmtMoney(st), difference: fmtMoney(difference) };
+    // Tax at 0 % is no rounding matter: any amount there is refused.
+    const known = rate !== '0' && groups.some((g) => fmtRate(g.taxRate) === rate);
+    (known && difference.abs().lessThan(STATED_TAX_TOLERANCE) ? applied : refused).push(d);
+  }
+  return { applied, refused };
+}
+
+/**
+ * `statedTax` (a received invoice only): each rate's tax is the stated one where
+ * compareStatedTax applies it; the difference goes to the group's line of the largest net, so
+ * the lines still add up to the group. The caller refuses what compareStatedTax refuses.
+ */
+export function computeTotals(lines: ReadonlyArray<LineInput>, statedTax?: ReadonlyArray<StatedTax>): InvoiceTotals {
   const nets = lines.map((l) => roundMoney(dec(l.quantity).times(dec(l.unitPrice))));
   const rates = lines.map((l) => fmtRate(l.taxRate));
   const taxes: Dec[] = lines.map(() => ZERO);
@@ -62,6 +115,21 @@ export function computeTotals(lines: ReadonlyArray<LineInput>): InvoiceTotals {
   }
   breakdown.sort((a, b) => new D(a.rate).comparedTo(new D(b.rate)));
 
+  let statedTaxApplied: StatedTaxDifference[] | undefined;
+  if (statedTax?.length) {
+    statedTaxApplied = compareStatedTax(
+      breakdown.map((g) => ({ taxRate: g.rate, tax: fmtMoney(g.tax) })),
+      statedTax,
+    ).applied;
+    for (const d of statedTaxApplied) {
+      const g = breakdown.find((b) => b.rate === d.taxRate)!;
+      g.tax = dec(d.stated);
+      const idx = groups.get(d.taxRate)!;
+      const largest = idx.reduce((a, i) => (nets[i].abs().greaterThan(nets[a].abs()) ? i : a), idx[0]);
+      taxes[largest] = taxes[largest].plus(dec(d.difference));
+    }
+  }
+
   const totalNet = breakdown.reduce<Dec>((a, g) => a.plus(g.net), ZERO);
   const totalTax = breakdown.reduce<Dec>((a, g) => a.plus(g.tax), ZERO);
   return {
@@ -77,6 +145,7 @@ export function computeTotals(lines: ReadonlyArray<LineInput>): InvoiceTotals {
     totalTax: fmtMoney(totalTax),
     totalGross: fmtMoney(totalNet.plus(totalTax)),
     taxBreakdown: breakdown.map((g) => ({ taxRate: g.rate, net: fmtMoney(g.net), tax: fmtMoney(g.tax) })),
+    ...(statedTaxApplied ? { statedTaxApplied } : {}),
   };
 }
 

@@ -219,7 +219,8 @@ export async function buildInvoiceViews(db: Db, tenantId: string, rows: InvoiceV
         .where({ tenantId })
         .whereIn('invoiceId', ids)
         .orderBy([{ column: 'date' }, { column: 'createdAt' }]),
-    async (): Promise<Related['related']> => (relatedIds.length ? db('invoices').where({ tenantId }).whereIn('id', relatedIds).select('id', 'number') : []),
+    async (): Promise<Related['related']> =>
+      relatedIds.length ? db('invoices').where({ tenantId }).whereIn('id', relatedIds).select('id', db.raw('coalesce(number, invoice_number) as number')) : [],
     // Single reads show the e-mail deliveries (status, SMTP answer), newest first.
     async (): Promise<DeliveryViewRow[]> =>
       opts.deliveries
@@ -505,7 +506,7 @@ const SINGLE_READ_RELATED = `
   coalesce((select json_agg(json_build_object('id', p.id, 'invoiceId', p.invoice_id, 'amount', p.amount::text,
       'date', p.date::text, 'method', p.method, 'createdAt', ${isoSql('p.created_at')}) order by p.date, p.created_at)
     from payments p where p.tenant_id = i.tenant_id and p.invoice_id = i.id), '[]'::json) as "paymentsJson",
-  (select json_build_object('id', r.id, 'number', r.number)
+  (select json_build_object('id', r.id, 'number', coalesce(r.number, r.invoice_number))
     from invoices r where r.tenant_id = i.tenant_id and r.id = i.related_invoice_id) as "relatedJson",
   coalesce((select json_agg(json_build_object('id', d.id, 'invoiceId', d.invoice_id, 'to', d.to, 'status', d.status,
       'attempts', d.attempts, 'smtpResponse', d.smtp_response, 'error', d.error,

@@ -1,6 +1,6 @@
 import { DETAILS_MARKDOWN_MAX_LENGTH } from '../../../shared/providers/ai/offerDetails';
 import { CURRENCIES } from '../../../shared/domain/currencies';
-import { TAX_CATEGORIES } from '../../../shared/domain/tax/vatCategory';
+import { FOREIGN_VAT, TAX_CATEGORIES } from '../../../shared/domain/tax/vatCategory';
 import { INVOICE_STATUSES, INVOICE_TYPES } from '../../../shared/domain/invoiceStates';
 import { EINVOICE_FORMATS } from '../../../shared/domain/einvoiceFormats';
 import { PAYMENT_METHODS } from '../../../shared/commands/recordPayment';
@@ -203,7 +203,11 @@ export const invoiceView = {
           netAmount: money,
           taxAmount: money,
           grossAmount: money,
-          taxCategory: { type: ['string', 'null'], enum: [...TAX_CATEGORIES, null] },
+          taxCategory: {
+            type: ['string', 'null'],
+            enum: [...TAX_CATEGORIES, FOREIGN_VAT, null],
+            description: 'foreignVat: another country’s VAT on an imported incoming invoice, not input tax of the return (docs/vat-categories.md)',
+          },
           exemptionReason: { type: ['string', 'null'] },
           exemptionNote: { type: ['string', 'null'] },
         },

@@ -6,10 +6,11 @@ import { isValidIban } from '../../domain/iban';
 import type { InboundInvoice, InboundResult } from '../../formats/inbound/types';
 import { IncomingEinvoice, type IncomingProblem } from '../../models/IncomingEinvoice';
 import { existingIncomingInvoice, matchSupplier } from '../../queries/incomingEinvoices';
-import { createInvoice } from '../createInvoice';
+import { createInvoice, type ReceivedEinvoiceOptions } from '../createInvoice';
+import { Tenant } from '../../models/Tenant';
 import { createSupplier, type SupplierInput } from '../suppliers';
 import type { CommandContext } from '../types';
-import { toInvoiceInput, UnmappableInvoice } from './toInvoiceInput';
+import { type MappedInvoice, toInvoiceInput, UnmappableInvoice } from './toInvoiceInput';
 import { validationReport } from '../../formats/inbound/validate';
 
 /**
@@ -81,6 +82,54 @@ function supplierInput(invoice: InboundInvoice): SupplierInput {
   };
 }
 
+/**
+ * What createInvoice is asked beyond the input for an e-invoice (docs/e-invoicing-inbound.md):
+ * foreign VAT lines, the stated VAT per rate, booking without an ECB rate, and a credit note's
+ * link to the supplier's invoice it names (BT-25) when that is booked here.
+ */
+async function bookingOptions(trx: CommandContext['trx'], tenantId: string, supplierId: string, invoice: InboundInvoice, mapped: MappedInvoice) {
+  const warnings: string[] = [];
+  let relatedInvoiceId: string | null = null;
+  const preceding = invoice.precedingInvoiceNumber?.trim();
+  if (invoice.kind === 'creditNote' && preceding) {
+    relatedInvoiceId = await existingIncomingInvoice(trx, tenantId, supplierId, preceding);
+    if (!relatedInvoiceId) {
+      warnings.push(`the credit note corrects invoice ${preceding} of this supplier, which is not booked here: the reference is kept in the notes, not linked`);
+    }
+  }
+  const options: ReceivedEinvoiceOptions = {
+    foreignVat: mapped.foreignVat.rates.length > 0,
+    statedTax: mapped.statedTax,
+    withoutEcbRate: true,
+    relatedInvoiceId,
+  };
+  return { options, warnings };
+}
+
+/** The warnings of what the booking did differently from an invoice typed in. */
+function bookedWarnings(invoice: InboundInvoice, mapped: MappedInvoice, created: Awaited<ReturnType<typeof createInvoice>>): string[] {
+  const out: string[] = [];
+  for (const d of created.statedTaxApplied) {
+    out.push(
+      `VAT at ${d.taxRate} % booked as the document states it (BT-117 ${d.stated}); computed on its basis it is ${d.computed}, a difference of ${d.difference} (BR-CO-17 allows less than 1.00)`,
+    );
+  }
+  if (mapped.foreignVat.rates.length) {
+    const from = mapped.foreignVat.sellerCountry ? ` from a supplier in ${mapped.foreignVat.sellerCountry}` : '';
+    out.push(
+      `foreign VAT${from} at ${mapped.foreignVat.rates.map((r) => `${r} %`).join(', ')} booked as foreignVat: it is not input tax of the UStVA/U30 and counts as expense; ` +
+        'claim it through the refund procedure of that country (DE: Vorsteuer-Vergütungsverfahren, § 18 Abs. 9 UStG; AT: Erstattungsverfahren, § 21 Abs. 9 UStG 1994; EU: Directive 2008/9/EC)',
+    );
+  }
+  const v = created.view;
+  if (v.currency !== 'EUR' && !v.exchangeRate) {
+    out.push(
+      `no ECB rate for ${v.currency} on ${invoice.issueDate}: enter the invoice's exchangeRate (PUT /api/invoices/${created.id}) before the VAT return of that period; until then the reports of that period answer 422 FOREIGN_CURRENCY`,
+    );
+  }
+  return out;
+}
+
 const stated = (v: string | null, negate: boolean) => (v == null ? null : fmtMoney(negate ? dec(v).negated() : dec(v)));
 
 /**
@@ -121,28 +170,33 @@ export async function importReadInvoice(
     supplierId = (await createSupplier({ trx, actor }, supplierInput(invoice))).id;
   }
 
+  const tenant = await Tenant.query(trx).findById(tenantId).select('country');
   let mapped: ReturnType<typeof toInvoiceInput>;
   try {
-    mapped = toInvoiceInput(invoice, supplierId);
+    mapped = toInvoiceInput(invoice, supplierId, tenant?.country ?? 'AT');
   } catch (err) {
     if (err instanceof UnmappableInvoice) throw new ImportRefused([{ rule: err.rule, message: err.message }]);
     throw err;
   }
+  const booking = await bookingOptions(trx, tenantId, supplierId, invoice, mapped);
   let created: Awaited<ReturnType<typeof createInvoice>>;
   try {
     const allowNegative = mapped.negate || dec(invoice.totals.gross ?? '0').isNegative();
-    created = await createInvoice({ trx, actor }, mapped.input, { allowNegative });
+    created = await createInvoice({ trx, actor }, mapped.input, { allowNegative, einvoice: booking.options });
   } catch (err) {
-    // The document's content our invoice rules refuse (a rate the tenant's country does not
-    // have, no exchange rate for its currency): a retry would refuse it again.
+    // The document's content our invoice rules refuse (a stated VAT beyond BR-CO-17's tolerance, a
+    // foreign rate out of range): a retry would refuse it again.
     if (err instanceof AppError && err.status >= 400 && err.status < 500) {
       const details = err.details?.length
-        ? err.details.map((d) => ({ rule: 'INVOICE', message: `${d.field}: ${d.message}` }))
+        ? err.details.map((d) =>
+            d.field.startsWith('statedTax.') ? { rule: 'BR-CO-17', message: d.message } : { rule: 'INVOICE', message: `${d.field}: ${d.message}` },
+          )
         : [{ rule: 'INVOICE', message: err.message }];
       throw new ImportRefused(details);
     }
     throw err;
   }
+  base.warnings = [...base.warnings, ...booking.warnings, ...bookedWarnings(invoice, mapped, created)];
 
   const v = created.view;
   const differences: IncomingProblem[] = [];

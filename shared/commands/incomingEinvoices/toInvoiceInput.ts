@@ -1,7 +1,10 @@
 import type { InboundAllowanceCharge, InboundInvoice, InboundLine } from '../../formats/inbound/types';
 import type { InvoiceInput, InvoiceItemInput } from '../../domain/invoiceInput';
 import type { TaxCategory } from '../../domain/tax/vatCategory';
-import { dec, fmtMoney, isValidQuantity, roundMoney } from '../../domain/money';
+import type { StatedTax } from '../../domain/invoiceTotals';
+import { dec, fmtMoney, fmtRate, isValidQuantity, roundMoney } from '../../domain/money';
+import { normalizeAllowedRate } from '../../domain/taxRates';
+import { vatIdCountry } from '../../domain/vatId';
 
 /**
  * How a read e-invoice becomes the input of createInvoice (an eingangsrechnung). Pure: the
@@ -78,13 +81,48 @@ function termDays(issueDate: string, dueDate: string | null): number | null {
   return days >= 0 ? days : null;
 }
 
+/** The seller's country: its VAT ID's prefix (EL → GR), else its address's country; null when neither says. */
+export function sellerCountry(invoice: InboundInvoice): string | null {
+  const byVatId = invoice.seller.vatId ? vatIdCountry(invoice.seller.vatId) : null;
+  const byAddress = invoice.seller.address.country?.trim().toUpperCase();
+  return byVatId ?? (byAddress && /^[A-Z]{2}$/.test(byAddress) ? byAddress : null);
+}
+
 /**
- * The createInvoice input for a read invoice from `supplierId`. A credit note (BT-3 381 …) is
- * booked with negative amounts: its document states them positive. Document-level allowances and
- * charges (BG-20/21) become lines of their own so the totals are the document's.
- * A profile without lines (Factur-X MINIMUM, BASIC WL) is booked as one line per VAT breakdown.
+ * Foreign VAT (docs/vat-categories.md, "Foreign VAT"): a standard-rated line whose rate is not one
+ * of the tenant country's, or any standard-rated line of a seller in another country. Its VAT is
+ * not input tax of our return; the line keeps its rate as category foreignVat.
  */
-export function toInvoiceInput(invoice: InboundInvoice, supplierId: string): { input: InvoiceInput; negate: boolean } {
+function markForeignVat(items: InvoiceItemInput[], tenantCountry: string, seller: string | null): string[] {
+  const rates = new Set<string>();
+  for (const it of items) {
+    const positive = dec(it.taxRate).greaterThan(0);
+    if (!positive || (it.taxCategory != null && it.taxCategory !== 'standard')) continue;
+    if (normalizeAllowedRate(it.taxRate, tenantCountry) === null || (seller != null && seller !== tenantCountry.toUpperCase())) {
+      it.taxCategory = 'foreignVat';
+      rates.add(fmtRate(it.taxRate));
+    }
+  }
+  return [...rates].sort((a, b) => dec(a).comparedTo(dec(b)));
+}
+
+export interface MappedInvoice {
+  input: InvoiceInput;
+  negate: boolean;
+  /** BT-117 per rate (summed over the categories of a rate), signed as booked. */
+  statedTax: StatedTax[];
+  /** The rates booked as foreign VAT (empty: none) and the seller's country. */
+  foreignVat: { rates: string[]; sellerCountry: string | null };
+}
+
+/**
+ * The createInvoice input for a read invoice from `supplierId`, received by a tenant in
+ * `tenantCountry`. A credit note (BT-3 381 …) is booked with negative amounts: its document states
+ * them positive. Document-level allowances and charges (BG-20/21) become lines of their own so the
+ * totals are the document's. A profile without lines (Factur-X MINIMUM, BASIC WL) is booked as one
+ * line per VAT breakdown.
+ */
+export function toInvoiceInput(invoice: InboundInvoice, supplierId: string, tenantCountry: string): MappedInvoice {
   const negate = invoice.kind === 'creditNote';
   const items: InvoiceItemInput[] = invoice.lines.length
     ? [
@@ -104,8 +142,13 @@ export function toInvoiceInput(invoice: InboundInvoice, supplierId: string): { i
     negate ? `Gutschrift${invoice.precedingInvoiceNumber ? ` zu Rechnung ${invoice.precedingInvoiceNumber}` : ''}` : null,
     !negate && invoice.precedingInvoiceNumber ? `Bezieht sich auf Rechnung ${invoice.precedingInvoiceNumber}` : null,
   ].filter(Boolean);
+  const seller = sellerCountry(invoice);
+  const foreignRates = markForeignVat(items, tenantCountry, seller);
+  const statedTax = invoice.vatBreakdown.map((b) => ({ taxRate: b.rate ?? '0', tax: sign(b.tax, negate) }));
   return {
     negate,
+    statedTax,
+    foreignVat: { rates: foreignRates, sellerCountry: seller },
     input: {
       type: 'eingangsrechnung',
       supplierId,

@@ -112,3 +112,30 @@ export async function assertRelatedInvoice(
   }
   return { id: rel!.id, number: rel!.number };
 }
+
+/**
+ * The supplier's invoice an imported credit note corrects (createInvoice's `einvoice.relatedInvoiceId`):
+ * an incoming invoice of this tenant and the same supplier, not deleted; else 400 on relatedInvoiceId.
+ * The link the sales rules check (assertRelatedInvoice) is the customer's; this one the supplier's.
+ */
+export async function assertRelatedIncomingInvoice(
+  trx: Db,
+  tenantId: string,
+  relatedInvoiceId: string,
+  creditNote: { supplierId: string | null | undefined },
+): Promise<{ id: string; number: string | null }> {
+  const rel = await Invoice.query(trx)
+    .where({ tenantId, id: relatedInvoiceId })
+    .whereNull('deletedAt')
+    .select('id', 'invoiceNumber', 'type', 'supplierId')
+    .first();
+  const problem = !rel
+    ? 'invoice does not exist'
+    : rel.type !== 'eingangsrechnung'
+      ? 'must be an incoming invoice (eingangsrechnung) of the same supplier'
+      : rel.supplierId !== (creditNote.supplierId ?? null)
+        ? 'belongs to another supplier: a credit note corrects an invoice of its own supplier'
+        : null;
+  if (problem) throw invalidInput('Invoice failed validation', [{ field: 'relatedInvoiceId', message: problem }]);
+  return { id: rel!.id, number: rel!.invoiceNumber ?? null };
+}

@@ -16,7 +16,7 @@ export type DatevChart = 'SKR03' | 'SKR04' | 'EKR';
 export type ZeroRateKind = 'reverseChargeEu' | 'intraCommunitySupply' | 'export' | 'thirdCountryService' | 'taxFree';
 
 /** Which 0 % kind a stored line category books as; exempt lines are refined by their reason (exemptRevenue). */
-const CATEGORY_ZERO_KIND: Record<Exclude<TaxCategory, 'standard' | 'zeroRated' | 'exempt'>, ZeroRateKind> = {
+const CATEGORY_ZERO_KIND: Record<Exclude<TaxCategory, 'standard' | 'zeroRated' | 'exempt' | 'foreignVat'>, ZeroRateKind> = {
   reverseCharge: 'reverseChargeEu',
   intraCommunitySupply: 'intraCommunitySupply',
   export: 'export',
@@ -56,6 +56,8 @@ export type DatevBookingSource =
        * The purchase's VAT category: reverseCharge = a service from a business in another member
        * state (DE § 13b Abs. 1 UStG), intraCommunitySupply = an intra-Community acquisition of goods
        * (DE § 1a UStG). Both are 0 % rows whose tax the buyer owes and deducts: the BU key books both.
+       * foreignVat = another country's VAT (any rate): not deductible here, the gross is the expense,
+       * booked without a key (docs/vat-categories.md, "Foreign VAT").
        */
       taxCategory?: TaxCategory | null;
       /**
@@ -204,9 +206,18 @@ export function datevPosting(chart: DatevChart, source: DatevBookingSource): Dat
       };
     }
     case 'incomingInvoice': {
-      const rate = rateOf(table, chart, source.taxRate);
       const a = signed(source.gross, 'gross');
       if (a.zero) return null;
+      if (source.taxCategory === 'foreignVat') {
+        // Not our country's rate, and not deductible in our return: the gross is the cost, no BU key.
+        return {
+          amount: a.amount,
+          debitCredit: side('H', a.negative),
+          account: account(source.creditorAccount, table.payables, 'creditorAccount'),
+          contraAccount: account(source.expenseAccount, table.expense, 'expenseAccount'),
+        };
+      }
+      const rate = rateOf(table, chart, source.taxRate);
       // A small business deducts no input tax: the gross is its cost, booked without a key.
       const buKey = source.smallBusiness ? undefined : rate === '0' ? purchaseKeyOf(table, source.taxCategory) : table.inputTaxKey[rate];
       return {
@@ -247,6 +258,7 @@ function zeroRevenueAccount(
     case null:
     case undefined:
     case 'standard': // a 0 % row is never standard; the check refuses it, so only legacy data lands here
+    case 'foreignVat': // purchase-only, never on a sales row
       return table.zeroRevenue[source.zeroRateKind ?? 'taxFree'];
     case 'zeroRated':
       return table.zeroRatedRevenue;

@@ -6,10 +6,18 @@ import { EU_COUNTRIES, normalizeVatId, vatIdCountry } from '../vatId';
  * write the UNTDID 5305 code (EN 16931 BT-151/BT-118). Pure: the facts come from the caller.
  */
 export const TAX_CATEGORIES = ['standard', 'zeroRated', 'exempt', 'reverseCharge', 'intraCommunitySupply', 'export', 'notSubject'] as const;
-export type TaxCategory = (typeof TAX_CATEGORIES)[number];
+/**
+ * Purchase-only: VAT another country's supplier charged (docs/vat-categories.md, "Foreign VAT").
+ * It is not input tax of the domestic return (refund procedure, Directive 2008/9/EC), so reports
+ * leave it out and it is part of the expense. Only the e-invoice import sets it (createInvoice's
+ * `einvoice.foreignVat`); it is not in TAX_CATEGORIES, the API's list.
+ */
+export const FOREIGN_VAT = 'foreignVat' as const;
+export type TaxCategory = (typeof TAX_CATEGORIES)[number] | typeof FOREIGN_VAT;
 
 export const UNTDID_5305: Record<TaxCategory, 'S' | 'Z' | 'E' | 'AE' | 'K' | 'G' | 'O'> = {
   standard: 'S',
+  foreignVat: 'S',
   zeroRated: 'Z',
   exempt: 'E',
   reverseCharge: 'AE',
@@ -216,6 +224,7 @@ export function categoryNote(category: TaxCategory, sellerCountry: string, reaso
   const at = sellerCountry === 'AT';
   switch (category) {
     case 'standard':
+    case 'foreignVat':
       return null;
     case 'zeroRated':
       return de ? 'Umsatzsteuer 0 % (Nullsteuersatz gemäß § 12 Abs. 3 UStG).' : 'VAT 0 % (zero rate).';

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { D, type Dec, money } from '../../domain/tax/amounts';
-import { eurSql, FINALIZED_STATUSES, INPUT_TAX_EXCLUDED_STATUSES } from './vatAggregates';
+import { eurSql, FINALIZED_STATUSES, FOREIGN_VAT_TAX_SQL, INPUT_TAX_EXCLUDED_STATUSES } from './vatAggregates';
 import { datevChartOf } from './datev';
 import type { ReportTenant } from './vatReturn';
 import { assertEurDocuments } from './currency';
@@ -128,7 +128,8 @@ export async function bwaFigures(db: Knex, tenant: ReportTenant, year: number): 
  * rounded like the ledger's entry (docs/ledger.md). Expects the invoice as `i`.
  */
 function expenseCostSql(chart: string, smallBusiness: boolean): { amount: string; joins: string } {
-  if (!smallBusiness) return { amount: 'i.total_net', joins: '' };
+  // Foreign VAT is not deducted (docs/vat-categories.md): it is part of the cost.
+  if (!smallBusiness) return { amount: `(i.total_net + ${FOREIGN_VAT_TAX_SQL})`, joins: '' };
   const rate = chart in CHARTS ? CHARTS[chart as ChartName].standardRate : '19'; // SKR04: Germany, as SKR03
   if (!/^\d+$/.test(rate)) throw new Error(`unexpected rate ${rate}`);
   return {

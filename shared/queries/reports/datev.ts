@@ -82,7 +82,7 @@ export async function assertDatevExportable(db: Knex, tenant: ReportTenant, peri
   await assertDatevClearingAccounts(db, tenant, period);
 }
 
-/** Every tax rate in the period must be mapped in the chart. */
+/** Every tax rate in the period must be mapped in the chart (foreign VAT aside). */
 export async function assertDatevRatesMapped(db: Knex, tenant: ReportTenant, period: TaxPeriod): Promise<void> {
   const chart = datevChartOf(tenant);
   const { rows } = await db.raw(
@@ -90,7 +90,10 @@ export async function assertDatevRatesMapped(db: Knex, tenant: ReportTenant, per
        from invoices i cross join lateral jsonb_array_elements(i.tax_breakdown) tb
       where i.tenant_id = ? and ${inBooksSql('i')} and (
             (i.type in ('rechnung', 'gutschrift') and i.status = any(?::text[]) and i.issue_date between ? and ?)
-         or (i.type = 'eingangsrechnung' and i.status <> all(?::text[]) and i.invoice_date between ? and ?))`,
+         or (i.type = 'eingangsrechnung' and i.status <> all(?::text[]) and i.invoice_date between ? and ?))
+        -- Foreign VAT (any rate) is booked at its gross without a key: it needs no account of its rate.
+        and not exists (select 1 from invoice_items fv
+                         where fv.invoice_id = i.id and fv.tax_category = 'foreignVat' and fv.tax_rate = (tb->>'taxRate')::numeric)`,
     [tenant.id, [...FINALIZED_STATUSES], period.start, period.end, [...INPUT_TAX_EXCLUDED_STATUSES], period.start, period.end],
   );
   const allowed = DATEV_CHARTS[chart].rates;
@@ -347,11 +350,13 @@ export async function* datevBookings(tenant: ReportTenant, period: TaxPeriod, kn
               z.category as "taxCategory"
          from invoices i ${x.joins}
          cross join lateral jsonb_array_elements(i.tax_breakdown) tb
-         -- As for sales: the 0 % group per category (reverse charge, ig. Erwerb get their BU key).
+         -- As for sales: the 0 % group per category (reverse charge, ig. Erwerb get their BU key);
+         -- and a rate's foreign VAT lines (docs/vat-categories.md), booked at their gross without a key.
          left join lateral (
-           select ii.tax_category as category, sum(ii.net_amount) as net
+           select ii.tax_category as category, sum(ii.gross_amount) as net
              from invoice_items ii
-            where ii.invoice_id = i.id and ii.tax_rate = 0 and (tb->>'taxRate')::numeric = 0
+            where ii.invoice_id = i.id and ii.tax_rate = (tb->>'taxRate')::numeric
+              and (ii.tax_rate = 0 or ii.tax_category = 'foreignVat')
             group by ii.tax_category
          ) z on true
         where i.tenant_id = ? and i.type = 'eingangsrechnung' and i.status <> all(?::text[])

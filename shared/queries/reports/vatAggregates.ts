@@ -99,9 +99,17 @@ export async function salesByCategory(db: Knex, tenantId: string, country: strin
   return rows as SalesCategoryRow[];
 }
 
+/**
+ * SQL: the tax of invoice `i`'s foreign VAT lines (another country's VAT, docs/vat-categories.md,
+ * "Foreign VAT"), 0 without; deductible only through the refund procedure, not in our return.
+ */
+export const FOREIGN_VAT_TAX_SQL =
+  "coalesce((select sum(fv.tax_amount) from invoice_items fv where fv.invoice_id = i.id and fv.tax_category = 'foreignVat'), 0)";
+
+/** The period's input tax: the incoming invoices' tax without their foreign VAT. */
 export async function inputTax(db: Knex, tenantId: string, from: string, to: string): Promise<string> {
   const { rows } = await db.raw(
-    `select coalesce(sum(${eurSql('i.total_tax')}), 0)::text as "inputTax"
+    `select coalesce(sum(${eurSql(`(i.total_tax - ${FOREIGN_VAT_TAX_SQL})`)}), 0)::text as "inputTax"
        from invoices i
       where i.tenant_id = ?
         and i.type = 'eingangsrechnung'

@@ -54,17 +54,21 @@ describe.skipIf(!official)('the job with an official sample', () => {
     expect((await db()('invoices').where({ id: row.invoiceId }).first()).supplierId).toBe(hinted.id);
   });
 
-  it('a rate the tenant’s country does not have rejects and rolls back the new supplier', async () => {
-    const at = (await createTenant({ country: 'AT' })).id;
-    const { id } = await receive(at, sampleBytes('xrechnung-testsuite/01.01a-INVOICE_ubl.xml'));
-    expect((await runJob(at, id)).status).toBe('rejected');
+  it('a stated VAT 1.00 off the computed one (BR-CO-17) rejects and rolls back the new supplier', async () => {
+    const other = (await createTenant({ country: 'DE' })).id;
+    // 01.06 states 757.41 on 3986.34 at 19 % (757.40): 1.00 more, with the totals moved along so it reconciles.
+    const bytes = Buffer.from(
+      sampleBytes('xrechnung-testsuite/01.06_minimal_test_uncefact.xml').toString('utf8').replaceAll('757.41', '758.40').replaceAll('4743.75', '4744.74'),
+    );
+    const { id } = await receive(other, bytes);
+    expect((await runJob(other, id)).status).toBe('rejected');
     const row = await db()('incomingEinvoices').where({ id }).first();
     expect(row.status).toBe('rejected');
-    expect(row.errors[0]).toMatchObject({ rule: 'INVOICE' });
-    expect(row.errors[0].message).toMatch(/taxRate/);
-    expect(row.format).toBe('ubl');
-    expect(await db()('suppliers').where({ tenantId: at })).toHaveLength(0);
-    expect(await db()('invoices').where({ tenantId: at })).toHaveLength(0);
+    expect(row.errors).toEqual([
+      { rule: 'BR-CO-17', message: expect.stringMatching(/states VAT 758\.40 at 19 %, its lines give 757\.40: a difference of 1\.00/) },
+    ]);
+    expect(await db()('suppliers').where({ tenantId: other })).toHaveLength(0);
+    expect(await db()('invoices').where({ tenantId: other })).toHaveLength(0);
   });
 });
 
@@ -104,7 +108,7 @@ const base: InboundInvoice = {
 
 describe('toInvoiceInput', () => {
   it('maps lines, categories, allowances and charges, and the payment term', () => {
-    const { input, negate } = toInvoiceInput(base, 'sup');
+    const { input, negate } = toInvoiceInput(base, 'sup', 'DE');
     expect(negate).toBe(false);
     expect(input).toMatchObject({
       type: 'eingangsrechnung',
@@ -124,14 +128,14 @@ describe('toInvoiceInput', () => {
   });
 
   it('books a credit note negative and names the invoice it corrects', () => {
-    const { input, negate } = toInvoiceInput({ ...base, kind: 'creditNote', precedingInvoiceNumber: 'R-0' }, 'sup');
+    const { input, negate } = toInvoiceInput({ ...base, kind: 'creditNote', precedingInvoiceNumber: 'R-0' }, 'sup', 'DE');
     expect(negate).toBe(true);
     expect(input.items!.map((i) => i.unitPrice)).toEqual(['-50.00', '-0.37', '-10.00', '5.00', '-2.50']);
     expect(input.notes).toBe('Gutschrift zu Rechnung R-0');
   });
 
   it('refuses a category this service has no equivalent for, and books a document without lines by its VAT breakdown', () => {
-    expect(() => toInvoiceInput({ ...base, lines: [{ ...base.lines[0], vatCategory: 'L' }] }, 'sup')).toThrow(/VAT category L/);
+    expect(() => toInvoiceInput({ ...base, lines: [{ ...base.lines[0], vatCategory: 'L' }] }, 'sup', 'DE')).toThrow(/VAT category L/);
     const { input } = toInvoiceInput(
       {
         ...base,
@@ -141,6 +145,7 @@ describe('toInvoiceInput', () => {
         vatBreakdown: [{ category: 'S', rate: '19', basis: '100.00', tax: '19.00', exemptionReason: null, exemptionCode: null }],
       },
       'sup',
+      'DE',
     );
     expect(input.items).toEqual([expect.objectContaining({ quantity: '1', unitPrice: '100.00', taxRate: '19', taxCategory: 'standard' })]);
   });

@@ -1,0 +1,337 @@
+/**
+ * How an e-invoice is booked beyond its lines (docs/e-invoicing-inbound.md, "Booking"), through the
+ * API and a real worker: the stated VAT per rate within BR-CO-17's tolerance, foreign VAT left out
+ * of the UStVA / U30 input tax, a credit note linked to the supplier's invoice it corrects, and a
+ * foreign currency without a stored ECB rate booked without one until the user enters it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import iconv from 'iconv-lite';
+import { db } from '../../../shared/db';
+import { dec, fmtMoney, roundMoney } from '../../../shared/domain/money';
+import { storeExchangeRates } from '../../../shared/commands/exchangeRates';
+import { startWorkers, type RunningWorkers } from '../../../workers/worker';
+import { createTeam } from '../../helpers/factories';
+import { useTestServer } from '../../helpers/server';
+import { waitUntil } from '../../helpers/waitUntil';
+
+interface DocLine {
+  net: string;
+  rate: string;
+}
+interface Doc {
+  kind?: 'Invoice' | 'CreditNote';
+  number: string;
+  date?: string;
+  currency?: string;
+  seller?: { name: string; vatId: string | null; country: string };
+  lines: DocLine[];
+  /** BT-117 per rate as the document states it; computed when absent. */
+  statedTax?: Record<string, string>;
+  preceding?: string;
+}
+
+const DE_SELLER = { name: 'Muster Lieferant GmbH', vatId: 'DE136695976', country: 'DE' };
+
+/** A small EN 16931 UBL document whose totals add up (BR-CO-10…16) with the tax it states. */
+function ubl(d: Doc): Buffer {
+  const kind = d.kind ?? 'Invoice';
+  const cur = d.currency ?? 'EUR';
+  const seller = d.seller ?? DE_SELLER;
+  const rates = [...new Set(d.lines.map((l) => l.rate))];
+  const basis = (r: string) => d.lines.filter((l) => l.rate === r).reduce((a, l) => a.plus(dec(l.net)), dec(0));
+  const taxOf = (r: string) => dec(d.statedTax?.[r] ?? fmtMoney(roundMoney(basis(r).times(dec(r)).dividedBy(100))));
+  const net = d.lines.reduce((a, l) => a.plus(dec(l.net)), dec(0));
+  const tax = rates.reduce((a, r) => a.plus(taxOf(r)), dec(0));
+  const m = (v: ReturnType<typeof dec>) => `currencyID="${cur}">${fmtMoney(v)}`;
+  const line = kind === 'Invoice' ? 'InvoiceLine' : 'CreditNoteLine';
+  const qty = kind === 'Invoice' ? 'InvoicedQuantity' : 'CreditedQuantity';
+  return Buffer.from(`<?xml version="1.0" encoding="UTF-8"?>
+<${kind} xmlns="urn:oasis:names:specification:ubl:schema:xsd:${kind}-2"
+  xmlns:cac="urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2"
+  xmlns:cbc="urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2">
+  <cbc:CustomizationID>urn:cen.eu:en16931:2017</cbc:CustomizationID>
+  <cbc:ID>${d.number}</cbc:ID>
+  <cbc:IssueDate>${d.date ?? '2026-03-10'}</cbc:IssueDate>
+  <cbc:${kind}TypeCode>${kind === 'Invoice' ? 380 : 381}</cbc:${kind}TypeCode>
+  <cbc:DocumentCurrencyCode>${cur}</cbc:DocumentCurrencyCode>
+  ${d.preceding ? `<cac:BillingReference><cac:InvoiceDocumentReference><cbc:ID>${d.preceding}</cbc:ID></cac:InvoiceDocumentReference></cac:BillingReference>` : ''}
+  <cac:AccountingSupplierParty><cac:Party>
+    <cac:PostalAddress><cbc:CityName>Stadt</cbc:CityName><cac:Country><cbc:IdentificationCode>${seller.country}</cbc:IdentificationCode></cac:Country></cac:PostalAddress>
+    ${seller.vatId ? `<cac:PartyTaxScheme><cbc:CompanyID>${seller.vatId}</cbc:CompanyID><cac:TaxScheme><cbc:ID>VAT</cbc:ID></cac:TaxScheme></cac:PartyTaxScheme>` : ''}
+    <cac:PartyLegalEntity><cbc:RegistrationName>${seller.name}</cbc:RegistrationName></cac:PartyLegalEntity>
+  </cac:Party></cac:AccountingSupplierParty>
+  <cac:AccountingCustomerParty><cac:Party><cac:PartyLegalEntity><cbc:RegistrationName>Käufer</cbc:RegistrationName></cac:PartyLegalEntity></cac:Party></cac:AccountingCustomerParty>
+  <cac:TaxTotal><cbc:TaxAmount ${m(tax)}</cbc:TaxAmount>
+    ${rates
+      .map(
+        (r) => `<cac:TaxSubtotal><cbc:TaxableAmount ${m(basis(r))}</cbc:TaxableAmount><cbc:TaxAmount ${m(taxOf(r))}</cbc:TaxAmount>
+      <cac:TaxCategory><cbc:ID>S</cbc:ID><cbc:Percent>${r}</cbc:Percent><cac:TaxScheme><cbc:ID>VAT</cbc:ID></cac:TaxScheme></cac:TaxCategory></cac:TaxSubtotal>`,
+      )
+      .join('\n    ')}
+  </cac:TaxTotal>
+  <cac:LegalMonetaryTotal>
+    <cbc:LineExtensionAmount ${m(net)}</cbc:LineExtensionAmount><cbc:TaxExclusiveAmount ${m(net)}</cbc:TaxExclusiveAmount>
+    <cbc:TaxInclusiveAmount ${m(net.plus(tax))}</cbc:TaxInclusiveAmount><cbc:PayableAmount ${m(net.plus(tax))}</cbc:PayableAmount>
+  </cac:LegalMonetaryTotal>
+  ${d.lines
+    .map(
+      (
+        l,
+        i,
+      ) => `<cac:${line}><cbc:ID>${i + 1}</cbc:ID><cbc:${qty} unitCode="C62">1</cbc:${qty}><cbc:LineExtensionAmount ${m(dec(l.net))}</cbc:LineExtensionAmount>
+    <cac:Item><cbc:Name>Position ${i + 1}</cbc:Name><cac:ClassifiedTaxCategory><cbc:ID>S</cbc:ID><cbc:Percent>${l.rate}</cbc:Percent><cac:TaxScheme><cbc:ID>VAT</cbc:ID></cac:TaxScheme></cac:ClassifiedTaxCategory></cac:Item>
+    <cac:Price><cbc:PriceAmount currencyID="${cur}">${l.net}</cbc:PriceAmount></cac:Price></cac:${line}>`,
+    )
+    .join('\n  ')}
+</${kind}>`);
+}
+
+const env = useTestServer();
+let workers: RunningWorkers;
+beforeAll(async () => {
+  workers = await startWorkers({ queues: ['documents', 'maintenance'], schedule: false });
+});
+afterAll(async () => workers?.close());
+
+type Team = Awaited<ReturnType<typeof createTeam>>;
+const deTeam = () => createTeam({ country: 'DE', vatId: 'DE811907980' });
+const atTeam = () => createTeam({ country: 'AT', vatId: 'ATU13585627' });
+
+async function importDoc(team: Team, bytes: Buffer) {
+  const res = await env.http.request('POST', '/api/incoming-einvoices', {
+    token: team.member.token,
+    rawBody: bytes,
+    headers: { 'content-type': 'application/xml' },
+  });
+  expect(res.status).toBe(202);
+  const row = await waitUntil(
+    async () => {
+      const r = await env.http.get(`/api/incoming-einvoices/${res.body.id}`, { token: team.viewer.token });
+      return ['imported', 'duplicate', 'rejected'].includes(r.body.status) ? r.body : null;
+    },
+    'the import',
+    // The sandboxed documents worker starts its first child process for the first import; a loaded CI host is slow.
+    110_000,
+  );
+  const invoice = row.invoiceId ? (await env.http.get(`/api/invoices/${row.invoiceId}`, { token: team.viewer.token })).body : null;
+  return { row, invoice };
+}
+
+const ust = (team: Team, q = 'year=2026&month=3') => env.http.get(`/api/reports/ust?${q}`, { token: team.viewer.token });
+
+describe('stated VAT per rate (BR-CO-17 tolerance)', () => {
+  it('0.01 off: booked as stated, on the invoice, its lines, the breakdown and the UStVA input tax, with a warning', async () => {
+    const team = await deTeam();
+    // 19 % of 3986.34 is 757.40; the document states 757.41 (as KoSIT's 01.06 does).
+    const { row, invoice } = await importDoc(team, ubl({ number: 'ST-1', lines: [{ net: '3986.34', rate: '19' }], statedTax: { '19': '757.41' } }));
+    expect(row.status).toBe('imported');
+    expect(row.warnings).toContainEqual(
+      expect.stringMatching(/VAT at 19 % booked as the document states it \(BT-117 757\.41\).*757\.40, a difference of 0\.01/),
+    );
+    expect(invoice).toMatchObject({ totalNet: '3986.34', totalTax: '757.41', totalGross: '4743.75' });
+    expect(invoice.items[0]).toMatchObject({ taxAmount: '757.41', grossAmount: '4743.75', taxCategory: 'standard' });
+    const stored = await db()('invoices').where({ id: row.invoiceId }).first();
+    expect(stored.taxBreakdown).toEqual([{ taxRate: '19', net: '3986.34', tax: '757.41' }]);
+    const report = await ust(team);
+    expect(report.status).toBe(200);
+    expect(report.body.kennzahlen['66']).toBe('757.41');
+  });
+
+  it('0.99 off over two lines: the difference goes to the larger line, the lines add up to the stated tax', async () => {
+    const team = await deTeam();
+    const { row, invoice } = await importDoc(
+      team,
+      ubl({
+        number: 'ST-2',
+        lines: [
+          { net: '100.00', rate: '19' },
+          { net: '300.00', rate: '19' },
+          { net: '50.00', rate: '7' },
+        ],
+        statedTax: { '19': '76.99', '7': '3.50' },
+      }),
+    );
+    expect(row.status).toBe('imported');
+    expect(invoice.totalTax).toBe('80.49');
+    expect(invoice.items.map((i: { taxAmount: string }) => i.taxAmount)).toEqual(['19.00', '57.99', '3.50']);
+    expect(row.warnings.filter((w: string) => w.startsWith('VAT at'))).toHaveLength(1);
+  });
+
+  it('1.00 off: rejected with BR-CO-17 naming the difference, nothing booked', async () => {
+    const team = await deTeam();
+    const { row } = await importDoc(team, ubl({ number: 'ST-3', lines: [{ net: '3986.34', rate: '19' }], statedTax: { '19': '758.40' } }));
+    expect(row).toMatchObject({ status: 'rejected', invoiceId: null });
+    expect(row.errors).toEqual([{ rule: 'BR-CO-17', message: expect.stringMatching(/758\.40 at 19 %.*757\.40: a difference of 1\.00/) }]);
+    expect(await db()('invoices').where({ tenantId: team.tenant.id })).toHaveLength(0);
+  });
+
+  it('the public create API has no stated tax: its computed tax stands', async () => {
+    const team = await deTeam();
+    const supplier = await env.http.post('/api/suppliers', { name: 'Hand' }, { token: team.member.token });
+    const res = await env.http.post(
+      '/api/invoices',
+      {
+        type: 'eingangsrechnung',
+        supplierId: supplier.body.id,
+        invoiceNumber: 'H-1',
+        invoiceDate: '2026-03-10',
+        items: [{ description: 'x', quantity: 1, unitPrice: '3986.34', taxRate: '19' }],
+        statedTax: [{ taxRate: '19', tax: '757.41' }],
+      },
+      { token: team.member.token },
+    );
+    expect(res.status).toBe(400);
+    const ok = await env.http.post(
+      '/api/invoices',
+      {
+        type: 'eingangsrechnung',
+        supplierId: supplier.body.id,
+        invoiceNumber: 'H-1',
+        invoiceDate: '2026-03-10',
+        items: [{ description: 'x', quantity: 1, unitPrice: '3986.34', taxRate: '19', taxCategory: 'foreignVat' }],
+      },
+      { token: team.member.token },
+    );
+    expect(ok.status).toBe(400);
+  });
+});
+
+describe('foreign VAT', () => {
+  it('a German invoice (19 %, 7 %) received by an Austrian tenant: imported as foreignVat, not in the U30 input tax, DATEV books the gross without a key', async () => {
+    const team = await atTeam();
+    const { row, invoice } = await importDoc(
+      team,
+      ubl({
+        number: 'DE-1',
+        lines: [
+          { net: '200.00', rate: '19' },
+          { net: '100.00', rate: '7' },
+        ],
+      }),
+    );
+    expect(row.status).toBe('imported');
+    expect(row.warnings).toContainEqual(
+      expect.stringMatching(/^foreign VAT from a supplier in DE at 7 %, 19 % booked as foreignVat: .*§ 21 Abs\. 9 UStG 1994/),
+    );
+    expect(invoice).toMatchObject({ totalNet: '300.00', totalTax: '45.00', totalGross: '345.00' });
+    expect(invoice.items.map((i: { taxCategory: string; taxRate: string }) => [i.taxCategory, i.taxRate])).toEqual([
+      ['foreignVat', '19'],
+      ['foreignVat', '7'],
+    ]);
+    const report = await ust(team);
+    expect(report.status).toBe(200);
+    expect(report.body.kennzahlen['060']).toBe('0.00');
+
+    const datev = await env.http.get('/api/reports/datev?year=2026&month=3', { token: team.admin.token });
+    expect(datev.status).toBe(200);
+    const [, columns, ...rows] = iconv
+      .decode(datev.raw, 'windows-1252')
+      .trimEnd()
+      .split('\r\n')
+      .map((l) => l.split(';').map((f) => f.replace(/^"|"$/g, '')));
+    const booked = rows.filter((r) => r[columns.indexOf('Belegfeld 1')] === 'DE-1');
+    expect(booked.map((r) => [r[columns.indexOf('Umsatz (ohne Soll/Haben-Kz)')], r[columns.indexOf('BU-Schlüssel')]]).sort()).toEqual([
+      ['107,00', ''],
+      ['238,00', ''],
+    ]);
+  });
+
+  it('a Danish supplier’s 25 % to a German tenant is foreignVat; a domestic invoice beside it keeps its input tax', async () => {
+    const team = await deTeam();
+    const dk = await importDoc(
+      team,
+      ubl({ number: 'DK-1', seller: { name: 'Dansk A/S', vatId: 'DK13585628', country: 'DK' }, lines: [{ net: '100.00', rate: '25' }] }),
+    );
+    expect(dk.row.status).toBe('imported');
+    expect(dk.invoice.items[0]).toMatchObject({ taxCategory: 'foreignVat', taxRate: '25', taxAmount: '25.00' });
+    const de = await importDoc(team, ubl({ number: 'DE-2', lines: [{ net: '100.00', rate: '19' }] }));
+    expect(de.row.warnings.filter((w: string) => w.startsWith('foreign VAT'))).toEqual([]);
+    expect(de.invoice.items[0]).toMatchObject({ taxCategory: 'standard', taxAmount: '19.00' });
+    const report = await ust(team);
+    expect(report.status).toBe(200);
+    expect(report.body.kennzahlen['66']).toBe('19.00');
+  });
+
+  it('a French supplier at 20 % to an Austrian tenant (a rate Austria has too) is foreignVat by the seller’s country', async () => {
+    const team = await atTeam();
+    const { invoice } = await importDoc(
+      team,
+      ubl({ number: 'FR-1', seller: { name: 'SARL', vatId: 'FR40303265045', country: 'FR' }, lines: [{ net: '50.00', rate: '20' }] }),
+    );
+    expect(invoice.items[0]).toMatchObject({ taxCategory: 'foreignVat', taxRate: '20' });
+    expect((await ust(team)).body.kennzahlen['060']).toBe('0.00');
+  });
+});
+
+describe('credit notes', () => {
+  it('are linked to the same supplier’s invoice they name (BT-25); an unknown one stays in the notes with a warning', async () => {
+    const team = await deTeam();
+    const inv = await importDoc(team, ubl({ number: 'R-100', lines: [{ net: '100.00', rate: '19' }] }));
+    expect(inv.row.status).toBe('imported');
+    const cn = await importDoc(team, ubl({ kind: 'CreditNote', number: 'G-1', preceding: 'R-100', lines: [{ net: '40.00', rate: '19' }] }));
+    expect(cn.row.status).toBe('imported');
+    expect(cn.invoice).toMatchObject({ totalGross: '-47.60', relatedInvoiceId: inv.row.invoiceId, relatedInvoiceNumber: 'R-100' });
+    expect(cn.row.warnings.filter((w: string) => w.startsWith('the credit note'))).toEqual([]);
+
+    const orphan = await importDoc(team, ubl({ kind: 'CreditNote', number: 'G-2', preceding: 'R-999', lines: [{ net: '10.00', rate: '19' }] }));
+    expect(orphan.row.status).toBe('imported');
+    expect(orphan.invoice).toMatchObject({ relatedInvoiceId: null, notes: 'Gutschrift zu Rechnung R-999' });
+    expect(orphan.row.warnings).toContainEqual(expect.stringMatching(/corrects invoice R-999 of this supplier, which is not booked here/));
+
+    // Another supplier's invoice of that number is not this credit note's.
+    const other = await importDoc(
+      team,
+      ubl({
+        kind: 'CreditNote',
+        number: 'G-3',
+        preceding: 'R-100',
+        seller: { name: 'Andere GmbH', vatId: 'DE129273398', country: 'DE' },
+        lines: [{ net: '1.00', rate: '19' }],
+      }),
+    );
+    expect(other.invoice.relatedInvoiceId).toBeNull();
+  });
+});
+
+describe('a currency without a stored ECB rate', () => {
+  it('is booked without a rate and a warning; the reports refuse the period until the rate is entered with PUT', async () => {
+    const team = await deTeam();
+    const { row, invoice } = await importDoc(team, ubl({ number: 'SEK-1', currency: 'SEK', date: '2026-03-10', lines: [{ net: '1000.00', rate: '19' }] }));
+    expect(row.status).toBe('imported');
+    expect(invoice).toMatchObject({ currency: 'SEK', exchangeRate: null, totalGross: '1190.00' });
+    expect(row.warnings).toContainEqual(
+      `no ECB rate for SEK on 2026-03-10: enter the invoice's exchangeRate (PUT /api/invoices/${row.invoiceId}) before the VAT return of that period; until then the reports of that period answer 422 FOREIGN_CURRENCY`,
+    );
+    const refused = await ust(team);
+    expect(refused.status).toBe(422);
+    expect(refused.body.error.reason).toBe('FOREIGN_CURRENCY');
+
+    const rate = { rate: '11.2', date: '2026-03-10', source: 'manual' };
+    const put = await env.http.put(`/api/invoices/${row.invoiceId}`, { exchangeRate: rate }, { token: team.manager.token });
+    expect(put.status).toBe(200);
+    const after = await env.http.get(`/api/invoices/${row.invoiceId}`, { token: team.viewer.token });
+    expect(after.body.exchangeRate).toMatchObject({ rate: '11.2', date: '2026-03-10', source: 'manual' });
+    const report = await ust(team);
+    expect(report.status).toBe(200);
+    expect(report.body.kennzahlen['66']).toBe('16.96'); // 190.00 SEK / 11.2
+    // Once given, the rate is frozen like any other.
+    const again = await env.http.put(`/api/invoices/${row.invoiceId}`, { exchangeRate: { ...rate, rate: '11.3' } }, { token: team.manager.token });
+    expect(again.status).toBe(400);
+    expect(again.body.error.code).toBe('IMMUTABLE');
+  });
+
+  it('takes the ECB rate of the invoice date when one is stored', async () => {
+    const team = await deTeam();
+    // A day no other test file stores a rate for.
+    const day = { currency: 'NOK', date: '2019-07-09', rate: '9.7125' };
+    await db().transaction((trx) => storeExchangeRates({ trx }, [day]));
+    try {
+      const { row, invoice } = await importDoc(team, ubl({ number: 'NOK-1', currency: 'NOK', date: day.date, lines: [{ net: '100.00', rate: '19' }] }));
+      expect(row.status).toBe('imported');
+      expect(invoice.exchangeRate).toMatchObject({ rate: '9.7125', date: day.date, source: 'ecb' });
+      expect(row.warnings.filter((w: string) => w.startsWith('no ECB rate'))).toEqual([]);
+    } finally {
+      await db()('exchangeRates').where({ currency: day.currency, rateDate: day.date }).delete();
+    }
+  });
+});
