@@ -96,9 +96,13 @@ export async function listIncomingEinvoices(db: Db, tenantId: string, q: { statu
 }
 
 /** The stored file of an imported invoice, byte for byte (null: none, or not imported from a file). */
-export async function originalOfInvoice(db: Db, tenantId: string, invoiceId: string): Promise<{ bytes: Buffer; mediaType: string } | null> {
-  const row = await IncomingEinvoice.query(db).select('original', 'mediaType').where({ tenantId, invoiceId, status: 'imported' }).orderBy('receivedAt').first();
-  return row ? { bytes: row.original, mediaType: row.mediaType } : null;
+export async function originalOfInvoice(db: Db, tenantId: string, invoiceId: string): Promise<{ bytes: Buffer; mediaType: string; sha256: string } | null> {
+  const row = await IncomingEinvoice.query(db)
+    .select('original', 'mediaType', 'sha256')
+    .where({ tenantId, invoiceId, status: 'imported' })
+    .orderBy('receivedAt')
+    .first();
+  return row ? { bytes: row.original, mediaType: row.mediaType, sha256: row.sha256 } : null;
 }
 
 /** An earlier upload of the same file that was not rejected (a rejected one may be sent again). */

@@ -43,6 +43,10 @@ add({
   path: '/:id/pdf',
   auth: 'viewer',
   summary: 'Invoice as PDF (drafts are marked ENTWURF)',
+  description:
+    'For an incoming invoice imported from an e-invoice (POST /api/incoming-einvoices): a rendering of the stored e-invoice, marked ' +
+    '"Darstellung der E-Rechnung (nicht das Original; …)" with the format and SHA-256 of the original, also for a Factur-X PDF; ' +
+    'the original file itself is GET /api/invoices/{id}/original.',
   responses: documentResponses('pdf', 'PDF document'),
   handler: serve('pdf'),
 });

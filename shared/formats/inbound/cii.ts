@@ -96,6 +96,10 @@ export function readCii(doc: XNode, n: Numbers): InboundInvoice {
   const account = kids(settlement, 'SpecifiedTradeSettlementPaymentMeans')
     .map((pm) => text(pm, 'PayeePartyCreditorFinancialAccount', 'IBANID'))
     .find((x) => x !== null);
+  const means = kids(settlement, 'SpecifiedTradeSettlementPaymentMeans');
+  const transfer = means.find((pm) => child(pm, 'PayeePartyCreditorFinancialAccount')) ?? means[0];
+  const buyerAddress = buyer.address;
+  const deliveryDate = child(tx, 'ApplicableHeaderTradeDelivery', 'ActualDeliverySupplyChainEvent', 'OccurrenceDateTime');
   const dueDate = kids(settlement, 'SpecifiedTradePaymentTerms')
     .map((t) => child(t, 'DueDateDateTime'))
     .find((d) => d !== undefined);
@@ -138,6 +142,35 @@ export function readCii(doc: XNode, n: Numbers): InboundInvoice {
       rounding: n.amount(text(m, 'RoundingAmount'), 'BT-114'),
       due: n.amount(text(m, 'DuePayableAmount'), 'BT-115'),
       thirdPartyPayments: null,
+    },
+    presentation: {
+      notes: kids(exchanged, 'IncludedNote')
+        .map((x) => text(x, 'Content'))
+        .filter((x): x is string => x !== null),
+      paymentTerms:
+        kids(settlement, 'SpecifiedTradePaymentTerms')
+          .map((t) => text(t, 'Description'))
+          .find((x) => x !== null) ?? null,
+      paymentMeansCode: text(transfer, 'TypeCode'),
+      remittanceInformation: text(settlement, 'PaymentReference'),
+      accountName: text(transfer, 'PayeePartyCreditorFinancialAccount', 'AccountName'),
+      bic: text(transfer, 'PayeeSpecifiedCreditorFinancialInstitution', 'BICID'),
+      // Presentation only: a date the booking does not need is not refused when malformed.
+      deliveryDate:
+        /^(\d{4})(\d{2})(\d{2})$/
+          .exec(text(deliveryDate, 'DateTimeString') ?? '')
+          ?.slice(1)
+          .join('-') ?? null,
+      buyerAddress: buyerAddress
+        ? {
+            lines: [text(buyerAddress, 'LineOne'), text(buyerAddress, 'LineTwo'), text(buyerAddress, 'LineThree')].filter((x): x is string => x !== null),
+            city: text(buyerAddress, 'CityName'),
+            postcode: text(buyerAddress, 'PostcodeCode'),
+            country: text(buyerAddress, 'CountryID'),
+          }
+        : null,
+      lineIds: kids(tx, 'IncludedSupplyChainTradeLineItem').map((l) => text(l, 'AssociatedDocumentLineDocument', 'LineID')),
+      lineDescriptions: kids(tx, 'IncludedSupplyChainTradeLineItem').map((l) => text(l, 'SpecifiedTradeProduct', 'Description')),
     },
   };
 }

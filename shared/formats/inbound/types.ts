@@ -94,6 +94,29 @@ export interface InboundInvoice {
   charges: InboundAllowanceCharge[];
   vatBreakdown: InboundVatBreakdown[];
   totals: InboundTotals;
+  /** What a person reads besides the booked terms: shown by the rendering of GET …/pdf, never booked. */
+  presentation?: InboundPresentation;
+}
+
+/** Terms the booking does not use but the rendering of the e-invoice shows (docs/e-invoicing-inbound.md). */
+export interface InboundPresentation {
+  /** BT-22, every note. */
+  notes: string[];
+  /** BT-20. */
+  paymentTerms: string | null;
+  /** BT-81 (UNTDID 4461: 58 SEPA credit transfer, 30 credit transfer, 59 direct debit …). */
+  paymentMeansCode: string | null;
+  /** BT-83. */
+  remittanceInformation: string | null;
+  /** BT-85, BT-86 of the account BT-84 (seller.iban). */
+  accountName: string | null;
+  bic: string | null;
+  /** BT-72 as written (ISO date). */
+  deliveryDate: string | null;
+  buyerAddress: InboundAddress | null;
+  /** BT-126, BT-154 per line, in the order of `lines`. */
+  lineIds: (string | null)[];
+  lineDescriptions: (string | null)[];
 }
 
 export type InboundResult =

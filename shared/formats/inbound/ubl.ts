@@ -77,6 +77,9 @@ export function readUbl(doc: XNode, root: 'Invoice' | 'CreditNote', n: Numbers):
   const thirdParty = kids(doc, 'PrepaidPayment').map((p, i) => n.requiredAmount(text(p, 'PaidAmount'), `third-party payment ${i + 1}`));
   const dueDate = text(doc, 'DueDate') ?? text(doc, 'PaymentMeans', 'PaymentDueDate');
   const transfer = kids(doc, 'PaymentMeans').find((pm) => child(pm, 'PayeeFinancialAccount'));
+  const means = transfer ?? kids(doc, 'PaymentMeans')[0];
+  const buyerAddress = buyer.address;
+  const deliveryDate = text(doc, 'Delivery', 'ActualDeliveryDate');
   return {
     kind: root === 'Invoice' ? 'invoice' : 'creditNote',
     number: text(doc, 'ID') ?? refuse('the invoice number (BT-1) is missing'),
@@ -117,6 +120,29 @@ export function readUbl(doc: XNode, root: 'Invoice' | 'CreditNote', n: Numbers):
       rounding: n.amount(text(m, 'PayableRoundingAmount'), 'BT-114'),
       due: n.amount(text(m, 'PayableAmount'), 'BT-115'),
       thirdPartyPayments: thirdParty.length ? thirdParty.reduce((a, v) => a.plus(v), new Decimal(0)).toFixed(2) : null,
+    },
+    presentation: {
+      notes: kids(doc, 'Note')
+        .map((x) => text(x))
+        .filter((x): x is string => x !== null),
+      paymentTerms: text(doc, 'PaymentTerms', 'Note'),
+      paymentMeansCode: text(means, 'PaymentMeansCode'),
+      remittanceInformation: text(means, 'PaymentID'),
+      accountName: text(transfer, 'PayeeFinancialAccount', 'Name'),
+      bic: text(transfer, 'PayeeFinancialAccount', 'FinancialInstitutionBranch', 'ID'),
+      deliveryDate: deliveryDate && /^\d{4}-\d{2}-\d{2}$/.test(deliveryDate) ? deliveryDate : null,
+      buyerAddress: buyerAddress
+        ? {
+            lines: [text(buyerAddress, 'StreetName'), text(buyerAddress, 'AdditionalStreetName'), text(buyerAddress, 'AddressLine', 'Line')].filter(
+              (x): x is string => x !== null,
+            ),
+            city: text(buyerAddress, 'CityName'),
+            postcode: text(buyerAddress, 'PostalZone'),
+            country: text(buyerAddress, 'Country', 'IdentificationCode'),
+          }
+        : null,
+      lineIds: kids(doc, lineTag).map((l) => text(l, 'ID')),
+      lineDescriptions: kids(doc, lineTag).map((l) => text(l, 'Item', 'Description')),
     },
   };
 }

@@ -2,26 +2,38 @@ import { UnrecoverableError, type Job } from 'bullmq';
 import { db } from '../../../shared/db';
 import { artifactStore } from '../../../shared/documents/artifactStore';
 import { refusalReason, renderDocument } from '../../../shared/documents/renderDocument';
+import { renderEInvoiceView } from '../../../shared/documents/einvoiceView';
 import { EInvoiceExportError } from '../../../shared/formats/cii/einvoiceModel';
 import { CONTENT_TYPES } from '../../../shared/documents/kinds';
 import { loadDocumentSnapshot, SNAPSHOT } from '../../../shared/queries/documentSnapshot';
+import { originalOfInvoice } from '../../../shared/queries/incomingEinvoices';
+import { logger } from '../../../shared/logger';
 import type { RenderInvoiceDocumentPayload } from '../../../shared/jobs/catalog';
 
 /**
  * Render one document for one invoice version and store it. Idempotent: an existing artifact
  * ends the job at once; a job for a version that is no longer current does nothing (the API
  * asks for the current version again). The invoice is read in one repeatable-read snapshot, so
- * the content rendered is exactly the content of the version it is stored under.
+ * the content rendered is exactly the content of the version it is stored under. The PDF of an
+ * incoming invoice imported from an e-invoice is the rendering of its stored original.
  */
 export async function renderInvoiceDocumentJob(job: Job<RenderInvoiceDocumentPayload>) {
   const { tenantId, invoiceId, kind, version } = job.data;
   const key = { tenantId, invoiceId, kind, version };
   if (await artifactStore.get(key)) return { cached: true };
-  const snapshot = await db().transaction((trx) => loadDocumentSnapshot(trx, tenantId, invoiceId, version), SNAPSHOT);
+  const snapshot = await db().transaction(async (trx) => {
+    const found = await loadDocumentSnapshot(trx, tenantId, invoiceId, version);
+    const imported = found && kind === 'pdf' && found.input.invoice.type === 'eingangsrechnung';
+    return found && { ...found, original: imported ? await originalOfInvoice(trx, tenantId, invoiceId) : null };
+  }, SNAPSHOT);
   if (!snapshot) return { stale: true };
-  let bytes: Buffer;
+  let bytes: Buffer | null = null;
   try {
-    bytes = await renderDocument(kind, snapshot.input);
+    if (snapshot.original) {
+      bytes = await renderEInvoiceView(snapshot.original);
+      if (!bytes) logger.warn({ tenantId, invoiceId }, 'the stored e-invoice no longer reads; rendering the booked invoice');
+    }
+    bytes ??= await renderDocument(kind, snapshot.input);
   } catch (err) {
     // The invoice's data breaks an e-invoice rule: no retry can change that; the API answers 400.
     if (err instanceof EInvoiceExportError) throw new UnrecoverableError(refusalReason(err));
