@@ -157,7 +157,7 @@ export function assertNewPassword(currentPassword: string, newPassword: string):
 /**
  * Change one's own password (the current one proven, already checked by the caller: argon2 runs
  * outside the transaction). Every session ends, this one included, and a new one starts: the
- * answer is like a login's, with a fresh proof.
+ * answer is like a login's, with a fresh proof. Pending reset links of the user stop working.
  */
 export async function changePassword(
   { trx, actor }: CommandContext,
@@ -169,6 +169,8 @@ export async function changePassword(
   await releaseAttempt(trx, claimed.attempt);
   await User.query(trx).where({ id: user.id, tenantId: actor.tenantId }).patch({ passwordHash: input.newPasswordHash, updatedAt: trx.fn.now() });
   await revokeUserRefreshTokens(trx, actor.tenantId, user.id);
+  // A reset link asked for before the change would undo it: it goes too.
+  await trx('passwordResets').where({ tenantId: actor.tenantId, userId: user.id }).delete();
   await audit(trx, actor, { action: 'user.password_changed', entityType: 'user', entityId: user.id });
   await queueAccountNotice(trx, user, 'password-changed');
   const refresh = await issueRefreshToken(trx, { tenantId: actor.tenantId, userId: user.id });

@@ -163,6 +163,32 @@ describe('forgotten password', () => {
     expect((await http.post('/api/auth/password/reset', { token, password: 'a-brand-new-passphrase' })).status).toBe(204);
   });
 
+  it('two parallel resets with one link: exactly one wins', async () => {
+    const { member } = await createTeam();
+    await http.post('/api/auth/password/forgot', { email: member.email });
+    const { token } = await resetMailFor(member.email);
+    const results = await Promise.all(
+      ['first-new-passphrase', 'second-new-passphrase'].map((password) => http.post('/api/auth/password/reset', { token, password })),
+    );
+    expect(results.map((r) => r.status).sort()).toEqual([204, 401]);
+    const winner = results[0].status === 204 ? 'first-new-passphrase' : 'second-new-passphrase';
+    expect((await login(member.email, winner)).status).toBe(200);
+  });
+
+  it('a password change spends pending reset links', async () => {
+    const { member } = await createTeam();
+    await http.post('/api/auth/password/forgot', { email: member.email });
+    const { token } = await resetMailFor(member.email);
+    const change = await http.post(
+      '/api/auth/password/change',
+      { currentPassword: TEST_PASSWORD, newPassword: 'changed-by-the-user' },
+      { token: member.token },
+    );
+    expect(change.status).toBe(200);
+    expectError(await http.post('/api/auth/password/reset', { token, password: 'a-brand-new-passphrase' }), 401, 'UNAUTHORIZED');
+    expect((await login(member.email, 'changed-by-the-user')).status).toBe(200);
+  });
+
   it('is rate-limited per e-mail, the same for a known and an unknown address', async () => {
     const { member } = await createTeam();
     for (const email of [member.email, uniqueEmail('nobody')]) {
