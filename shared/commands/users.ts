@@ -78,8 +78,12 @@ export async function updateUser({ trx, actor: tokenActor }: CommandContext, id:
     await User.query(trx)
       .where({ tenantId: actor.tenantId, id })
       .patch({ ...patch, updatedAt: trx.fn.now() });
-    // A new password ends every session of that user (a stolen refresh cookie dies with it).
-    if (passwordHash) await revokeUserRefreshTokens(trx, actor.tenantId, id);
+    // A new password ends every session of that user (a stolen refresh cookie dies with it), and
+    // a reset link asked for before it would undo it.
+    if (passwordHash) {
+      await revokeUserRefreshTokens(trx, actor.tenantId, id);
+      await trx('passwordResets').where({ tenantId: actor.tenantId, userId: id }).delete();
+    }
     await audit(trx, actor, {
       action: 'user.updated',
       entityType: 'user',
