@@ -106,6 +106,9 @@ add<InvoiceInput>({
   path: '/:id',
   auth: 'manager',
   summary: 'Update an invoice: full replace on a draft; on a finalized invoice only notes, footerText, customFields',
+  description:
+    'An incoming invoice in another currency booked without an exchange rate (an imported e-invoice or a webhook’s of a day without an ECB rate) ' +
+    'also takes exchangeRate { rate, date, source: "manual" } once; from then on its rate is frozen (400 IMMUTABLE), as every finalized rate.',
   body: updateInvoiceBody,
   responses: { 200: { description: 'Updated invoice', schema: invoiceView }, ...errorResponses, ...unprocessableResponse },
   handler: async (ctx) => {
