@@ -252,14 +252,17 @@ describe('send refuses a format the invoice cannot make valid, before anything i
       expect(res.body.error.code).toBe('INVALID_INPUT');
       const rules = res.body.error.violations.map((v: { rule: string }) => v.rule);
       expect(rules).toEqual(expect.arrayContaining(['BR-DE-15']));
+      // Each message says what to fill in, as the GET routes' refusals do.
+      expect(res.body.error.violations.find((v: { rule: string }) => v.rule === 'BR-DE-15').message).toMatch(/buyerReference/);
       expect(res.body.error.message).toMatch(/not finalized/);
     }
     // The customer's default (CII): the contact name is missing too (BR-DE-5; UBL falls back to the
-    // seller's name), and each message says what to fill in, as GET …/xrechnung?syntax=cii does.
+    // seller's name), and the message says how to send the PDF alone.
     const cii = await http.post(`/api/invoices/${id}/send`, {}, { token });
     expect(cii.body.error.violations.map((v: { rule: string }) => v.rule)).toEqual(expect.arrayContaining(['BR-DE-15', 'BR-DE-5']));
-    expect(cii.body.error.violations.find((v: { rule: string }) => v.rule === 'BR-DE-15').message).toMatch(/buyerReference/);
     expect(cii.body.error.message).toMatch(/send with format "pdf"/);
+    const ubl = await http.post(`/api/invoices/${id}/send`, { format: 'xrechnung-ubl' }, { token });
+    expect(ubl.body.error.violations.find((v: { rule: string }) => v.rule === 'BR-DE-6').message).toMatch(/contactPhone/);
 
     const view = await http.get(`/api/invoices/${id}`, { token });
     expect(view.body).toMatchObject({ status: 'entwurf', number: null });

@@ -246,12 +246,41 @@ export function buildUblDocument(m: EInvoiceModel, options: UblOptions): XmlElem
  */
 export function buildUblInvoice(m: EInvoiceModel, options: UblOptions): string {
   const xml = renderXml(buildUblDocument(m, options));
-  const violations = checkUblInvoice(m, xml, options.profile);
+  const violations = checkUblInvoice(m, xml, options.profile).map(withFix);
   if (violations.length > 0) {
     const name = UBL_PROFILES[options.profile].name;
     throw new EInvoiceExportError(`Invoice ${m.number} would not be a valid ${name} e-invoice: ${violations.map((v) => v.message).join(' ')}`, violations);
   }
   return xml;
+}
+
+const SETTINGS = 'PUT /api/settings';
+/**
+ * What to fill in for the rules our data can break, added to the official wording when we refuse to
+ * write a document (as the XRechnung CII rules say it). Here and not in ublRules.ts: those rules also
+ * judge documents we receive, whose sender has no settings of ours to fill in.
+ */
+const FIX: Record<string, string> = {
+  'BR-DE-2': `Set contactName, contactPhone and contactEmail (${SETTINGS}).`,
+  'BR-DE-3': `Give the seller's address a "PLZ Ort" line (${SETTINGS}).`,
+  'BR-DE-4': `Give the seller's address a "PLZ Ort" line (${SETTINGS}).`,
+  'BR-DE-5': `Set contactName (${SETTINGS}), a person or department.`,
+  'BR-DE-6': `Set contactPhone (${SETTINGS}).`,
+  'BR-DE-7': `Set contactEmail (${SETTINGS}).`,
+  'BR-DE-8': `Give the customer's address a "PLZ Ort" line.`,
+  'BR-DE-9': `Give the customer's address a "PLZ Ort" line.`,
+  'BR-DE-15': 'Set buyerReference on the invoice or on its customer (for German public buyers the Leitweg-ID, e.g. 04011000-12345-03).',
+  'BR-DE-16': `Set vatId or taxNumber (${SETTINGS}).`,
+  'PEPPOL-EN16931-R003': 'Set buyerReference or orderReference on the invoice, or buyerReference on its customer.',
+  'PEPPOL-EN16931-R010': "Set the customer's peppolId {scheme, id}, or its VAT ID (AT, DE: used as 9914, 9930).",
+  'PEPPOL-EN16931-R020': `Set peppolId {scheme, id} (${SETTINGS}), or the seller's VAT ID (AT, DE: used as 9914, 9930).`,
+};
+// Peppol's German rules are the same checks under other ids (DE-R-002 = BR-DE-2, …).
+for (const n of [2, 3, 4, 5, 6, 7, 8, 9, 15, 16]) FIX[`DE-R-${String(n).padStart(3, '0')}`] = FIX[`BR-DE-${n}`];
+
+function withFix(v: { rule: string; message: string }): { rule: string; message: string } {
+  const fix = FIX[v.rule];
+  return fix ? { rule: v.rule, message: `${v.message} ${fix}` } : v;
 }
 
 /** `buildUblInvoice` for a stored invoice: the model is built as for the CII and ebInterface writers. */
