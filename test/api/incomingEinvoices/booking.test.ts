@@ -222,6 +222,11 @@ describe('foreign VAT', () => {
     expect(report.status).toBe(200);
     expect(report.body.kennzahlen['060']).toBe('0.00');
 
+    // The BWA counts the foreign VAT as cost: net 300.00 + 45.00, nothing deducted.
+    const bwa = await env.http.get('/api/reports/bwa?year=2026', { token: team.viewer.token });
+    expect(bwa.status).toBe(200);
+    expect(bwa.body.months[2].result.current).toBe('-345.00');
+
     const datev = await env.http.get('/api/reports/datev?year=2026&month=3', { token: team.admin.token });
     expect(datev.status).toBe(200);
     const [, columns, ...rows] = iconv
