@@ -155,6 +155,7 @@ async function readMultipart(ctx: Context): Promise<Upload> {
   } finally {
     // Whatever formidable left unread is discarded as it comes, so the error answer can be sent.
     decoded.unpipe(bounded);
+    decoded.resume();
     ctx.req.resume();
   }
 

@@ -7,6 +7,7 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { db } from '../../../shared/db';
 import { startWorkers, type RunningWorkers } from '../../../workers/worker';
@@ -188,6 +189,25 @@ describe('multipart refusals', () => {
     const row = await db()('incomingEinvoices').where({ id: res.body.id }).first();
     expect(row.mediaType).toBe('application/xml');
     expect(existsSync(path.join(tmp, 'evil'))).toBe(false);
+  });
+
+  it('an empty multipart body is 400; a gzipped form is read like a plain one', async () => {
+    const empty = await env.http.request('POST', '/api/incoming-einvoices', {
+      token: team.member.token,
+      rawBody: '',
+      headers: { 'content-type': 'multipart/form-data; boundary=x' },
+    });
+    expect(empty.status).toBe(400);
+    const boundary = 'gz';
+    const body = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.xml"\r\nContent-Type: application/xml\r\n\r\n${xml} <!-- gz -->\r\n--${boundary}--\r\n`;
+    const res = await env.http.request('POST', '/api/incoming-einvoices', {
+      token: team.member.token,
+      rawBody: gzipSync(body),
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-encoding': 'gzip' },
+    });
+    expect(res.status).toBe(202);
+    const row = await db()('incomingEinvoices').where({ id: res.body.id }).first();
+    expect(row.original.toString()).toBe(`${xml} <!-- gz -->`);
   });
 
   it('broken multipart is 400; a compressed form with an unknown encoding 415', async () => {
