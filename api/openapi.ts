@@ -2,6 +2,7 @@ import type Router from '@koa/router';
 import { routeRegistry, type RegisteredRoute, type ResponseSpec } from './routing';
 import { METRICS_PATH } from './middleware/metrics';
 import { errorEnvelope } from './schemas/common';
+import { withRequiredFields } from './responseSchemas';
 
 /**
  * The OpenAPI 3.1 document, generated from the same route declarations that validate requests
@@ -22,6 +23,9 @@ const STANDARD_ERRORS: Record<number, string> = {
   404: 'Not found or not accessible to the tenant (NOT_FOUND)',
   429: 'Rate limit exceeded (RATE_LIMITED); see Retry-After',
 };
+
+/** Every error answer has the one envelope: referenced, so generated clients get one Error type. */
+const ERROR_REF = { $ref: '#/components/schemas/Error' };
 
 const toOpenApiPath = (p: string) => p.replace(/:([A-Za-z_]+)/g, '{$1}');
 
@@ -54,6 +58,7 @@ function parameters(route: RegisteredRoute, fixed: Record<string, string> = {}) 
 const isBinary = (type: string) => !/json|xml|csv|^text\//.test(type);
 
 function mediaObject(type: string, schema: object | undefined): object {
+  if (schema === errorEnvelope) return { schema: ERROR_REF };
   if (schema) return { schema: stripAjvOnly(schema) };
   return isBinary(type) ? {} : { schema: { type: 'string' } };
 }
@@ -61,8 +66,14 @@ function mediaObject(type: string, schema: object | undefined): object {
 /** The content map of one response: every media type the route may answer with for that status. */
 function responseContent(code: number, r: ResponseSpec): Record<string, object> | undefined {
   if (code === 204 || code === 304) return undefined;
-  if (r.content) return Object.fromEntries(Object.entries(r.content).map(([type, m]) => [type, mediaObject(type, m.schema)]));
-  const schema = r.schema ?? (code >= 400 ? errorEnvelope : undefined);
+  if (r.content)
+    return Object.fromEntries(
+      Object.entries(r.content).map(([type, m]) => [
+        type,
+        mediaObject(type, m.schema && m.schema !== errorEnvelope ? (withRequiredFields(m.schema) as object) : m.schema),
+      ]),
+    );
+  const schema = r.schema && r.schema !== errorEnvelope ? (withRequiredFields(r.schema) as object) : (r.schema ?? (code >= 400 ? errorEnvelope : undefined));
   if (!schema && !r.contentType) return undefined;
   const type = r.contentType ?? 'application/json';
   return { [type]: mediaObject(type, schema) };
@@ -95,18 +106,18 @@ function operation(route: RegisteredRoute, variant?: NonNullable<RegisteredRoute
   if (route.body && !route.rawBody)
     responses[415] ??= {
       description: 'The body is not sent as application/json, or its Content-Encoding is not exactly one of gzip, deflate, br (INVALID_INPUT)',
-      content: { 'application/json': { schema: errorEnvelope } },
+      content: { 'application/json': { schema: ERROR_REF } },
     };
   if (route.rawBody)
     responses[415] ??= {
       description: 'The body’s Content-Encoding is not exactly one of gzip, deflate, br (INVALID_INPUT)',
-      content: { 'application/json': { schema: errorEnvelope } },
+      content: { 'application/json': { schema: ERROR_REF } },
     };
   const defaults = route.auth === 'public' ? [400, 429] : [400, 401, 403, 404, 429];
   for (const code of defaults) {
-    responses[code] ??= { description: STANDARD_ERRORS[code], content: { 'application/json': { schema: errorEnvelope } } };
+    responses[code] ??= { description: STANDARD_ERRORS[code], content: { 'application/json': { schema: ERROR_REF } } };
   }
-  responses.default = { description: 'Unexpected error (INTERNAL_ERROR)', content: { 'application/json': { schema: errorEnvelope } } };
+  responses.default = { description: 'Unexpected error (INTERNAL_ERROR)', content: { 'application/json': { schema: ERROR_REF } } };
 
   const ifNoneMatch = etagged ? [{ name: 'If-None-Match', description: 'The ETag of an earlier answer: 304 while it is current' }] : [];
   const headers = [...(route.headers ?? []), ...(variant?.headers ?? []), ...ifNoneMatch].map(
@@ -152,7 +163,7 @@ function rawRequestBody(doc: NonNullable<RegisteredRoute['rawBodyDoc']>) {
 
 const fill = (path: string, params: Record<string, string>) => path.replace(/:([A-Za-z_]+)/g, (m, n: string) => params[n] ?? m);
 
-const errorJson = (description: string) => ({ description, content: { 'application/json': { schema: errorEnvelope } } });
+const errorJson = (description: string) => ({ description, content: { 'application/json': { schema: ERROR_REF } } });
 
 /**
  * GET /metrics is middleware (api/middleware/metrics.ts), not a declared route: it sits before
@@ -193,6 +204,7 @@ export function buildOpenApi(serverUrls: string[] = []): Record<string, unknown>
     info: {
       title: 'Accounting service API',
       version: '1.0.0',
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       description:
         'Accounting for businesses in Austria, Germany and the EU. Money is a decimal string with two places; ' +
         'dates are YYYY-MM-DD; errors use the envelope { error: { message, code, status, details } }, with at most 20 details ' +
@@ -202,7 +214,8 @@ export function buildOpenApi(serverUrls: string[] = []): Record<string, unknown>
         'Send X-Request-Id to correlate logs; 429 and 503 answers carry Retry-After. ' +
         'POST endpoints that create money-relevant records accept an Idempotency-Key header.',
     },
-    servers: serverUrls.map((url) => ({ url })),
+    // Without PUBLIC_BASE_URL the document is relative to where it is served (OpenAPI allows '/').
+    servers: serverUrls.length ? serverUrls.map((url) => ({ url })) : [{ url: '/' }],
     components: {
       securitySchemes: {
         bearerAuth: {

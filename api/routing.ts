@@ -6,6 +6,7 @@ import { AppError } from '../shared/errors';
 import type { Actor, Role } from '../shared/actor';
 import type { Limiters } from './middleware/rateLimit';
 import type { Config } from '../shared/config';
+import { checkResponse } from './responseSchemas';
 
 /**
  * Routes are declared, not just registered: each declaration carries its role, its JSON schemas
@@ -133,6 +134,8 @@ export function createRouter(prefix: string, tag: string) {
     });
     chain.push(async (ctx) => {
       await spec.handler(ctx as unknown as AppContext<B, Q, P>);
+      const documented = spec.responses[ctx.status];
+      checkResponse(`${spec.method.toUpperCase()} ${fullPath}`, ctx.status, documented?.schema ?? documented?.content?.['application/json']?.schema, ctx.body);
     });
     router[spec.method](spec.path, ...chain);
   };

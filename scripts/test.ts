@@ -8,6 +8,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import fs from 'node:fs';
+import os from 'node:os';
 import { startEmbeddedPostgres, startPrivateRedis, ensureDatabase, dropDatabase, type Service } from './services';
 import { migrateLatest } from '../shared/db';
 import { Redis } from 'ioredis';
@@ -38,6 +39,7 @@ async function main(): Promise<number> {
     redisUrl = redis.url;
   }
   const dbName = `acct_test_${runId}`;
+  const responseLog = path.join(os.tmpdir(), `response-schema-${runId}.jsonl`);
   const databaseUrl = await ensureDatabase(adminUrl, dbName);
   try {
     await migrateLatest(databaseUrl);
@@ -48,6 +50,8 @@ async function main(): Promise<number> {
       REDIS_URL: redisUrl,
       REDIS_PREFIX: `test_${runId}`,
       TEST_ADMIN_DATABASE_URL: adminUrl,
+      // Every JSON answer is checked against its documented schema (api/responseSchemas.ts).
+      RESPONSE_SCHEMA_LOG: responseLog,
       // Worker processes the tests spawn run at full priority: beside parallel test files a niced
       // worker (the service's default, 10) would be starved of CPU and tests waiting on it time out.
       // The tests of WORKER_NICE itself set it.
@@ -58,8 +62,10 @@ async function main(): Promise<number> {
       stdio: 'inherit',
       cwd: root,
     });
-    return await new Promise<number>((resolve) => vitest.on('exit', (c) => resolve(c ?? 1)));
+    const code = await new Promise<number>((resolve) => vitest.on('exit', (c) => resolve(c ?? 1)));
+    return reportResponseMismatches(responseLog) ? 1 : code;
   } finally {
+    fs.rmSync(responseLog, { force: true });
     await deleteKeys(redisUrl, `test_${runId}`).catch((err) => console.error(`could not clean Redis keys: ${err.message}`));
     await dropDatabase(adminUrl, dbName).catch((err) => console.error(`could not drop ${dbName}: ${err.message}`));
   }
@@ -89,4 +95,26 @@ async function deleteKeys(url: string, prefix: string): Promise<void> {
   } finally {
     redis.disconnect();
   }
+}
+
+/**
+ * Answers that did not match their documented schema during the run (api/responseSchemas.ts):
+ * printed per route and status, and the run fails, so the OpenAPI document's `required` fields
+ * stay true. Returns whether there were any.
+ */
+function reportResponseMismatches(file: string): boolean {
+  if (!fs.existsSync(file)) return false;
+  const byRoute = new Map<string, { count: number; errors: Set<string> }>();
+  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+    if (!line) continue;
+    const { route, status, errors } = JSON.parse(line) as { route: string; status: number; errors: string[] };
+    const entry = byRoute.get(`${route} → ${status}`) ?? { count: 0, errors: new Set<string>() };
+    entry.count++;
+    for (const e of errors) entry.errors.add(e);
+    byRoute.set(`${route} → ${status}`, entry);
+  }
+  if (!byRoute.size) return false;
+  console.error(`\nAnswers that do not match their documented response schema (api/responseSchemas.ts):`);
+  for (const [key, { count, errors }] of byRoute) console.error(`  ${key} (${count}×): ${[...errors].slice(0, 5).join('; ')}`);
+  return true;
 }

@@ -10,9 +10,9 @@ import { pathOfNul } from './storable';
  */
 const addFormats = (addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule;
 
-function makeAjv(coerce: boolean, allErrors = true): Ajv {
+function makeAjv(coerce: boolean, allErrors = true, useDefaults = true): Ajv {
   // verbose: errors carry their parentSchema, so a schema's own errorMessage can be used (messageOf).
-  const ajv = new Ajv({ allErrors, strict: false, coerceTypes: coerce, useDefaults: true, removeAdditional: false, verbose: true });
+  const ajv = new Ajv({ allErrors, strict: false, coerceTypes: coerce, useDefaults, removeAdditional: false, verbose: true });
   (addFormats as unknown as (a: Ajv) => void)(ajv);
   ajv.addFormat('decimal', /^-?\d{1,12}(\.\d{1,4})?$/);
   ajv.addFormat('money', /^-?\d{1,12}(\.\d{1,2})?$/);
@@ -21,6 +21,8 @@ function makeAjv(coerce: boolean, allErrors = true): Ajv {
 
 export const bodyAjv = makeAjv(false);
 export const queryAjv = makeAjv(true);
+/** Checks answers against their documented schemas in the test suite (api/responseSchemas.ts): it must not fill in defaults. */
+export const responseAjv = makeAjv(false, true, false);
 /**
  * The same schemas, stopping at the first problem: allErrors costs work and an error object per
  * value, so input with more than MAX_VALUES_FOR_ALL_ERRORS values is validated fail-fast

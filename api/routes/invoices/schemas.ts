@@ -182,6 +182,8 @@ export const paymentView = {
 
 export const invoiceView = {
   type: 'object',
+  // Present only where they apply (api/responseSchemas.ts): the supplier fields on incoming invoices, deliveries on single reads.
+  'x-optional': ['supplierId', 'invoiceNumber', 'invoiceDate', 'source', 'externalId', 'deliveries'],
   properties: {
     id: uuid,
     type: { type: 'string', enum: INVOICE_TYPES },

@@ -8,6 +8,8 @@ export const { router: maintenanceRouter, add } = createRouter('/api/maintenance
 
 const jobState = {
   type: 'object',
+  // A queued job has no result yet; only a failed one has a failedReason (api/responseSchemas.ts).
+  'x-optional': ['result', 'failedReason'],
   properties: { jobId: { type: 'string' }, name: { type: 'string' }, status: { type: 'string' }, result: {}, failedReason: { type: 'string' } },
 };
 

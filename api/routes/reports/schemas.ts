@@ -43,6 +43,7 @@ export const submitBody = {
 
 const period = {
   type: 'object',
+  'x-optional': ['month', 'quarter'],
   properties: {
     kind: { type: 'string', enum: ['month', 'quarter'] },
     year: { type: 'integer' },

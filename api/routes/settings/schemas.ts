@@ -146,10 +146,11 @@ export const settings = {
     currency: { type: 'string' },
     plan: { type: 'string', enum: PLANS },
     templates: { type: 'object', properties: templates.properties },
-    numberFormats,
+    // Only what the tenant has set (api/responseSchemas.ts, x-optional).
+    numberFormats: { ...numberFormats, 'x-optional': ['rechnung', 'angebot', 'gutschrift'] },
     zugferdByDefault: { type: 'boolean' },
     smallBusiness: { type: 'boolean' },
-    datev,
+    datev: { ...datev, 'x-optional': ['consultantNumber', 'clientNumber', 'chart'] },
     contactName: { type: ['string', 'null'] },
     contactPhone: { type: ['string', 'null'] },
     contactEmail: { type: ['string', 'null'] },

@@ -13,6 +13,8 @@ export const supplierProperties = {
     type: 'object',
     description: 'Merchant ids by payment provider; the webhook pipeline matches suppliers on them',
     additionalProperties: false,
+    // Only the providers that were set (api/responseSchemas.ts).
+    'x-optional': ['stripe', 'paypal', 'mollie', 'bank'],
     properties: {
       stripe: { type: 'string', minLength: 1, maxLength: 200 },
       paypal: { type: 'string', minLength: 1, maxLength: 200 },
