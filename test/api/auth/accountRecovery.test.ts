@@ -198,6 +198,17 @@ describe('forgotten password', () => {
       expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
     }
   });
+  it('is rate-limited per IP across addresses', async () => {
+    // A server of its own (own limiter keys) with a small per-IP limit.
+    const limited = await startTestServer({ RATE_LIMIT_PASSWORD_RESET_IP_POINTS: '3', REDIS_PREFIX: `${process.env.REDIS_PREFIX}_ip` });
+    try {
+      const c = client(limited.url);
+      for (let i = 0; i < 3; i++) expect((await c.post('/api/auth/password/forgot', { email: uniqueEmail('ip') })).status).toBe(202);
+      expectError(await c.post('/api/auth/password/forgot', { email: uniqueEmail('ip') }), 429, 'RATE_LIMITED');
+    } finally {
+      await limited.close();
+    }
+  });
 });
 
 describe('admin recovery', () => {
