@@ -49,7 +49,7 @@ it('success responses mark their always-present fields required', () => {
   expect(withRequired).toBe(schemas);
 });
 
-it('a TypeScript client generated from it (openapi-typescript) type-checks a program using invoices', async () => {
+it('a TypeScript client generated from it (openapi-typescript) type-checks a program using invoices, API keys and webhook subscriptions', async () => {
   writeFileSync(path.join(dir, 'api.d.ts'), await openapiTS(doc as unknown as Parameters<typeof openapiTS>[0]));
   writeFileSync(
     path.join(dir, 'program.ts'),
@@ -74,6 +74,13 @@ export function dueTotal(list: InvoiceList): number {
 }
 export const draft: NewInvoice = { type: 'rechnung', customerId: '00000000-0000-0000-0000-000000000000', items: [] };
 export const message = (e: ApiError): string => \`\${e.error.code}: \${e.error.message}\`;
+type NewApiKey = Json<'/api/api-keys', 'post', 201>;
+type Subscription = Json<'/api/webhook-subscriptions', 'post', 201>;
+type Deliveries = Json<'/api/webhook-subscriptions/{id}/deliveries', 'get', 200>;
+export const bearer = (k: NewApiKey): string => \`Bearer \${k.key}\`;
+export const signingSecret = (s: Subscription): string => s.secret;
+export const events = (s: Subscription): string[] => s.events;
+export const attempts = (d: Deliveries): number => d.length;
 // Fields present only sometimes stay optional: reading them without a check must not compile.
 // @ts-expect-error supplierId is sent on incoming invoices only
 export const supplier: string = invoice0().supplierId;
