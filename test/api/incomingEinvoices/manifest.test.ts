@@ -60,6 +60,16 @@ beforeAll(async () => {
       uploads.set(e.id, { id: res.body.id, token: member.token });
     }),
   );
+  // And a German invoice received by an Austrian tenant: its 19 % / 7 % are foreign VAT there.
+  const at = await createTenant({ country: 'AT', vatId: 'ATU13585627' });
+  const atMember = await createUser(at, 'member');
+  const de = manifest.find((e) => e.id === 'xrts-ubl-01.01a')!;
+  const res = await env.http.request('POST', '/api/incoming-einvoices', {
+    token: atMember.token,
+    rawBody: bytesOf(de),
+    headers: { 'content-type': mediaType(de) },
+  });
+  uploads.set('AT:xrts-ubl-01.01a', { id: res.body.id, token: atMember.token });
 }, 120_000);
 afterAll(async () => workers?.close());
 
@@ -99,6 +109,19 @@ describe.skipIf(!official)('every manifest sample through the API and a real wor
     },
     300_000,
   );
+
+  it('xrts-ubl-01.01a received by an Austrian tenant is imported with its totals as foreign VAT, outside the U30 input tax', async () => {
+    const e = manifest.find((m) => m.id === 'xrts-ubl-01.01a')!;
+    const { row, token } = await settled('AT:xrts-ubl-01.01a');
+    expect(row.status).toBe('imported');
+    expect(row.warnings).toContainEqual(expect.stringMatching(/^foreign VAT from a supplier in DE at .* booked as foreignVat/));
+    const invoice = await env.http.get(`/api/invoices/${row.invoiceId}`, { token });
+    expect(invoice.body).toMatchObject({ totalNet: booked(e, e.totals['BT-109_net']), totalTax: booked(e, e.totals['BT-110_tax']) });
+    expect(new Set(invoice.body.items.map((i: { taxCategory: string }) => i.taxCategory))).toEqual(new Set(['foreignVat']));
+    const u30 = await env.http.get('/api/reports/ust?year=2016&month=4', { token });
+    expect(u30.status).toBe(200);
+    expect(u30.body.kennzahlen['060']).toBe('0.00');
+  }, 300_000);
 
   it.each(NOT_ADDING_UP)(
     '%s (marked valid) does not add up and is rejected with the differences',
