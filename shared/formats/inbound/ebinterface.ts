@@ -26,6 +26,8 @@ export function readEbInterface(doc: XNode, n: Numbers): InboundInvoice {
   const biller = child(doc, 'Biller');
   const billerAddress = child(biller, 'Address');
   const recipient = child(doc, 'InvoiceRecipient');
+  const recipientAddress = child(recipient, 'Address');
+  const transfer = child(doc, 'PaymentMethod', 'UniversalBankTransaction');
 
   const lines: InboundLine[] = [];
   for (const list of kids(child(doc, 'Details'), 'ItemList')) {
@@ -118,6 +120,26 @@ export function readEbInterface(doc: XNode, n: Numbers): InboundInvoice {
       rounding: n.amount(text(doc, 'RoundingAmount') ?? text(doc, 'PayableRoundingAmount'), 'RoundingAmount'),
       due: n.amount(text(doc, 'PayableAmount'), 'PayableAmount'),
       thirdPartyPayments: null,
+    },
+    presentation: {
+      notes: [text(doc, 'Comment')].filter((x): x is string => x !== null),
+      paymentTerms: text(doc, 'PaymentConditions', 'Comment'),
+      // A bank transfer is ebInterface's one payment means with an account: SEPA credit transfer (58).
+      paymentMeansCode: transfer ? '58' : null,
+      remittanceInformation: text(transfer, 'PaymentReference'),
+      accountName: text(transfer, 'BeneficiaryAccount', 'BankAccountOwner'),
+      bic: text(transfer, 'BeneficiaryAccount', 'BIC'),
+      deliveryDate: /^\d{4}-\d{2}-\d{2}$/.test(text(doc, 'Delivery', 'Date') ?? '') ? text(doc, 'Delivery', 'Date') : null,
+      buyerAddress: recipientAddress
+        ? {
+            lines: [text(recipientAddress, 'Street')].filter((x): x is string => x !== null),
+            city: text(recipientAddress, 'Town'),
+            postcode: text(recipientAddress, 'ZIP'),
+            country: attr(child(recipientAddress, 'Country'), 'CountryCode'),
+          }
+        : null,
+      lineIds: kids(child(doc, 'Details'), 'ItemList').flatMap((list) => kids(list, 'ListLineItem').map((l) => text(l, 'PositionNumber'))),
+      lineDescriptions: lines.map(() => null),
     },
   };
 }
