@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import type { Knex } from 'knex';
 import { now, nowMs } from '../clock';
 import { audit } from '../audit';
@@ -10,12 +11,13 @@ import { User } from '../models/User';
 import { findUserByEmail } from '../queries/auth';
 import { verifyPassword } from '../auth/passwords';
 import { signAccessToken } from '../auth/accessToken';
-import { proofNow } from '../auth/freshProof';
+import { proofNow, type ProofMethod } from '../auth/freshProof';
 import { claimAttempt, releaseAttempt, type ClaimedAttempt } from '../auth/lockout';
 import { issueRefreshToken, revokeUserRefreshTokens } from '../auth/refreshTokens';
 import { PASSWORD_RESET_TTL_MS, passwordResetLink, passwordResetToken, passwordResetTokenHash } from '../auth/passwordReset';
 import type { AccountNotice } from '../domain/accountEmails';
 import { consumeSecondFactorCode } from './twoFactor';
+import { takeAuthenticationChallenge, verifyPasskeyAssertion } from './webauthn';
 import { publicUser, type Session } from './login';
 import type { AnonymousContext, CommandContext } from './types';
 
@@ -128,10 +130,11 @@ export async function resetPassword({ trx, requestId }: AnonymousContext, checke
 
 // ── Proofs by a logged-in user (password change, re-authentication) ────────────────────────
 
-/** A counted password or code attempt of the acting user. */
+/** A counted password, code or passkey attempt of the acting user (with the passkey challenge it spent). */
 export interface ClaimedProof {
   user: User;
   attempt: ClaimedAttempt;
+  passkeyChallenge?: string | null;
 }
 
 /**
@@ -139,10 +142,13 @@ export interface ClaimedProof {
  * login attempt (429 while locked; docs/auth.md, "Login, enumeration, lockout"): a stolen access
  * token must not become an unlimited password oracle. The caller commits this first.
  */
-export async function claimProofAttempt({ trx, actor }: CommandContext): Promise<ClaimedProof> {
+export async function claimProofAttempt({ trx, actor }: CommandContext, opts: { passkey?: boolean } = {}): Promise<ClaimedProof> {
   const user = await User.query(trx).where({ id: actor.userId, tenantId: actor.tenantId, active: true }).first();
   if (!user) throw unauthorized('The user no longer exists or is deactivated');
-  return { user, attempt: await claimAttempt(trx, user.id) };
+  const attempt = await claimAttempt(trx, user.id);
+  // Spent with the claim, so it stays spent when the assertion then fails (single use).
+  const passkeyChallenge = opts.passkey ? await takeAuthenticationChallenge(trx, user) : undefined;
+  return { user, attempt, passkeyChallenge };
 }
 
 const wrongPassword = () => unauthorized('The password is wrong');
@@ -178,17 +184,21 @@ export async function changePassword(
 }
 
 /**
- * A new access token carrying a fresh proof: the password (checked by the caller) or a TOTP or
- * recovery code (spent here, as at login). A right proof gives its attempt back.
+ * A new access token carrying a fresh proof: the password (checked by the caller), a TOTP or
+ * recovery code (spent here, as at login) or a passkey assertion (against the challenge
+ * claimProofAttempt spent). A right proof gives its attempt back.
  */
 export async function reauthenticate(
   { trx, actor }: CommandContext,
   claimed: ClaimedProof,
-  proof: { passwordRight: boolean } | { code: string },
+  proof: { passwordRight: boolean } | { code: string } | { passkey: AuthenticationResponseJSON },
 ): Promise<{ token: string }> {
   const { user } = claimed;
-  let amr: ['pwd'] | ['otp'];
-  if ('code' in proof) {
+  let amr: ProofMethod[];
+  if ('passkey' in proof) {
+    await verifyPasskeyAssertion(trx, { user, expectedChallenge: claimed.passkeyChallenge ?? null }, proof.passkey);
+    amr = ['hwk'];
+  } else if ('code' in proof) {
     if (!(await consumeSecondFactorCode(trx, user, proof.code))) throw unauthorized('Invalid or expired two-factor code');
     amr = ['otp'];
   } else {

@@ -176,15 +176,22 @@ export async function claimPasskeyAttempt(ctx: AnonymousContext, challengeToken:
 }
 
 /**
- * Second part: the assertion must answer the spent challenge, come from one of this user's
- * credentials, and carry a signature counter above the stored one (a cloned authenticator shows
- * up as a counter that does not grow). A verified passkey completes the login, which resets the counters.
+ * Second part: a verified passkey (verifyPasskeyAssertion) completes the login, which resets the counters.
  */
 export async function verifyAuthentication(ctx: AnonymousContext, attempt: PasskeyAttempt, response: AuthenticationResponseJSON): Promise<Session> {
-  const { trx } = ctx;
+  await verifyPasskeyAssertion(ctx.trx, attempt, response);
+  return completeLogin(ctx, attempt.user, 'webauthn');
+}
+
+/**
+ * The assertion must answer the spent challenge, come from one of this user's credentials, from
+ * an accepted origin, and carry a signature counter above the stored one (a cloned authenticator
+ * shows up as a counter that does not grow). 401 otherwise; the counter step is the only write.
+ */
+export async function verifyPasskeyAssertion(trx: Knex.Transaction, attempt: PasskeyAttempt, response: AuthenticationResponseJSON): Promise<void> {
   const { user, expectedChallenge } = attempt;
   const fail = (reason: string) => {
-    logger.info({ userId: user.id, reason }, 'passkey login rejected');
+    logger.info({ userId: user.id, reason }, 'passkey assertion rejected');
     return unauthorized('The passkey could not be verified');
   };
   if (!expectedChallenge) throw fail('no pending challenge');
@@ -211,7 +218,28 @@ export async function verifyAuthentication(ctx: AnonymousContext, attempt: Passk
     .andWhere((q) => (newCounter > 0 ? q.where('counter', '<', newCounter) : q.where('counter', 0)))
     .update({ counter: newCounter, backedUp: verification.authenticationInfo.credentialBackedUp, updatedAt: trx.fn.now() });
   if (n !== 1) throw fail('counter');
-  return completeLogin(ctx, user, 'webauthn');
+}
+
+/**
+ * Options to prove a passkey again while logged in (POST /api/auth/reauthenticate with
+ * `passkey`): the own credentials, a challenge stored like a login's.
+ */
+export async function reauthenticationOptions({ trx, actor }: CommandContext): Promise<PublicKeyCredentialRequestOptionsJSON> {
+  const creds = await passkeyDescriptors(trx, actor.tenantId, actor.userId!);
+  if (!creds.length) throw invalidInput('No passkey is registered for this account');
+  const options = await generateAuthenticationOptions({
+    rpID: rp().rpId,
+    timeout: TIMEOUT_MS,
+    userVerification: 'preferred',
+    allowCredentials: creds.map((x) => ({ id: x.credentialId, transports: x.transports })),
+  });
+  await storeChallenge(trx, actor.userId!, actor.tenantId, 'authentication', options.challenge);
+  return options;
+}
+
+/** Spend the pending authentication challenge of a logged-in user (null for none), with the attempt the caller claimed. */
+export async function takeAuthenticationChallenge(trx: Knex.Transaction, user: User): Promise<string | null> {
+  return takeChallenge(trx, user.id, user.tenantId, 'authentication');
 }
 
 const TRANSPORTS = new Set(['ble', 'cable', 'hybrid', 'internal', 'nfc', 'smart-card', 'usb']);

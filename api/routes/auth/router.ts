@@ -39,6 +39,7 @@ import {
   authenticationOptions,
   claimPasskeyAttempt,
   deletePasskey,
+  reauthenticationOptions,
   registrationOptions,
   takeRegistrationChallenge,
   verifyAuthentication,
@@ -421,11 +422,25 @@ add<{ currentPassword: string; newPassword: string }>({
   },
 });
 
-add<{ password?: string; code?: string }>({
+add({
+  method: 'post',
+  path: '/webauthn/reauthenticate/options',
+  auth: 'viewer',
+  summary: 'Options for navigator.credentials.get() to re-authenticate the current user with a passkey',
+  description: 'Answer with POST /api/auth/reauthenticate { passkey }.',
+  before: [noStore],
+  responses: { 200: { description: 'PublicKeyCredentialRequestOptionsJSON', schema: s.webauthnOptions }, 400: err('No passkey registered') },
+  handler: async (ctx) => {
+    const actor = ctx.state.actor;
+    ctx.body = await runInTransaction((trx) => reauthenticationOptions({ trx, actor }));
+  },
+});
+
+add<{ password?: string; code?: string; passkey?: AuthenticationResponseJSON }>({
   method: 'post',
   path: '/reauthenticate',
   auth: 'viewer',
-  summary: 'Prove it is you again (password, or a TOTP or recovery code): a new access token with a fresh proof',
+  summary: 'Prove it is you again (password, a TOTP or recovery code, or a passkey): a new access token with a fresh proof',
   description:
     'Removing a passkey, enrolling TOTP (password or second factor) and new recovery codes (second factor) need a proof from the last 5 minutes. ' +
     'A login gives one; this renews it without a new session. Wrong answers count toward the account lockout.',
@@ -438,11 +453,11 @@ add<{ password?: string; code?: string }>({
     429: err('Account locked (Retry-After)'),
   },
   handler: async (ctx) => {
-    const { password, code } = ctx.input.body;
+    const { password, code, passkey } = ctx.input.body;
     const actor = ctx.state.actor;
-    // Own transaction, committed before the check: a wrong answer must stay counted.
-    const claimed = await runInTransaction((trx) => claimProofAttempt({ trx, actor }));
-    const proof = code !== undefined ? { code } : { passwordRight: await verifyPassword(claimed.user.passwordHash, password ?? '') };
+    // Own transaction, committed before the check: a wrong answer stays counted, a passkey challenge spent.
+    const claimed = await runInTransaction((trx) => claimProofAttempt({ trx, actor }, { passkey: passkey !== undefined }));
+    const proof = passkey ? { passkey } : code !== undefined ? { code } : { passwordRight: await verifyPassword(claimed.user.passwordHash, password ?? '') };
     ctx.body = await runInTransaction((trx) => reauthenticate({ trx, actor }, claimed, proof));
   },
 });

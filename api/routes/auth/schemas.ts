@@ -193,10 +193,11 @@ export const reauthenticate = {
   additionalProperties: false,
   minProperties: 1,
   maxProperties: 1,
-  description: 'Exactly one of password and code',
+  description: 'Exactly one of password, code and passkey',
   properties: {
     password: { type: 'string', minLength: 1, maxLength: 256 },
     code: { type: 'string', minLength: 6, maxLength: 20, description: '6-digit TOTP code or a recovery code (xxxxx-xxxxx)' },
+    passkey: { ...credentialJson, description: 'An assertion for the options of POST /api/auth/webauthn/reauthenticate/options' },
   },
 } as const;
 

@@ -6,6 +6,7 @@ import { track } from '../../helpers/audit';
 import { db } from '../../../shared/db';
 import { advanceClock, resetClock, setClock } from '../../../shared/clock';
 import { signAccessToken } from '../../../shared/auth/accessToken';
+import { SoftwareAuthenticator } from '../../helpers/webauthnAuthenticator';
 import { cookieHeader, expectError, refreshCookie } from './authHelpers';
 
 /**
@@ -185,8 +186,36 @@ describe('recovery codes', () => {
     expect((await t.http.post('/api/auth/2fa/recovery-codes', undefined, { token: viaNew.body.token })).status).toBe(200);
   });
 
+  it('a passkey user re-authenticates with the passkey; the options are single use', async () => {
+    const { member } = await createTeam();
+    const authenticator = new SoftwareAuthenticator({ rpId: 'localhost', origin: 'http://localhost:3000' });
+    const reg = await t.http.post('/api/auth/webauthn/register/options', undefined, { token: member.token });
+    const stored = await t.http.post('/api/auth/webauthn/register/verify', { response: authenticator.createCredential(reg.body) }, { token: member.token });
+    expect(stored.status).toBe(201);
+
+    advanceClock(6 * 60_000);
+    expectStale(await t.http.post('/api/auth/2fa/recovery-codes', undefined, { token: member.token }));
+    const options = async () => {
+      const res = await t.http.post('/api/auth/webauthn/reauthenticate/options', undefined, { token: member.token });
+      expect(res.status).toBe(200);
+      return res.body;
+    };
+    // A bad assertion is 401 and spends the challenge: the same options cannot be answered again.
+    const o1 = await options();
+    const reauth = (passkey: unknown) => t.http.post('/api/auth/reauthenticate', { passkey }, { token: member.token });
+    expectError(await reauth(authenticator.getAssertion(o1, { tamper: true })), 401, 'UNAUTHORIZED');
+    expectError(await reauth(authenticator.getAssertion(o1)), 401, 'UNAUTHORIZED');
+
+    const ok = await reauth(authenticator.getAssertion(await options()));
+    expect(ok.status).toBe(200);
+    const codes = await t.http.post('/api/auth/2fa/recovery-codes', undefined, { token: ok.body.token });
+    expect(codes.status).toBe(200);
+    expect(codes.body.recoveryCodes).toHaveLength(10);
+  });
+
   it('without a second factor there is nothing to recover: 400', async () => {
     const { member } = await createTeam();
     expectError(await t.http.post('/api/auth/2fa/recovery-codes', undefined, { token: member.token }), 400, 'INVALID_INPUT');
+    expectError(await t.http.post('/api/auth/webauthn/reauthenticate/options', undefined, { token: member.token }), 400, 'INVALID_INPUT');
   });
 });
