@@ -42,6 +42,8 @@ export interface RecoveryResult {
   relayed: number;
   webhookEvents: RequeueCounts & { failed: number };
   deliveries: RequeueCounts;
+  /** Outbound webhook deliveries still pending (docs/outbound-webhooks.md): their job is queued again; a retry waiting its turn is in flight. */
+  webhookDeliveries: RequeueCounts;
   /** outcomeUnknown: live submissions left `submitted` by a lost job, flagged for an admin instead of uploaded again. */
   submissions: RequeueCounts & { outcomeUnknown: number };
 }
@@ -73,8 +75,8 @@ export async function recoverLostJobs(opts: RecoveryOptions = {}): Promise<Recov
   if (!(await redisReady(producerRedis()))) return null;
   const result = await withRecoveryLock(() => recoverLostJobsUnlocked(opts));
   if (result) {
-    const { relayed, webhookEvents: w, deliveries: d, submissions: s } = result;
-    const acted = relayed + w.requeued + w.retried + w.failed + d.requeued + d.retried + s.requeued + s.retried + s.outcomeUnknown;
+    const { relayed, webhookEvents: w, deliveries: d, webhookDeliveries: o, submissions: s } = result;
+    const acted = relayed + w.requeued + w.retried + w.failed + d.requeued + d.retried + o.requeued + o.retried + s.requeued + s.retried + s.outcomeUnknown;
     if (acted) logger.info(result, 'recovery: lost or stuck jobs queued again');
   }
   return result;
@@ -95,6 +97,7 @@ async function recoverLostJobsUnlocked(opts: RecoveryOptions): Promise<RecoveryR
     relayed,
     webhookEvents: { requeued, retried, inFlight, failed, missing: 0 },
     deliveries: await recoverDeliveries(staleAfterMs, limit, confirm),
+    webhookDeliveries: await recoverWebhookDeliveries(staleAfterMs, limit, confirm),
     submissions: await recoverSubmissions(staleAfterMs, limit, confirm),
   };
   confirm.forgetUnseen();
@@ -176,6 +179,14 @@ async function recoverDeliveries(staleAfterMs: number, limit: number, confirm: C
   const rows: { id: string; tenantId: string }[] = await stale('deliveries', ['queued', 'sending'], staleAfterMs, limit).select('id', 'tenantId');
   // A `sending` row's job finds it so and marks it failed, outcome unknown: it never sends twice.
   for (const row of rows) await requeue(jobs.sendInvoiceEmail, { deliveryId: row.id, tenantId: row.tenantId }, c, confirm);
+  return c;
+}
+
+/** Sending twice is allowed here (at least once; receivers deduplicate by the event id), so a lost job is simply queued again. */
+async function recoverWebhookDeliveries(staleAfterMs: number, limit: number, confirm: Confirmation): Promise<RequeueCounts> {
+  const c = counts();
+  const rows: { id: string; tenantId: string }[] = await stale('webhookDeliveries', ['pending'], staleAfterMs, limit).select('id', 'tenantId');
+  for (const row of rows) await requeue(jobs.deliverWebhook, { deliveryId: row.id, tenantId: row.tenantId }, c, confirm);
   return c;
 }
 

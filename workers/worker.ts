@@ -166,6 +166,11 @@ export async function scheduleRecurringJobs(): Promise<void> {
     { pattern: '30 3 * * *', tz: 'Europe/Vienna' },
     { name: jobs.purgeSentOutbox.name, data: {} },
   );
+  await maintenance.upsertJobScheduler(
+    'purge-webhook-events-daily',
+    { pattern: '45 3 * * *', tz: 'Europe/Vienna' },
+    { name: jobs.purgeWebhookEvents.name, data: {} },
+  );
   await scheduleEcbRates();
 }
 

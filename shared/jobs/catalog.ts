@@ -329,6 +329,9 @@ export const jobs = {
   /** Remove lockout rows of unknown e-mails (hourly). */
   purgeUnknownLoginAttempts: defineJob<NoPayload>()({ queue: QUEUES.maintenance, name: 'purge-unknown-login-attempts', schema: noPayload }),
 
+  /** Remove outbound webhook events past their 30 days, with their deliveries (daily). */
+  purgeWebhookEvents: defineJob<NoPayload>()({ queue: QUEUES.maintenance, name: 'purge-webhook-events', schema: noPayload }),
+
   /** Remove outbox rows sent more than a week ago (daily). */
   purgeSentOutbox: defineJob<NoPayload>()({ queue: QUEUES.maintenance, name: 'purge-sent-outbox', schema: noPayload }),
 

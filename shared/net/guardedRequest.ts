@@ -45,7 +45,7 @@ export function refusedUrlReason(raw: string, policy: TargetPolicy): string | nu
  * addresses it checked: the socket connects to exactly what was judged, so a DNS answer that
  * changes between check and connect (rebinding) cannot redirect it.
  */
-function checkedLookup(): LookupFunction {
+export function checkedLookup(): LookupFunction {
   return (hostname, options, callback) => {
     // Read at call time (not bound at import), so a test can put a resolver of its own in place.
     dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {

@@ -193,6 +193,11 @@ export async function subscribersOf(db: Db, tenantId: string, type: string): Pro
   return rows.map((r: { id: string }) => r.id);
 }
 
+/** A tenant's active subscriptions with the events each names (one read serves every event of a transaction). */
+export async function activeSubscriptions(db: Db, tenantId: string): Promise<{ id: string; events: string[] }[]> {
+  return db('webhookSubscriptions').where({ tenantId, active: true }).whereNull('deletedAt').orderBy('id').select('id', 'events');
+}
+
 /** The tenant's active admins' addresses (the disabled-subscription notice goes to them). */
 export async function tenantAdminEmails(db: Db, tenantId: string): Promise<string[]> {
   const rows = await db('users').where({ tenantId, role: 'admin', active: true }).orderBy('email').select('email');

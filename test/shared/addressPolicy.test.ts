@@ -1,8 +1,9 @@
+import dns from 'node:dns';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refusedAddressReason } from '../../shared/net/addressPolicy';
-import { guardedPost, refusedUrlReason, TargetRefusedError } from '../../shared/net/guardedRequest';
+import { checkedLookup, guardedPost, refusedUrlReason, TargetRefusedError } from '../../shared/net/guardedRequest';
 import { MAX_RETRY_DELAY_MS, RETRY_WINDOW_MS, retryDelayMs } from '../../shared/domain/outboundWebhooks';
 
 /** The SSRF rules (docs/outbound-webhooks.md, "SSRF rules") and the guarded request's limits. */
@@ -158,5 +159,44 @@ describe('retryDelayMs', () => {
     }
     expect(age).toBe(RETRY_WINDOW_MS);
     expect(attempts).toBeLessThan(40);
+  });
+});
+
+describe('checkedLookup (the lookup a guarded connection uses)', () => {
+  const realLookup = dns.lookup;
+  const answers: Record<string, { address: string; family: number }[]> = {
+    'public.test': [
+      { address: '93.184.215.14', family: 4 },
+      { address: '2606:2800:21f:cb07:6820:80da:af6b:8b2c', family: 6 },
+    ],
+    'mixed.test': [
+      { address: '93.184.215.14', family: 4 },
+      { address: '10.0.0.5', family: 4 },
+    ],
+  };
+  beforeAll(() => {
+    (dns as { lookup: unknown }).lookup = (host: string, _opts: unknown, cb: (err: Error | null, a?: unknown) => void) =>
+      answers[host] ? cb(null, answers[host]) : cb(Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' }));
+  });
+  afterAll(() => {
+    (dns as { lookup: unknown }).lookup = realLookup;
+  });
+  const run = (host: string, all: boolean) =>
+    new Promise<{ err: Error | null; rest: unknown[] }>((resolve) =>
+      (checkedLookup() as unknown as (h: string, o: object, cb: (err: Error | null, ...rest: unknown[]) => void) => void)(host, { all }, (err, ...rest) =>
+        resolve({ err, rest }),
+      ),
+    );
+
+  it('hands the connection exactly the checked addresses, in both callback forms', async () => {
+    expect(await run('public.test', true)).toEqual({ err: null, rest: [answers['public.test']] });
+    expect(await run('public.test', false)).toEqual({ err: null, rest: ['93.184.215.14', 4] });
+  });
+
+  it('refuses a name when any of its addresses is not public, and passes DNS errors on', async () => {
+    const mixed = await run('mixed.test', true);
+    expect(mixed.err).toBeInstanceOf(TargetRefusedError);
+    expect(mixed.err!.message).toContain('10.0.0.5');
+    expect((await run('nowhere.test', false)).err).toMatchObject({ code: 'ENOTFOUND' });
   });
 });

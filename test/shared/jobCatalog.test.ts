@@ -69,6 +69,7 @@ describe('job catalog', () => {
       purgeSentOutbox: 'maintenance/purge-sent-outbox',
       fetchEcbRates: 'maintenance/fetch-ecb-rates',
       deliverWebhook: 'outbound-webhooks/deliver-webhook',
+      purgeWebhookEvents: 'maintenance/purge-webhook-events',
       notifyWebhookDisabled: 'email/notify-webhook-disabled',
     });
   });

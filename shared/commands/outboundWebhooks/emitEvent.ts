@@ -1,8 +1,9 @@
 import type { Knex } from 'knex';
 import type { WebhookEventType } from '../../domain/outboundWebhooks';
-import { enqueueAfterCommit } from '../../outbox';
+import { enqueueAfterCommit, OUTBOX_CHANNEL } from '../../outbox';
+import { config } from '../../config';
 import { jobs } from '../../jobs/catalog';
-import { subscribersOf } from '../../queries/webhookSubscriptions';
+import { activeSubscriptions } from '../../queries/webhookSubscriptions';
 import { loadInvoiceView, paymentView } from '../../queries/invoices';
 
 /**
@@ -20,10 +21,24 @@ export async function emitEvent(
 ): Promise<void> {
   const { trx } = ctx;
   const tenantId = ctx.actor.tenantId;
-  const subscriptionIds = await subscribersOf(trx, tenantId, type);
+  const subscriptionIds = (await subscriptionsIn(trx, tenantId)).filter((s) => s.events.includes(type)).map((s) => s.id);
   if (!subscriptionIds.length) return;
   const value = typeof object === 'function' ? await (object as () => Promise<unknown>)() : object;
   await writeEvent(trx, tenantId, type, value, subscriptionIds);
+}
+
+const subscriptionsByTrx = new WeakMap<Knex.Transaction, Map<string, Promise<{ id: string; events: string[] }[]>>>();
+
+/**
+ * The tenant's active subscriptions, read once per transaction: a command that emits several
+ * events (a booked payment: the invoice, paid, the payment) pays one lookup, not one per event.
+ */
+function subscriptionsIn(trx: Knex.Transaction, tenantId: string) {
+  const byTenant = subscriptionsByTrx.get(trx) ?? new Map<string, Promise<{ id: string; events: string[] }[]>>();
+  subscriptionsByTrx.set(trx, byTenant);
+  const found = byTenant.get(tenantId) ?? activeSubscriptions(trx, tenantId);
+  byTenant.set(tenantId, found);
+  return found;
 }
 
 /** The event row, its deliveries and their jobs (also the ping's, to one subscription). */
@@ -52,6 +67,10 @@ export async function writeDeliveries(
     .insert(subscriptionIds.map((subscriptionId) => ({ tenantId, subscriptionId, eventId, redeliveryOf })))
     .returning('id');
   for (const r of rows) await enqueueAfterCommit(trx, jobs.deliverWebhook, { tenantId, deliveryId: r.id });
+  // Jobs and the payment pipeline commit without runInTransaction's relay after commit: the
+  // notification (delivered on commit only) wakes the workers' relays instead of the 10 s relay
+  // job. Under runInTransaction both may add the job; its id makes that one job.
+  await trx.raw('select pg_notify(?, ?)', [OUTBOX_CHANNEL, config().redisPrefix]);
   return rows.map((r) => r.id);
 }
 

@@ -19,6 +19,7 @@ import { client, type TestClient } from '../../helpers/http';
 import { createTeam } from '../../helpers/factories';
 import { waitUntil } from '../../helpers/waitUntil';
 import { repoRoot } from '../../helpers/processes';
+import { bankDelivery, bankEvent, deliver, install } from '../../helpers/webhookFactory';
 import { documentedVerifier, startReceiver, type Receiver } from './receiver';
 
 let main: Receiver;
@@ -27,6 +28,7 @@ let redirecting: Receiver;
 let internal: Receiver;
 let http: TestClient;
 let closeServer: () => Promise<void>;
+let server: Awaited<ReturnType<typeof startTestServer>>;
 let workers: RunningWorkers;
 let verify: Awaited<ReturnType<typeof documentedVerifier>>;
 const realLookup = dns.lookup;
@@ -37,10 +39,10 @@ beforeAll(async () => {
   process.env.OUTBOUND_WEBHOOKS_ALLOW_TARGETS = [main, flaky, redirecting, internal].map((r) => r.hostPort).join(',');
   process.env.OUTBOUND_WEBHOOKS_RETRY_BASE_MS = '100';
   const cfg = reloadConfig();
-  const server = await startTestServer();
+  server = await startTestServer();
   http = client(server.url);
   closeServer = server.close;
-  workers = await startWorkers({ queues: ['outbound-webhooks'], schedule: false, cfg });
+  workers = await startWorkers({ queues: ['outbound-webhooks', 'webhooks'], schedule: false, cfg });
   verify = await documentedVerifier();
   // A resolver of the test's own for names that lead to internal addresses (the guard resolves at
   // delivery time); every other name goes to the system's.
@@ -282,6 +284,25 @@ describe('every event, as documented', () => {
 
     const deliveries = await settledDeliveries(team, sub.id, total);
     expect(deliveries.every((d) => d.status === 'delivered' && d.attempts.length === 1 && d.attempts[0].statusCode === 204)).toBe(true);
+  });
+
+  it('a payment booked by the payment pipeline (a bank webhook) is an incoming invoice, paid, with its payment', async () => {
+    const team = await createTeam();
+    const sub = await subscribe(team, main.url('/pipeline'), ['incoming_invoice.created', 'invoice.paid', 'payment.recorded']);
+    const { path: hookPath } = await install(server.url, team.admin.token, 'bank', { webhookSecret: 'bank-secret-0123456789abcdef' });
+    const delivered = bankDelivery('bank-secret-0123456789abcdef', bankEvent({ amount: '99.90' }));
+    expect((await deliver(server.url, hookPath, delivered.body, delivered.headers)).status).toBe(200);
+
+    await waitUntil(async () => main.received.filter((r) => r.path === '/pipeline').length >= 3, 'the pipeline events', 30_000);
+    const got = main.received.filter((r) => r.path === '/pipeline');
+    expect(got.map((r) => r.body.type).sort()).toEqual(['incoming_invoice.created', 'invoice.paid', 'payment.recorded']);
+    const invoiceId = got.find((r) => r.body.type === 'invoice.paid')!.body.data.object.id as string;
+    const shown = (await http.get(`/api/invoices/${invoiceId}`, { token: team.admin.token })).body;
+    expect(shown).toMatchObject({ type: 'eingangsrechnung', status: 'bezahlt', totalGross: '99.90' });
+    expect(got.find((r) => r.body.type === 'invoice.paid')!.body.data.object).toEqual(shown);
+    expect(got.find((r) => r.body.type === 'incoming_invoice.created')!.body.data.object).toMatchObject({ id: invoiceId });
+    expect(got.find((r) => r.body.type === 'payment.recorded')!.body.data.object).toEqual({ ...shown.payments[0], invoiceId });
+    for (const r of got) expect(verify(r.raw, r.headers['x-signature'] as string, sub.secret)).toBe(true);
   });
 
   it('a receiver failing twice gets the same event a third time and the delivery records all three attempts', async () => {

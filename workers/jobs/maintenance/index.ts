@@ -6,6 +6,7 @@ import { purgeIdempotencyKeysJob } from './purgeIdempotencyKeys';
 import { sweepStuckWebhookEventsJob } from './sweepStuckWebhookEvents';
 import { purgeUnknownLoginAttemptsJob } from './purgeUnknownLoginAttempts';
 import { purgeSentOutboxJob } from './purgeSentOutbox';
+import { purgeWebhookEventsJob } from './purgeWebhookEvents';
 import { fetchEcbRatesJob } from './fetchEcbRates';
 
 /** The handlers of the catalog's maintenance jobs (shared/jobs/catalog.ts), by job name. */
@@ -16,5 +17,6 @@ export const maintenanceJobs = {
   [jobs.sweepStuckWebhookEvents.name]: sweepStuckWebhookEventsJob,
   [jobs.purgeUnknownLoginAttempts.name]: purgeUnknownLoginAttemptsJob,
   [jobs.purgeSentOutbox.name]: purgeSentOutboxJob,
+  [jobs.purgeWebhookEvents.name]: purgeWebhookEventsJob,
   [jobs.fetchEcbRates.name]: fetchEcbRatesJob,
 } satisfies HandlersOf<'maintenance'>;
