@@ -4,6 +4,7 @@
  */
 import type { DocumentInput } from '../../domain/invoiceView';
 import { dec } from '../../domain/money';
+import { drawEpcQr, epcQrOf } from './epcQrCode';
 import { formatDate, formatMoney, formatPercent, isZero } from './format';
 import { documentNumber, effectiveDueDate } from './invoiceHeader';
 import { TOTAL_LABELS, paymentMethodLabel } from './invoiceTexts';
@@ -153,6 +154,9 @@ export function drawInvoiceSummary(doc: PDFKit.PDFDocument, input: DocumentInput
   if (terms) {
     heading(doc, invoice.type === 'angebot' ? 'Gültigkeit und Zahlungsbedingungen' : 'Zahlungsbedingungen');
     paragraph(doc, terms, { size: 9 });
+    // The code carries the same payee, amount and reference (the invoice number) as the sentence above.
+    const qr = epcQrOf(input);
+    if (qr) drawEpcQr(doc, qr);
   }
   // Free user text: long runs without spaces get break opportunities (textBreaks.ts).
   if (invoice.notes?.trim()) {
