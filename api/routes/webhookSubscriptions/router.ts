@@ -31,6 +31,10 @@ add<SubscriptionInput>({
   path: '/',
   auth: 'admin',
   summary: 'Subscribe a receiver URL to events; the signing secret is in this answer only',
+  description:
+    'Each event is POSTed to the URL as JSON `{ id, type, createdAt, tenantId, data: { object } }`, signed ' +
+    '`X-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<body>">` with the secret, at least once, retried for up to 3 days. ' +
+    'The URL must be https on a public address (no credentials; checked again after DNS at each delivery). docs/outbound-webhooks.md.',
   body: createSubscriptionBody,
   responses: { 201: { description: 'Created subscription with its secret', schema: createdSubscriptionView }, ...errorResponses },
   handler: async (ctx) => {
@@ -105,6 +109,7 @@ add({
   path: '/:id/deliveries/:deliveryId/redeliver',
   auth: 'admin',
   summary: 'Send a delivery’s event again (same event id and body) as a new delivery',
+  description: 'Any delivery, delivered or failed; 400 while the subscription is disabled.',
   responses: { 202: { description: 'The new delivery, pending', schema: deliveryView }, ...errorResponses },
   handler: async (ctx) => {
     const actor = ctx.state.actor;
@@ -118,6 +123,7 @@ add({
   path: '/:id/test',
   auth: 'admin',
   summary: 'Send a `ping` event (its object is the subscription) to this subscription',
+  description: 'Signed and retried like any event; 400 while the subscription is disabled.',
   responses: { 202: { description: 'The ping delivery, pending', schema: deliveryView }, ...errorResponses },
   handler: async (ctx) => {
     const actor = ctx.state.actor;

@@ -13,6 +13,10 @@ import { reloadConfig } from '../../../shared/config';
 import { decryptSecret } from '../../../shared/crypto/secretBox';
 import { todayVienna } from '../../../shared/domain/dates';
 import { WEBHOOK_EVENT_TYPES } from '../../../shared/domain/outboundWebhooks';
+import { runInTransaction } from '../../../shared/outbox';
+import { systemActor } from '../../../shared/actor';
+import type { CommandContext } from '../../../shared/commands/types';
+import { claimU30Upload, countU30Attempt, recordU30Accepted } from '../../../shared/commands/reports/u30Upload';
 import { startWorkers, type RunningWorkers } from '../../../workers/worker';
 import { startTestServer } from '../../helpers/server';
 import { client, type TestClient } from '../../helpers/http';
@@ -303,6 +307,24 @@ describe('every event, as documented', () => {
     expect(got.find((r) => r.body.type === 'incoming_invoice.created')!.body.data.object).toMatchObject({ id: invoiceId });
     expect(got.find((r) => r.body.type === 'payment.recorded')!.body.data.object).toEqual({ ...shown.payments[0], invoiceId });
     for (const r of got) expect(verify(r.raw, r.headers['x-signature'] as string, sub.secret)).toBe(true);
+  });
+
+  it('the U30 job’s transitions are report.submission.updated events; an attempt counted is none', async () => {
+    const team = await createTeam();
+    const sub = await subscribe(team, main.url('/u30'), ['report.submission.updated']);
+    const [row] = await db()('reportSubmissions')
+      .insert({ tenantId: team.tenant.id, kind: 'u30', year: 2026, period: '2026-04', mode: 'test', status: 'queued', payload: Buffer.from('<x/>') })
+      .returning('id');
+    const run = <T>(command: (ctx: CommandContext) => Promise<T>) => runInTransaction((trx) => command({ trx, actor: systemActor(team.tenant.id) }));
+    await run((ctx) => countU30Attempt(ctx, row.id));
+    expect(await run((ctx) => claimU30Upload(ctx, row.id, 'test'))).toEqual({ claimed: true });
+    await run((ctx) => recordU30Accepted(ctx, row.id, { rc: 0 }));
+
+    await waitUntil(async () => main.received.filter((r) => r.path === '/u30').length >= 2, 'two submission events');
+    await settledDeliveries(team, sub.id, 2);
+    const got = main.received.filter((r) => r.path === '/u30');
+    expect(got.map((r) => r.body.data.object.status)).toEqual(['submitted', 'accepted']);
+    expect(got[1].body.data.object).toEqual((await http.get(`/api/reports/ust/submissions/${row.id}`, { token: team.admin.token })).body);
   });
 
   it('a receiver failing twice gets the same event a third time and the delivery records all three attempts', async () => {
