@@ -11,7 +11,8 @@ import { currentActor } from '../auth/currentActor';
 import { defaultNumberFormat, NUMBERED_TYPES, numberFormatsCanCollide } from '../domain/numbering';
 import { sellerFromTenant } from '../queries/invoices';
 import { toSettingsView, type SettingsView } from '../queries/settings';
-import { Tenant, type DatevSettings, type TenantSettingsJson } from '../models/Tenant';
+import { Tenant, type DatevSettings, type EinvoiceImportSettings, type TenantSettingsJson } from '../models/Tenant';
+import { tenantChart } from '../ledger/accounts';
 import { bumpLiveSellerInvoices } from '../documents/liveVersions';
 import type { CommandContext } from './types';
 
@@ -27,7 +28,8 @@ export interface PortalCredentials {
   herstellerid: string;
 }
 
-export type SettingsUpdate = Partial<Omit<SettingsView, 'portalCredentialsConfigured' | 'templates' | 'datev'>> & {
+export type SettingsUpdate = Partial<Omit<SettingsView, 'portalCredentialsConfigured' | 'templates' | 'datev' | 'einvoiceImport'>> & {
+  einvoiceImport?: Partial<EinvoiceImportSettings>;
   templates?: Partial<EmailTemplates>;
   datev?: DatevSettings;
   portalCredentials?: PortalCredentials | null;
@@ -77,6 +79,33 @@ function numberFormatCollisions(sent: SettingsUpdate['numberFormats'], stored: T
   return details;
 }
 
+/** The e-invoice import's posting settings merged; the expense account checked like a connector's (shared/commands/connectors.ts). */
+async function einvoiceImportSettings(
+  trx: CommandContext['trx'],
+  tenantId: string,
+  stored: EinvoiceImportSettings | undefined,
+  input: Partial<EinvoiceImportSettings>,
+): Promise<EinvoiceImportSettings> {
+  const next: EinvoiceImportSettings = { autoPost: false, expenseAccount: null, ...stored };
+  if (input.autoPost !== undefined) next.autoPost = input.autoPost;
+  if (input.expenseAccount !== undefined) {
+    const number = input.expenseAccount?.trim() || null;
+    if (number) {
+      // Against the ledger's chart, seeded on first use like a posting would.
+      await tenantChart(trx, tenantId);
+      const acc = await trx('ledgerAccounts').where({ tenantId, number }).first('kind');
+      const message = !acc
+        ? `account ${number} does not exist in the chart of accounts`
+        : acc.kind !== 'expense'
+          ? `account ${number} is not an expense account`
+          : null;
+      if (message) throw invalidInput('Settings failed validation', [{ field: 'einvoiceImport.expenseAccount', message }]);
+    }
+    next.expenseAccount = number;
+  }
+  return next;
+}
+
 /**
  * Drafts and incoming invoices show the seller live, so a change of what they show gives them a
  * new version and their documents render anew (shared/documents/liveVersions.ts). The tenant is
@@ -119,6 +148,8 @@ export async function updateSettings({ trx, actor: tokenActor }: CommandContext,
     const checked = input.peppolId && checkPeppolId(input.peppolId, 'peppolId');
     settings.peppolId = checked && 'value' in checked ? checked.value : null;
   }
+  if (input.einvoiceImport !== undefined)
+    settings.einvoiceImport = await einvoiceImportSettings(trx, actor.tenantId, settings.einvoiceImport, input.einvoiceImport);
   patch.settings = settings;
 
   if (input.portalCredentials !== undefined) {

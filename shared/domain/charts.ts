@@ -23,6 +23,8 @@ export interface Chart {
   /** Credited per provider: where the provider's money sits until it reaches the bank. */
   clearing: Readonly<Record<ProviderSlug, string>>;
   bank: string;
+  /** Trade receivables: a bank payment of a sales invoice clears them (docs/bank-statements.md). */
+  receivables: string;
   /** The country's standard VAT rate: the tax a reverse-charge purchase or an ig. Erwerb owes. */
   standardRate: string;
   /**
@@ -30,12 +32,17 @@ export interface Chart {
    * and the input VAT deducted, each on its own account so the return's lines can be read off.
    */
   purchaseTax: Readonly<Record<'reverseCharge' | 'intraCommunityAcquisition', { inputTax: string; outputTax: string }>>;
+  /** Credited by an imported e-invoice: it arrives unpaid (Verbindlichkeiten aus Lieferungen und Leistungen). */
+  payables: string;
+  /** Deductible input tax of an imported e-invoice, by rate; `other` for a rate without an account of its own. */
+  inputTax: Readonly<{ byRate: Readonly<Record<string, string>>; other: string }>;
 }
 
 const EKR: Chart = {
   name: 'EKR',
   defaultExpense: '7890',
   bank: '2800',
+  receivables: '2000',
   // Stripe, PayPal and Mollie hold the money before paying out: a transit (clearing) account each,
   // so the payout to the bank clears it. A bank connector books straight against the bank.
   clearing: { stripe: '2891', paypal: '2892', mollie: '2893', bank: '2800' },
@@ -45,6 +52,9 @@ const EKR: Chart = {
     reverseCharge: { inputTax: '2506', outputTax: '3506' },
     intraCommunityAcquisition: { inputTax: '2505', outputTax: '3505' },
   },
+  payables: '3300',
+  // The EKR keeps one Vorsteuer account for every rate (the U30 reads the rates off the invoices).
+  inputTax: { byRate: {}, other: '2500' },
   accounts: [
     { number: '0600', name: 'Betriebs- und Geschäftsausstattung', kind: 'asset' },
     { number: '2000', name: 'Lieferforderungen', kind: 'asset' },
@@ -89,12 +99,15 @@ const SKR03: Chart = {
   name: 'SKR03',
   defaultExpense: '4900',
   bank: '1200',
+  receivables: '1400',
   clearing: { stripe: '1361', paypal: '1362', mollie: '1363', bank: '1200' },
   standardRate: '19',
   purchaseTax: {
     reverseCharge: { inputTax: '1577', outputTax: '1787' },
     intraCommunityAcquisition: { inputTax: '1574', outputTax: '1774' },
   },
+  payables: '1600',
+  inputTax: { byRate: { '19': '1576', '7': '1571' }, other: '1570' },
   accounts: [
     { number: '0420', name: 'Technische Anlagen und Maschinen', kind: 'asset' },
     { number: '0800', name: 'Gezeichnetes Kapital', kind: 'equity' },
@@ -105,6 +118,8 @@ const SKR03: Chart = {
     { number: '1362', name: 'Verrechnungskonto PayPal', kind: 'asset' },
     { number: '1363', name: 'Verrechnungskonto Mollie', kind: 'asset' },
     { number: '1400', name: 'Forderungen aus Lieferungen und Leistungen', kind: 'asset' },
+    { number: '1570', name: 'Abziehbare Vorsteuer', kind: 'asset' },
+    { number: '1571', name: 'Abziehbare Vorsteuer 7 %', kind: 'asset' },
     { number: '1574', name: 'Abziehbare Vorsteuer aus innergemeinschaftlichem Erwerb 19 %', kind: 'asset' },
     { number: '1576', name: 'Abziehbare Vorsteuer 19 %', kind: 'asset' },
     { number: '1577', name: 'Abziehbare Vorsteuer nach § 13b UStG 19 %', kind: 'asset' },

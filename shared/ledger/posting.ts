@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { runCompiledSql } from '../db';
+import { toEur } from '../domain/exchangeRates';
 import { dec, fmtMoney, roundMoney } from '../domain/money';
 import type { ProviderSlug } from '../providers/payments/types';
 import { seedChartOfAccounts, tenantChart } from './accounts';
@@ -60,10 +61,20 @@ export interface InvoiceToPost {
   tenantId: string;
   supplierId: string;
   invoiceDate: string;
+  /** In the ledger's currency (EUR): converted by the caller at `exchangeRate`. */
   totalGross: string;
   invoiceNumber: string;
   relatedInvoiceId?: string | null;
+  /** The document's ECB rate (units per EUR) when it is in another currency: its lines' amounts are converted with it. */
+  exchangeRate?: string | null;
 }
+
+/**
+ * What the entry credits: a payment provider's clearing account (a webhook's payment notice, paid
+ * already), or `payables` for an imported e-invoice, which arrives unpaid. Only an invoice entitles
+ * to input-tax deduction (a payment notice is booked at 0 %), so only `payables` posts Vorsteuer.
+ */
+export type CreditRole = ProviderSlug | 'payables';
 
 /** A piece of SQL with its `?` bindings, to be placed inside a larger statement. */
 interface SqlFragment {
@@ -89,7 +100,9 @@ function expenseHistorySql(tenantId: string, supplierId: string): SqlFragment {
 
 /** Each chart's fallback accounts, as JSON for the posting statement to pick from by the tenant's chart. */
 const CHART_FALLBACKS = JSON.stringify(
-  Object.fromEntries(Object.entries(CHARTS).map(([name, c]) => [name, { defaultExpense: c.defaultExpense, clearing: c.clearing }])),
+  Object.fromEntries(
+    Object.entries(CHARTS).map(([name, c]) => [name, { defaultExpense: c.defaultExpense, clearing: { ...c.clearing, payables: c.payables } }]),
+  ),
 );
 
 /** Which accounts an entry books, as SQL for postEntry's first CTE: one row (debit, credit, source, chart). */
@@ -106,19 +119,28 @@ const knownAccounts = (debit: string, credit: string): AccountPick => ({
  * else the supplier's default if in the chart, else the supplier's history (asked only when neither
  * decides), else the chart's default; clearing from the settings, else the chart's for the
  * provider. `reversed` books the clearing account on the debit side (a refund without an original).
+ * For `payables` (an imported e-invoice) the setting is the tenant's fallback for every supplier,
+ * so the supplier's default and history come first, and the credit is the chart's payables.
  */
-function decidedAccounts(tenantId: string, supplierId: string, provider: ProviderSlug, settings: PostingSettings, reversed: boolean): AccountPick {
+function decidedAccounts(tenantId: string, supplierId: string, provider: CreditRole, settings: PostingSettings, reversed: boolean): AccountPick {
   const [expenseSide, clearingSide] = reversed ? ['credit', 'debit'] : ['debit', 'credit'];
   const settingsExpense = settings.expenseAccount || null;
+  const settingsFirst = provider !== 'payables';
   const history = expenseHistorySql(tenantId, supplierId);
+  const expense = settingsFirst
+    ? `coalesce(cast(? as text), x.supplier_default, x.history, cast(? as jsonb) -> x.chart ->> 'defaultExpense')`
+    : `coalesce(x.supplier_default, x.history, cast(? as text), cast(? as jsonb) -> x.chart ->> 'defaultExpense')`;
+  const source = settingsFirst
+    ? `case when ? then 'settings' when x.supplier_default is not null then 'supplier' when x.history is not null then 'history' else 'default' end`
+    : `case when x.supplier_default is not null then 'supplier' when x.history is not null then 'history' when ? then 'settings' else 'default' end`;
   // `offset 0` keeps x a subquery of its own: flattened, each of its subqueries would be copied to
   // (and run at) every place x's columns are used. The supplier is read by its key alone (its own
   // `offset 0`): with the tenant as a second condition the generic plan made on fresh statistics
   // went through a tenant index and read all of the tenant's suppliers.
   return {
-    sql: `select coalesce(cast(? as text), x.supplier_default, x.history, cast(? as jsonb) -> x.chart ->> 'defaultExpense') as ${expenseSide},
+    sql: `select ${expense} as ${expenseSide},
                  coalesce(cast(? as text), cast(? as jsonb) -> x.chart -> 'clearing' ->> cast(? as text)) as ${clearingSide},
-                 case when ? then 'settings' when x.supplier_default is not null then 'supplier' when x.history is not null then 'history' else 'default' end as source,
+                 ${source} as source,
                  x.chart
             from (select c.chart, c.supplier_default, case when c.supplier_default is null and not ? then (${history.sql}) end as history
                     from (select (select chart from ledger_accounts where tenant_id = ? limit 1) as chart,
@@ -134,7 +156,7 @@ function decidedAccounts(tenantId: string, supplierId: string, provider: Provide
       CHART_FALLBACKS,
       provider,
       !!settingsExpense,
-      !!settingsExpense,
+      settingsFirst && !!settingsExpense,
       ...history.bindings,
       tenantId,
       supplierId,
@@ -164,8 +186,10 @@ async function postEntry(
   e: { tenantId: string; date: string; description: string; sourceId: string; reversesEntryId: string | null; sourceType?: string },
   pick: AccountPick,
   what: { debit: string; credit: string },
-  amount: string,
+  amount: string | { debit: string; credit: string },
 ): Promise<EntryOutcome> {
+  // Different amounts only with input-tax lines the caller adds to the entry in the same transaction (the balance is checked at commit).
+  const { debit: debitAmount, credit: creditAmount } = typeof amount === 'string' ? { debit: amount, credit: amount } : amount;
   const text = `with pick as (${pick.sql}
        ), acc as (
          select id, number from ledger_accounts where tenant_id = ? and number in ((select debit from pick), (select credit from pick)) for share
@@ -199,10 +223,10 @@ async function postEntry(
     e.sourceId,
     e.reversesEntryId,
     e.tenantId,
-    amount,
+    debitAmount,
     '0.00',
     '0.00',
-    amount,
+    creditAmount,
   ];
   // Three texts (forward, reversed, an original's accounts), each compiled once.
   type Row = {
@@ -229,25 +253,29 @@ async function postEntry(
 }
 
 /**
- * Post a paid incoming invoice: debit the expense account, credit the provider's clearing
- * account (decidedAccounts). Returns null when the invoice already has its entry.
+ * Post an incoming invoice: debit the expense account, credit the provider's clearing account or,
+ * for an imported e-invoice, payables (decidedAccounts); an e-invoice's deductible input tax is
+ * debited per rate in the same entry and the expense carries the rest. Returns null when the
+ * invoice already has its entry.
  */
 export async function postIncomingInvoice(
   trx: Knex.Transaction,
   invoice: InvoiceToPost,
-  provider: ProviderSlug,
+  provider: CreditRole,
   settings: PostingSettings,
   description: string,
 ): Promise<PostedEntry | null> {
   const amount = fmtMoney(dec(invoice.totalGross).abs());
+  const tax = provider === 'payables' ? await deductibleInputTax(trx, invoice, 'debit') : null;
   const posted = await postEntry(
     trx,
     { tenantId: invoice.tenantId, date: invoice.invoiceDate, description, sourceId: invoice.id, reversesEntryId: null },
     decidedAccounts(invoice.tenantId, invoice.supplierId, provider, settings, false),
-    { debit: 'Expense account', credit: 'Clearing account' },
-    amount,
+    { debit: 'Expense account', credit: provider === 'payables' ? 'Payables account' : 'Clearing account' },
+    tax ? { debit: tax.rest(amount), credit: amount } : amount,
   );
   if (!posted.id) return null;
+  if (tax) await tax.insert(posted.id);
   const purchaseTax = await postPurchaseTax(trx, invoice, posted.debit, description);
   return {
     entryId: posted.id,
@@ -269,7 +297,7 @@ export async function postIncomingInvoice(
 export async function postRefund(
   trx: Knex.Transaction,
   refund: InvoiceToPost,
-  provider: ProviderSlug,
+  provider: CreditRole,
   settings: PostingSettings,
   description: string,
 ): Promise<PostedEntry | null> {
@@ -307,14 +335,17 @@ export async function postRefund(
   const pick: AccountPick = original
     ? (await reversalOf(trx, refund.tenantId, original.id)).pick
     : decidedAccounts(refund.tenantId, refund.supplierId, provider, settings, true);
+  // A credit note to an e-invoice corrects its input tax too: credited per rate, its own figures.
+  const tax = provider === 'payables' ? await deductibleInputTax(trx, refund, 'credit') : null;
   const posted = await postEntry(
     trx,
     { tenantId: refund.tenantId, date: refund.invoiceDate, description, sourceId: refund.id, reversesEntryId: original?.id ?? null },
     pick,
-    { debit: 'Clearing account', credit: 'Expense account' },
-    amount,
+    { debit: provider === 'payables' ? 'Payables account' : 'Clearing account', credit: 'Expense account' },
+    tax ? { debit: amount, credit: tax.rest(amount) } : amount,
   );
   if (!posted.id) return null;
+  if (tax) await tax.insert(posted.id);
   const purchaseTax = await postPurchaseTax(trx, refund, posted.credit, description);
   return {
     entryId: posted.id,
@@ -336,7 +367,32 @@ export async function postRefund(
 export async function postCancellationReversal(trx: Knex.Transaction, tenantId: string, invoiceId: string): Promise<PostedEntry | null> {
   const original = await JournalEntry.query(trx).where({ tenantId, sourceType: INVOICE_SOURCE, sourceId: invoiceId }).first();
   if (!original) return null;
-  const { pick, amount } = await reversalOf(trx, tenantId, original.id);
+  const { pick, amount, lines } = await reversalOf(trx, tenantId, original.id);
+  if (lines.length > 2) {
+    // An e-invoice's entry (expense, input tax, payables): every line's sides swapped.
+    const entryId = await insertEntry(
+      trx,
+      {
+        tenantId,
+        date: original.date,
+        description: `Storno: ${original.description}`,
+        sourceType: CANCELLATION_SOURCE,
+        sourceId: invoiceId,
+        reversesEntryId: original.id,
+      },
+      lines.map((l) => ({ account: l.number, debit: fmtMoney(l.credit), credit: fmtMoney(l.debit) })),
+    );
+    if (!entryId) return null;
+    await reversePurchaseTax(trx, tenantId, invoiceId);
+    return {
+      entryId,
+      debitAccount: pick.bindings[0] as string,
+      creditAccount: pick.bindings[1] as string,
+      amount,
+      reversesEntryId: original.id,
+      expenseSource: 'original',
+    };
+  }
   const posted = await postEntry(
     trx,
     {
@@ -359,17 +415,96 @@ export async function postCancellationReversal(trx: Knex.Transaction, tenantId: 
 /**
  * The accounts that reverse an invoice's entry (its debit and credit accounts swapped) and its
  * amount: one lookup for a refund reversing its payment and a cancellation reversing its invoice.
- * The entries the service posts for invoices are one debit and one credit line.
+ * The entries the service posts for invoices are one debit and one credit line, or, for an
+ * imported e-invoice, those two plus its input-tax lines (the chart's input-tax accounts), which
+ * the pick leaves out and `lines` keeps for a full reversal.
  */
-async function reversalOf(trx: Knex.Transaction, tenantId: string, entryId: string): Promise<{ pick: AccountPick; amount: string }> {
+async function reversalOf(
+  trx: Knex.Transaction,
+  tenantId: string,
+  entryId: string,
+): Promise<{ pick: AccountPick; amount: string; lines: { number: string; debit: string; credit: string }[] }> {
   const lines: { number: string; debit: string; credit: string }[] = await trx('journalLines as jl')
     .join('ledgerAccounts as a', 'a.id', 'jl.accountId')
     .where({ 'jl.entryId': entryId, 'jl.tenantId': tenantId })
     .select('a.number', 'jl.debit', 'jl.credit');
-  const debited = lines.find((l) => dec(l.debit).greaterThan(0));
-  const credited = lines.find((l) => dec(l.credit).greaterThan(0));
-  if (!debited || !credited || lines.length !== 2) throw new PostingError(`Original entry ${entryId} is not one debit and one credit line`);
-  return { pick: knownAccounts(credited.number, debited.number), amount: fmtMoney(dec(debited.debit)) };
+  let main = lines;
+  if (lines.length > 2) {
+    const chart = await tenantChart(trx, tenantId);
+    const inputTax = new Set([...Object.values(chart.inputTax.byRate), chart.inputTax.other]);
+    main = lines.filter((l) => !inputTax.has(l.number));
+  }
+  const debited = main.find((l) => dec(l.debit).greaterThan(0));
+  const credited = main.find((l) => dec(l.credit).greaterThan(0));
+  if (!debited || !credited || main.length !== 2) throw new PostingError(`Original entry ${entryId} is not one debit and one credit line`);
+  return { pick: knownAccounts(credited.number, debited.number), amount: fmtMoney(dec(credited.credit)), lines };
+}
+
+/**
+ * An imported e-invoice's deductible input tax (docs/ledger.md, "Imported e-invoices"): its lines'
+ * VAT per rate, in EUR at the invoice's rate, on the chart's input-tax account of the rate.
+ * Foreign VAT (`foreignVat`) is not deductible and stays in the expense, as in DATEV and BWA; a
+ * small-business tenant deducts nothing. Accounts are checked (and locked FOR SHARE) before the
+ * entry is written, so a missing one is a PostingError with nothing written. `rest` is what the
+ * expense line carries of the gross; `insert` adds the lines to the entry (`side` for a positive
+ * tax: debit on an invoice, credit on a credit note).
+ */
+async function deductibleInputTax(trx: Knex.Transaction, invoice: InvoiceToPost, side: 'debit' | 'credit') {
+  const rows: { rate: string; tax: string }[] = await trx('invoiceItems')
+    .where({ tenantId: invoice.tenantId, invoiceId: invoice.id })
+    .where('taxRate', '>', 0)
+    .where((q) => q.whereNull('taxCategory').orWhereNot('taxCategory', 'foreignVat'))
+    .groupBy('taxRate')
+    .orderBy('taxRate', 'desc')
+    .select(trx.raw('tax_rate::text as rate'), trx.raw('sum(tax_amount)::text as tax'));
+  const tenant = await trx('tenants').where({ id: invoice.tenantId }).first('settings');
+  const chart = await tenantChart(trx, invoice.tenantId);
+  const lines: { account: string; tax: ReturnType<typeof dec> }[] = [];
+  if (tenant?.settings?.smallBusiness !== true) {
+    for (const r of rows) {
+      // The document's sign: an invoice's tax is positive, a credit note's negative (abs below).
+      const signed = invoice.exchangeRate ? dec(toEur(r.tax, invoice.exchangeRate)) : dec(r.tax);
+      const tax = dec(invoice.totalGross).isNegative() ? signed.negated() : signed;
+      if (tax.isZero()) continue;
+      const rate = dec(r.rate).toFixed();
+      lines.push({ account: chart.inputTax.byRate[rate] ?? chart.inputTax.other, tax });
+    }
+  }
+  if (!lines.length) return null;
+  // A ledger seeded before these accounts existed gets them now (idempotent; the chart is kept).
+  await seedChartOfAccounts(trx, invoice.tenantId, null);
+  const numbers = [...new Set(lines.map((l) => l.account))];
+  const found: { id: string; number: string }[] = await trx('ledgerAccounts')
+    .where({ tenantId: invoice.tenantId })
+    .whereIn('number', numbers)
+    .forShare()
+    .select('id', 'number');
+  const missing = numbers.find((n) => !found.some((a) => a.number === n));
+  if (missing) throw new PostingError(`Input tax account ${missing} does not exist in the tenant's chart of accounts`);
+  const total = lines.reduce((a, l) => a.plus(l.tax), dec(0));
+  return {
+    rest: (gross: string) => {
+      const rest = dec(gross).minus(total);
+      // Lines are one-sided and non-negative: an expense below zero is no posting to guess at.
+      if (rest.isNegative()) throw new PostingError(`the input tax ${fmtMoney(total)} exceeds the gross ${gross}: post this invoice by hand`);
+      return fmtMoney(rest);
+    },
+    insert: async (entryId: string) => {
+      await trx('journalLines').insert(
+        lines.map((l) => {
+          const amount = fmtMoney(l.tax.abs());
+          const onSide = l.tax.isNegative() ? (side === 'debit' ? 'credit' : 'debit') : side;
+          return {
+            tenantId: invoice.tenantId,
+            entryId,
+            accountId: found.find((a) => a.number === l.account)!.id,
+            debit: onSide === 'debit' ? amount : '0.00',
+            credit: onSide === 'credit' ? amount : '0.00',
+          };
+        }),
+      );
+    },
+  };
 }
 
 type PurchaseKind = 'reverseCharge' | 'intraCommunityAcquisition';
@@ -386,7 +521,7 @@ const PURCHASE_KIND: Record<string, PurchaseKind> = { reverseCharge: 'reverseCha
  */
 async function postPurchaseTax(
   trx: Knex.Transaction,
-  invoice: Pick<InvoiceToPost, 'id' | 'tenantId' | 'invoiceDate'>,
+  invoice: Pick<InvoiceToPost, 'id' | 'tenantId' | 'invoiceDate' | 'exchangeRate'>,
   expenseAccount: string,
   description: string,
 ): Promise<PurchaseTaxEntry | null> {
@@ -403,8 +538,10 @@ async function postPurchaseTax(
   const rate = dec(chart.standardRate).dividedBy(100);
   const lines: { account: string; debit: string; credit: string }[] = [];
   const texts: string[] = [];
-  for (const { category, net } of nets) {
+  for (const { category, net: documentNet } of nets) {
     const kind = PURCHASE_KIND[category];
+    // The ledger is in EUR: a document in another currency (an imported e-invoice) converts at its rate.
+    const net = invoice.exchangeRate ? toEur(documentNet, invoice.exchangeRate) : documentNet;
     const tax = roundMoney(dec(net).times(rate));
     if (tax.isZero()) continue;
     const accounts = chart.purchaseTax[kind];

@@ -23,6 +23,14 @@ export interface TenantSettingsJson {
   contactEmail?: string | null;
   /** The seller's electronic address (BT-34); without it e-invoices derive one from the VAT ID. */
   peppolId?: { scheme: string; id: string } | null;
+  /** Posting of imported e-invoices to the ledger (docs/ledger.md, "Imported e-invoices"). */
+  einvoiceImport?: EinvoiceImportSettings;
+}
+
+export interface EinvoiceImportSettings {
+  autoPost: boolean;
+  /** The expense account when neither the supplier's default nor its history decides. */
+  expenseAccount: string | null;
 }
 
 /** A tenant (the company that uses the service) and its settings (docs/auth.md, "Registration"). */

@@ -3,7 +3,7 @@ import { notFound } from '../errors';
 import type { Plan } from '../plans';
 import type { NumberedType } from '../domain/numbering';
 import { effectiveTemplates, type EmailTemplates } from '../domain/emailTemplate';
-import { Tenant, type DatevSettings } from '../models/Tenant';
+import { Tenant, type DatevSettings, type EinvoiceImportSettings } from '../models/Tenant';
 
 /**
  * Tenant settings as the API shows them. Company data with a column of its own lives in tenants,
@@ -29,6 +29,7 @@ export interface SettingsView {
   contactName: string | null;
   contactPhone: string | null;
   contactEmail: string | null;
+  einvoiceImport: EinvoiceImportSettings;
   peppolId: { scheme: string; id: string } | null;
   portalCredentialsConfigured: boolean;
 }
@@ -54,6 +55,7 @@ export function toSettingsView(t: Tenant): SettingsView {
     contactName: s.contactName ?? null,
     contactPhone: s.contactPhone ?? null,
     contactEmail: s.contactEmail ?? null,
+    einvoiceImport: { autoPost: s.einvoiceImport?.autoPost ?? false, expenseAccount: s.einvoiceImport?.expenseAccount ?? null },
     peppolId: s.peppolId ?? null,
     portalCredentialsConfigured: !!t.portalCredentialsEnc,
   };

@@ -73,6 +73,24 @@ const datev = {
   },
 } as const;
 
+const einvoiceImport = {
+  type: 'object',
+  additionalProperties: false,
+  description:
+    'Posting of imported e-invoices (POST /api/incoming-einvoices) to the ledger, in the import itself (docs/ledger.md): with autoPost, debit the expense account ' +
+    "(the supplier's default expense account, else the one its earlier invoices used most, else expenseAccount, else the chart's default) and " +
+    'the deductible input tax per rate, credit accounts payable (SKR03 1600, EKR 3300); foreign VAT stays in the expense; a credit note ' +
+    'reverses. Another currency posts in EUR at the stored ECB rate, or is left unposted with a warning on the import. Default off',
+  properties: {
+    autoPost: { type: 'boolean' },
+    expenseAccount: {
+      type: ['string', 'null'],
+      maxLength: 20,
+      description: "An expense account of the tenant's chart: the fallback for suppliers without a default or history; null removes it",
+    },
+  },
+} as const;
+
 export const update = {
   type: 'object',
   additionalProperties: false,
@@ -105,6 +123,7 @@ export const update = {
       description: 'Seller contact telephone (BT-42), at least 3 digits; XRechnung requires it (BR-DE-6)',
     },
     contactEmail: { type: ['string', 'null'], format: 'email', maxLength: 254, description: 'Seller contact e-mail (BT-43); XRechnung requires it (BR-DE-7)' },
+    einvoiceImport,
     peppolId: peppolIdSchema,
     portalCredentials: {
       description: 'FinanzOnline web service credentials; write-only (stored encrypted, never returned). null removes them.',
@@ -154,6 +173,11 @@ export const settings = {
     contactName: { type: ['string', 'null'] },
     contactPhone: { type: ['string', 'null'] },
     contactEmail: { type: ['string', 'null'] },
+    einvoiceImport: {
+      type: 'object',
+      description: einvoiceImport.description,
+      properties: { autoPost: { type: 'boolean' }, expenseAccount: { type: ['string', 'null'] } },
+    },
     peppolId: peppolIdSchema,
     portalCredentialsConfigured: { type: 'boolean' },
   },

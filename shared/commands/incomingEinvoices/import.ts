@@ -12,6 +12,7 @@ import { createSupplier, type SupplierInput } from '../suppliers';
 import type { CommandContext } from '../types';
 import { type MappedInvoice, toInvoiceInput, UnmappableInvoice } from './toInvoiceInput';
 import { validationReport } from '../../formats/inbound/validate';
+import { autoPostImported } from './autoPost';
 
 /**
  * The import job's transitions (docs/e-invoicing-inbound.md, "Inbound API"):
@@ -170,7 +171,7 @@ export async function importReadInvoice(
     supplierId = (await createSupplier({ trx, actor }, supplierInput(invoice))).id;
   }
 
-  const tenant = await Tenant.query(trx).findById(tenantId).select('country');
+  const tenant = await Tenant.query(trx).findById(tenantId).select('country', 'currency', 'settings');
   let mapped: ReturnType<typeof toInvoiceInput>;
   try {
     mapped = toInvoiceInput(invoice, supplierId, tenant?.country ?? 'AT');
@@ -213,6 +214,19 @@ export async function importReadInvoice(
     }
   }
   if (differences.length) throw new ImportRefused(differences);
+
+  // Input tax counts in the U30/UStVA from the booked invoice; the ledger gets it when auto-post is on.
+  const posted = await autoPostImported({ trx, actor }, tenant?.settings?.einvoiceImport, tenant?.currency ?? 'EUR', {
+    id: created.id,
+    supplierId,
+    invoiceNumber: invoice.number,
+    invoiceDate: invoice.issueDate,
+    totalGross: v.totalGross,
+    currency: v.currency,
+    exchangeRate: v.exchangeRate?.rate ?? null,
+    relatedInvoiceId: booking.options.relatedInvoiceId ?? null,
+  });
+  if (posted.warning) base.warnings = [...base.warnings, posted.warning];
 
   await IncomingEinvoice.query(trx)
     .where({ tenantId, id })

@@ -54,6 +54,7 @@ describe('settings', () => {
       contactEmail: null,
       peppolId: null,
       datev: {},
+      einvoiceImport: { autoPost: false, expenseAccount: null },
       portalCredentialsConfigured: false,
     });
     for (const v of ['customerName', 'invoiceNumber', 'totalGross', 'dueDate', 'companyName']) {
