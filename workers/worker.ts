@@ -171,6 +171,12 @@ export async function scheduleRecurringJobs(): Promise<void> {
     { pattern: '45 3 * * *', tz: 'Europe/Vienna' },
     { name: jobs.purgeWebhookEvents.name, data: {} },
   );
+  // Recurring invoices (docs/recurring-invoices.md): early, so an invoice dated today is made today.
+  await maintenance.upsertJobScheduler(
+    'run-recurring-invoices-daily',
+    { pattern: '0 6 * * *', tz: 'Europe/Vienna' },
+    { name: jobs.runRecurringInvoices.name, data: {} },
+  );
   await scheduleEcbRates();
 }
 

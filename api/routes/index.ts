@@ -18,6 +18,7 @@ import { paymentImportRouter } from './paymentImport/router';
 import { taxRouter } from './tax/router';
 import { incomingEinvoicesRouter, invoiceOriginalRouter } from './incomingEinvoices/router';
 import { webhookSubscriptionsRouter } from './webhookSubscriptions/router';
+import { recurringInvoicesRouter } from './recurringInvoices/router';
 
 /** Every route group of the API. A new group is one import and one entry here. */
 export const routers: Router[] = [
@@ -41,4 +42,5 @@ export const routers: Router[] = [
   incomingEinvoicesRouter,
   invoiceOriginalRouter,
   webhookSubscriptionsRouter,
+  recurringInvoicesRouter,
 ];

@@ -125,6 +125,15 @@ export interface SweepStuckWebhookEventsPayload {
   maxAgeHours?: number;
 }
 
+/** A recurring-invoice run; empty from its daily scheduler. */
+export interface RunRecurringInvoicesPayload {
+  /** Only this tenant's templates (an admin's run); absent: every tenant's. */
+  tenantId?: string;
+  /** YYYY-MM-DD: bill the periods that start on or before it (default: today in Vienna). */
+  asOf?: string;
+  requestedAt?: number;
+}
+
 /** Recurring jobs that take no data (their scheduler adds them with `{}`). */
 export type NoPayload = Record<string, never>;
 const noPayload = payloadSchema<NoPayload>({ type: 'object', required: [] });
@@ -345,6 +354,27 @@ export const jobs = {
     name: 'fetch-ecb-rates',
     schema: noPayload,
     jobId: () => `ecb-rates-${new Date().toISOString().slice(0, 10)}`,
+  }),
+
+  /**
+   * Bill every recurring invoice period due on asOf (docs/recurring-invoices.md): daily from its
+   * scheduler with `{}` (asOf = the worker's today), or at once by POST /api/recurring-invoices/run
+   * with the API's today. Each request is a run of its own; the periods' primary key (template,
+   * period start) and the template lock make overlapping runs bill each period once.
+   */
+  runRecurringInvoices: defineJob<RunRecurringInvoicesPayload>()({
+    queue: QUEUES.maintenance,
+    name: 'run-recurring-invoices',
+    schema: payloadSchema<RunRecurringInvoicesPayload>({
+      type: 'object',
+      properties: {
+        tenantId: { ...id, nullable: true },
+        asOf: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$', nullable: true },
+        requestedAt: { type: 'number', nullable: true },
+      },
+      required: [],
+    }),
+    jobId: (p) => `recurring-invoices-${p.tenantId ?? 'all'}-${p.asOf ?? 'today'}-${p.requestedAt ?? 0}`,
   }),
 } as const;
 

@@ -33,6 +33,7 @@ function resourceFor(fullPath: string): string | undefined {
     [/^\/api\/incoming-einvoices\/:id/, 'incomingEinvoice'],
     [/^\/api\/webhook-subscriptions\/:id/, 'webhookSubscription'],
     [/^\/api\/api-keys\/:id/, 'apiKey'],
+    [/^\/api\/recurring-invoices\/:id/, 'recurringInvoice'],
   ];
   return table.find(([re]) => re.test(fullPath))?.[1];
 }
@@ -49,6 +50,13 @@ function validBody(route: { method: string; fullPath: string }): unknown {
     'POST /api/invoices/:id/payments': { amount: '1.00', date: '2026-01-01', method: 'bank_transfer' },
     'POST /api/reports/ust/submissions/:id/resolve': { outcome: 'accepted' },
     'PUT /api/webhook-subscriptions/:id': { active: false },
+    'PUT /api/recurring-invoices/:id': {
+      customerId: bCustomerId,
+      items: [{ description: 'x', quantity: 1, unitPrice: '1.00', taxRate: '20' }],
+      interval: 'monthly',
+      startDate: '2026-01-01',
+      autoSend: false,
+    },
   };
   if (key in bodies) return bodies[key];
   return undefined;
@@ -93,6 +101,17 @@ beforeAll(async () => {
     .insert({ tenantId: a.tenant.id, name: 'A Geheim Key', role: 'viewer', publicId: randomBytes(6).toString('hex'), secretHash: 'x' })
     .returning('id');
   aIds.apiKey = apiKey.id;
+  const [recurring] = await db()('recurringInvoices')
+    .insert({
+      tenantId: a.tenant.id,
+      customerId: customer.id,
+      items: JSON.stringify([{ description: 'A Geheim Abo', quantity: 1, unitPrice: '10.00', taxRate: '20' }]),
+      interval: 'monthly',
+      startDate: '2026-01-01',
+      nextDate: '2026-01-01',
+    })
+    .returning('id');
+  aIds.recurringInvoice = recurring.id;
   const purge = await client(server.url, { token: a.admin.token }).post('/api/maintenance/purge-customers', {});
   expect(purge.status, describeResponse(purge)).toBeLessThan(300);
   aIds.maintenanceJob = String(purge.body.jobId ?? purge.body.key ?? purge.body.id);

@@ -68,6 +68,7 @@ describe('job catalog', () => {
       purgeUnknownLoginAttempts: 'maintenance/purge-unknown-login-attempts',
       purgeSentOutbox: 'maintenance/purge-sent-outbox',
       fetchEcbRates: 'maintenance/fetch-ecb-rates',
+      runRecurringInvoices: 'maintenance/run-recurring-invoices',
       deliverWebhook: 'outbound-webhooks/deliver-webhook',
       purgeWebhookEvents: 'maintenance/purge-webhook-events',
       notifyWebhookDisabled: 'email/notify-webhook-disabled',
@@ -96,6 +97,8 @@ describe('job catalog', () => {
     expect(payloadError(jobs.renderInvoiceDocument, { tenantId: uuid, invoiceId: uuid, kind: 'pdf', version: '1' })).toMatch(
       /payload\/version must be integer/,
     );
+    expect(payloadError(jobs.runRecurringInvoices, { tenantId: uuid, asOf: '2026-11-27', requestedAt: 1 })).toBeNull();
+    expect(payloadError(jobs.runRecurringInvoices, { asOf: '27.11.2026' })).toMatch(/payload\/asOf must match pattern/);
     expect(payloadError(jobs.relayOutbox, [])).toBe('payload must be object');
     // Keys a job does not read are tolerated (a payload may gain one across a rolling deploy).
     expect(payloadError(jobs.processWebhookEvent, { eventRowId: uuid, tenantId: uuid, jobId: 'x' })).toBeNull();

@@ -8,6 +8,7 @@ import { purgeUnknownLoginAttemptsJob } from './purgeUnknownLoginAttempts';
 import { purgeSentOutboxJob } from './purgeSentOutbox';
 import { purgeWebhookEventsJob } from './purgeWebhookEvents';
 import { fetchEcbRatesJob } from './fetchEcbRates';
+import { runRecurringInvoicesJob } from './runRecurringInvoices';
 
 /** The handlers of the catalog's maintenance jobs (shared/jobs/catalog.ts), by job name. */
 export const maintenanceJobs = {
@@ -19,4 +20,5 @@ export const maintenanceJobs = {
   [jobs.purgeSentOutbox.name]: purgeSentOutboxJob,
   [jobs.purgeWebhookEvents.name]: purgeWebhookEventsJob,
   [jobs.fetchEcbRates.name]: fetchEcbRatesJob,
+  [jobs.runRecurringInvoices.name]: runRecurringInvoicesJob,
 } satisfies HandlersOf<'maintenance'>;
