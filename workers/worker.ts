@@ -171,6 +171,8 @@ export async function scheduleRecurringJobs(): Promise<void> {
     { pattern: '45 3 * * *', tz: 'Europe/Vienna' },
     { name: jobs.purgeWebhookEvents.name, data: {} },
   );
+  // Dunning: one fan-out a day, one run per tenant and day (workers/jobs/maintenance/dunning.ts).
+  await maintenance.upsertJobScheduler('dunning-daily', { pattern: '0 7 * * *', tz: 'Europe/Vienna' }, { name: jobs.dunningDaily.name, data: {} });
   // Recurring invoices (docs/recurring-invoices.md): early, so an invoice dated today is made today.
   await maintenance.upsertJobScheduler(
     'run-recurring-invoices-daily',

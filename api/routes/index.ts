@@ -19,6 +19,7 @@ import { taxRouter } from './tax/router';
 import { incomingEinvoicesRouter, invoiceOriginalRouter } from './incomingEinvoices/router';
 import { webhookSubscriptionsRouter } from './webhookSubscriptions/router';
 import { recurringInvoicesRouter } from './recurringInvoices/router';
+import { dunningNoticesRouter, dunningRouter, invoiceDunningRouter } from './dunning/router';
 
 /** Every route group of the API. A new group is one import and one entry here. */
 export const routers: Router[] = [
@@ -44,3 +45,6 @@ export const routers: Router[] = [
   webhookSubscriptionsRouter,
   recurringInvoicesRouter,
 ];
+  dunningRouter,
+  invoiceDunningRouter,
+  dunningNoticesRouter,

@@ -9,6 +9,7 @@ import { emitEvent } from './outboundWebhooks/emitEvent';
 import { customerSnapshot } from '../queries/invoices';
 import { Customer, type EInvoiceFormat } from '../models/Customer';
 import { checkPeppolId, type PeppolId } from '../domain/peppolId';
+import type { CustomerType } from '../domain/dunning/interest';
 import { bumpLiveCustomerInvoices, lockLiveCustomerInvoices } from '../documents/liveVersions';
 
 /**
@@ -29,6 +30,8 @@ export interface CustomerInput {
   buyerReference?: string | null;
   peppolId?: PeppolId | null;
   einvoiceFormat?: EInvoiceFormat | null;
+  /** Business or consumer for statutory default interest (docs/dunning.md); null: derived from VAT id / company. */
+  customerType?: CustomerType | null;
 }
 
 const FIELDS: (keyof CustomerInput)[] = [
@@ -45,6 +48,7 @@ const FIELDS: (keyof CustomerInput)[] = [
   'buyerReference',
   'peppolId',
   'einvoiceFormat',
+  'customerType',
 ];
 
 function clean(input: CustomerInput): Partial<Customer> {

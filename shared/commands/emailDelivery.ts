@@ -33,6 +33,8 @@ export interface NewEmailDelivery {
   message: string;
   /** What the job attaches, stored so that every retry attaches the same (docs/e-invoicing.md). */
   attachment: EmailFormatChoice;
+  /** A dunning notice's e-mail: its PDF is the attachment (docs/dunning.md). */
+  dunningNoticeId?: string;
 }
 
 /** A new queued delivery and its job, which the outbox adds only if the caller's transaction commits. */
@@ -48,6 +50,7 @@ export async function queueEmailDelivery({ trx, actor }: CommandContext, d: NewE
       format: d.attachment.format,
       formatSource: d.attachment.source,
       status: 'queued',
+      dunningNoticeId: d.dunningNoticeId ?? null,
       createdBy: actor.userId,
     })
     .returning('id');

@@ -1,6 +1,7 @@
 import type { PartialModelObject } from 'objection';
 import { audit } from '../audit';
-import { invalidInput, notFound, type ErrorDetail } from '../errors';
+import { invalidInput, notFound, unprocessable, type ErrorDetail } from '../errors';
+import { dunningSettingsProblems } from '../domain/dunning/levels';
 import { encryptJson } from '../crypto/secretBox';
 import { isValidVatId, normalizeVatId } from '../domain/vatId';
 import { isTaxCountry } from '../domain/tax/vatCategory';
@@ -144,6 +145,15 @@ export async function updateSettings({ trx, actor: tokenActor }: CommandContext,
     if (v !== undefined) settings[key] = typeof v === 'string' ? v.trim() || null : null;
   }
   if (input.contactEmail) settings.contactEmail = input.contactEmail.trim().toLowerCase();
+  if (input.dunning !== undefined) {
+    // Checked against the country the tenant has after this update: interest needs a known law.
+    const problems = dunningSettingsProblems(input.dunning, country);
+    if (problems.length) throw unprocessable('Dunning settings refused', undefined, problems);
+    settings.dunning = input.dunning;
+  } else if (input.country !== undefined && settings.dunning) {
+    const problems = dunningSettingsProblems(settings.dunning, country);
+    if (problems.length) throw unprocessable('Dunning settings refused for the new country', undefined, problems);
+  }
   if (input.peppolId !== undefined) {
     const checked = input.peppolId && checkPeppolId(input.peppolId, 'peppolId');
     settings.peppolId = checked && 'value' in checked ? checked.value : null;

@@ -130,6 +130,17 @@ export interface RunRecurringInvoicesPayload {
   /** Only this tenant's templates (an admin's run); absent: every tenant's. */
   tenantId?: string;
   /** YYYY-MM-DD: bill the periods that start on or before it (default: today in Vienna). */
+/**
+ * One tenant's dunning run for one day (docs/dunning.md). The daily fan-out adds it keyed by
+ * tenant and day, so many workers (or a repeated fan-out) run it once; an admin's run now carries
+ * requestedAt and is a run of its own (the notices' unique (invoice, level) keeps it harmless).
+ */
+export interface RunDunningPayload {
+  tenantId: string;
+  day: string;
+  requestedAt?: number;
+}
+
   asOf?: string;
   requestedAt?: number;
 }
@@ -336,6 +347,21 @@ export const jobs = {
   }),
 
   /** Remove lockout rows of unknown e-mails (hourly). */
+  /** Daily: queue one dunning run per tenant with automatic dunning (docs/dunning.md). */
+  dunningDaily: defineJob<NoPayload>()({ queue: QUEUES.maintenance, name: 'dunning-daily', schema: noPayload }),
+
+  /** Issue the due dunning notices of one tenant on one day and queue their e-mails. */
+  runDunning: defineJob<RunDunningPayload>()({
+    queue: QUEUES.maintenance,
+    name: 'run-dunning',
+    schema: payloadSchema<RunDunningPayload>({
+      type: 'object',
+      properties: { tenantId: id, day: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' }, requestedAt: { type: 'number', nullable: true } },
+      required: ['tenantId', 'day'],
+    }),
+    jobId: (p) => `dunning-${p.tenantId}-${p.day}${p.requestedAt ? `-now-${p.requestedAt}` : ''}`,
+  }),
+
   purgeUnknownLoginAttempts: defineJob<NoPayload>()({ queue: QUEUES.maintenance, name: 'purge-unknown-login-attempts', schema: noPayload }),
 
   /** Remove outbound webhook events past their 30 days, with their deliveries (daily). */

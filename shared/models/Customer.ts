@@ -1,6 +1,7 @@
 import { TenantModel } from './BaseModel';
 import type { PeppolId } from '../domain/peppolId';
 import type { EInvoiceFormat } from '../domain/einvoiceFormats';
+import type { CustomerType } from '../domain/dunning/interest';
 
 // What `send` attaches by default (docs/e-invoicing.md); the type is the domain's, which send uses too.
 export { type EInvoiceFormat, EINVOICE_FORMATS } from '../domain/einvoiceFormats';
@@ -24,6 +25,8 @@ export class Customer extends TenantModel {
   /** BT-49: the customer's electronic address (Peppol participant id). */
   declare peppolId: PeppolId | null;
   declare einvoiceFormat: EInvoiceFormat | null;
+  /** Business or consumer (statutory default interest, docs/dunning.md); null: derived from VAT id / company. */
+  declare customerType: CustomerType | null;
   declare createdAt: Date;
   declare updatedAt: Date;
   declare deletedAt: Date | null;

@@ -2,6 +2,7 @@ import { BaseModel } from './BaseModel';
 import type { Plan } from '../plans';
 import type { EmailTemplates } from '../domain/emailTemplate';
 import type { NumberedType } from '../domain/numbering';
+import type { DunningSettings } from '../domain/dunning/levels';
 
 export interface DatevSettings {
   consultantNumber?: string;
@@ -25,6 +26,8 @@ export interface TenantSettingsJson {
   peppolId?: { scheme: string; id: string } | null;
   /** Posting of imported e-invoices to the ledger (docs/ledger.md, "Imported e-invoices"). */
   einvoiceImport?: EinvoiceImportSettings;
+  /** Dunning levels and whether the daily run issues them (docs/dunning.md). */
+  dunning?: DunningSettings;
 }
 
 export interface EinvoiceImportSettings {

@@ -4,6 +4,7 @@ import { applySyncCursor, assertCursor, isSync, SYNC_DEFAULT_LIMIT, syncOrder, t
 import { Customer, type EInvoiceFormat } from '../models/Customer';
 import type { PeppolId } from '../domain/peppolId';
 
+import type { CustomerType } from '../domain/dunning/interest';
 /** A customer as the API returns it (spec fields + id, timestamps). */
 export interface CustomerView {
   id: string;
@@ -21,6 +22,7 @@ export interface CustomerView {
   peppolId: PeppolId | null;
   einvoiceFormat: EInvoiceFormat | null;
   createdAt: string;
+  customerType: CustomerType | null;
   updatedAt: string;
   deletedAt: string | null;
 }
@@ -44,6 +46,7 @@ export function toCustomerView(r: Customer): CustomerView {
     peppolId: r.peppolId ?? null,
     einvoiceFormat: r.einvoiceFormat ?? null,
     createdAt: iso(r.createdAt)!,
+    customerType: r.customerType ?? null,
     updatedAt: iso(r.updatedAt)!,
     deletedAt: iso(r.deletedAt),
   };

@@ -22,6 +22,8 @@ export interface Delivery {
   /** What to attach, chosen by send; null on rows from before it was stored (the tenant setting decides). */
   format: EInvoiceFormat | null;
   formatSource: EmailFormatSource | null;
+  /** Set on a dunning notice's e-mail, which attaches the notice's PDF (docs/dunning.md). */
+  dunningNoticeId: string | null;
   createdBy: string | null;
   sentAt: Date | null;
   createdAt: Date;

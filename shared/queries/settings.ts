@@ -4,6 +4,7 @@ import type { Plan } from '../plans';
 import type { NumberedType } from '../domain/numbering';
 import { effectiveTemplates, type EmailTemplates } from '../domain/emailTemplate';
 import { Tenant, type DatevSettings, type EinvoiceImportSettings } from '../models/Tenant';
+import { DEFAULT_DUNNING_SETTINGS, type DunningSettings } from '../domain/dunning/levels';
 
 /**
  * Tenant settings as the API shows them. Company data with a column of its own lives in tenants,
@@ -31,6 +32,7 @@ export interface SettingsView {
   contactEmail: string | null;
   einvoiceImport: EinvoiceImportSettings;
   peppolId: { scheme: string; id: string } | null;
+  dunning: DunningSettings;
   portalCredentialsConfigured: boolean;
 }
 
@@ -57,6 +59,7 @@ export function toSettingsView(t: Tenant): SettingsView {
     contactEmail: s.contactEmail ?? null,
     einvoiceImport: { autoPost: s.einvoiceImport?.autoPost ?? false, expenseAccount: s.einvoiceImport?.expenseAccount ?? null },
     peppolId: s.peppolId ?? null,
+    dunning: s.dunning ?? DEFAULT_DUNNING_SETTINGS,
     portalCredentialsConfigured: !!t.portalCredentialsEnc,
   };
 }

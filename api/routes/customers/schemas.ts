@@ -40,6 +40,12 @@ export const customerProperties = {
   }),
   peppolId: peppolIdSchema,
   einvoiceFormat: nullable({ type: 'string', enum: [...EINVOICE_FORMATS, null], description: 'Preferred e-invoice format (stored)' }),
+  customerType: nullable({
+    type: 'string',
+    enum: ['business', 'consumer', null],
+    description:
+      'Business or consumer, for statutory default interest on dunning notices (docs/dunning.md); null: a business when it has a VAT ID or a company name',
+  }),
 } as const;
 
 export const createCustomerBody = {

@@ -4,6 +4,7 @@ import { PLANS } from '../../../shared/plans';
 import { TEMPLATE_VARIABLES } from '../../../shared/domain/emailTemplate';
 import { name } from '../auth/schemas';
 import { peppolIdSchema } from '../customers/schemas';
+import { DUNNING_VARIABLES, MAX_DUNNING_LEVELS } from '../../../shared/domain/dunning/levels';
 
 const nullableText = (maxLength: number) => ({ type: ['string', 'null'], maxLength }) as const;
 
@@ -73,6 +74,50 @@ const datev = {
   },
 } as const;
 
+/** Dunning (docs/dunning.md): order of the levels, fee amounts and interest without a law are checked in code (422). */
+const dunningLevel = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['daysAfterDue', 'fee', 'chargeInterest', 'emailSubject', 'emailBody'],
+  properties: {
+    daysAfterDue: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 3650,
+      description: 'Days after the due date from which this level is issued; increasing from level to level',
+    },
+    fee: {
+      type: 'string',
+      pattern: '^\\d{1,12}(\\.\\d{1,2})?$',
+      description: 'Fee of this level in EUR, a decimal string, e.g. "5.00"',
+      errorMessage: 'must be a decimal string in EUR with at most 2 places, e.g. "5.00"',
+    },
+    chargeInterest: {
+      type: 'boolean',
+      description:
+        'Charge statutory default interest (DE § 288 BGB, AT § 456 UGB / § 1000 ABGB) and, from a business, the EUR 40 lump sum once; AT and DE tenants only',
+    },
+    emailSubject: { type: 'string', minLength: 1, maxLength: 500 },
+    emailBody: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 20000,
+      description: `Variables: ${DUNNING_VARIABLES.map((v) => `{{${v}}}`).join(', ')}`,
+    },
+  },
+} as const;
+
+const dunning = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['enabled', 'automatic', 'levels'],
+  properties: {
+    enabled: { type: 'boolean' },
+    automatic: { type: 'boolean', description: 'The daily run issues and e-mails due notices; otherwise they wait in GET /api/dunning/proposals for review' },
+    levels: { type: 'array', maxItems: MAX_DUNNING_LEVELS, items: dunningLevel, description: `Up to ${MAX_DUNNING_LEVELS} levels` },
+  },
+} as const;
+
 const einvoiceImport = {
   type: 'object',
   additionalProperties: false,
@@ -125,6 +170,7 @@ export const update = {
     contactEmail: { type: ['string', 'null'], format: 'email', maxLength: 254, description: 'Seller contact e-mail (BT-43); XRechnung requires it (BR-DE-7)' },
     einvoiceImport,
     peppolId: peppolIdSchema,
+    dunning,
     portalCredentials: {
       description: 'FinanzOnline web service credentials; write-only (stored encrypted, never returned). null removes them.',
       oneOf: [
@@ -179,6 +225,7 @@ export const settings = {
       properties: { autoPost: { type: 'boolean' }, expenseAccount: { type: ['string', 'null'] } },
     },
     peppolId: peppolIdSchema,
+    dunning,
     portalCredentialsConfigured: { type: 'boolean' },
   },
 } as const;

@@ -161,3 +161,37 @@ export function noticeAmounts(opts: {
     totalDue: fmtMoney(new D(total)),
   };
 }
+
+/** Everything a notice's PDF and e-mail show, frozen when it is issued (dunning_notices.content). */
+export interface DunningNoticeContent {
+  number: string;
+  level: number;
+  issueDate: string;
+  law: 'AT' | 'DE' | null;
+  customerType: CustomerType;
+  seller: { name: string; address: string | null; vatId: string | null; iban: string | null; bic: string | null; email: string | null };
+  customer: { name: string; company: string | null; address: string | null };
+  invoice: { number: string; issueDate: string; dueDate: string; totalGross: string; amountPaid: string; amountDue: string; currency: string };
+  /** Fees and interest of the invoice's earlier notices, still owed. */
+  earlier: { number: string; level: number; fee: string; interest: string }[];
+  fee: string;
+  lumpSum: string;
+  interest: string;
+  periods: InterestPeriod[];
+  totalDue: string;
+  /** The day by which the customer is asked to pay (issue date + 14 days). */
+  payBy: string;
+}
+
+/** Days the customer is given after a notice to pay (stated on it). */
+export const PAY_WITHIN_DAYS = 14;
+
+/** {{variable}} of DUNNING_VARIABLES replaced; anything else stays as typed. */
+export function renderDunningTemplate(tpl: string, vars: Partial<Record<(typeof DUNNING_VARIABLES)[number], string | number>>): string {
+  return tpl.replace(/\{\{\s*([A-Za-z][A-Za-z0-9_]*)\s*\}\}/g, (m, name: string) =>
+    Object.hasOwn(vars, name) && (DUNNING_VARIABLES as readonly string[]).includes(name) ? String(vars[name as keyof typeof vars]) : m,
+  );
+}
+
+/** A notice's number: its own series per tenant and year, e.g. MA-2026-00001. */
+export const dunningNoticeNumber = (year: number, counter: number): string => `MA-${year}-${String(counter).padStart(5, '0')}`;

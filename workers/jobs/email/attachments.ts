@@ -7,6 +7,7 @@ import { loadMailSender, type Delivery } from '../../../shared/queries/emailDeli
 import { EInvoiceExportError } from '../../../shared/formats/cii/einvoiceModel';
 import { chooseEmailFormat, fallsBackToPdf, isEInvoiceType, isXmlEInvoiceFormat, type EmailFormatChoice } from '../../../shared/domain/einvoiceFormats';
 import { notFound } from '../../../shared/errors';
+import { dunningNoticeDocument } from '../../../shared/documents/dunningNotice';
 import { logger } from '../../../shared/logger';
 
 export interface PreparedMail {
@@ -27,8 +28,16 @@ export interface PreparedMail {
  * Every file is the cached artifact of this version or rendered and cached once, so a retry
  * attaches the same bytes. A delivery from before the format was stored takes the tenant setting.
  */
-export async function prepareAttachments(tenantId: string, delivery: Pick<Delivery, 'invoiceId' | 'format' | 'formatSource'>): Promise<PreparedMail> {
+export async function prepareAttachments(
+  tenantId: string,
+  delivery: Pick<Delivery, 'invoiceId' | 'format' | 'formatSource'> & { dunningNoticeId?: string | null },
+): Promise<PreparedMail> {
   const { invoiceId } = delivery;
+  if (delivery.dunningNoticeId) {
+    // A dunning notice's e-mail carries the notice's PDF, rendered from its frozen content (same bytes on every retry).
+    const [pdf, sender] = await Promise.all([dunningNoticeDocument(db(), tenantId, delivery.dunningNoticeId), loadMailSender(db(), tenantId)]);
+    return { attachments: [pdf], replyTo: sender.email ?? undefined, notice: null };
+  }
   const { snapshot, sender } = await db().transaction(
     async (trx) => ({ snapshot: await loadDocumentSnapshot(trx, tenantId, invoiceId), sender: await loadMailSender(trx, tenantId) }),
     SNAPSHOT,

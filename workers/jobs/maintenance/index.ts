@@ -9,6 +9,7 @@ import { purgeSentOutboxJob } from './purgeSentOutbox';
 import { purgeWebhookEventsJob } from './purgeWebhookEvents';
 import { fetchEcbRatesJob } from './fetchEcbRates';
 import { runRecurringInvoicesJob } from './runRecurringInvoices';
+import { dunningDailyJob, runDunningJob } from './dunning';
 
 /** The handlers of the catalog's maintenance jobs (shared/jobs/catalog.ts), by job name. */
 export const maintenanceJobs = {
@@ -21,4 +22,6 @@ export const maintenanceJobs = {
   [jobs.purgeWebhookEvents.name]: purgeWebhookEventsJob,
   [jobs.fetchEcbRates.name]: fetchEcbRatesJob,
   [jobs.runRecurringInvoices.name]: runRecurringInvoicesJob,
+  [jobs.dunningDaily.name]: dunningDailyJob,
+  [jobs.runDunning.name]: runDunningJob,
 } satisfies HandlersOf<'maintenance'>;
