@@ -44,7 +44,7 @@ export const routers: Router[] = [
   invoiceOriginalRouter,
   webhookSubscriptionsRouter,
   recurringInvoicesRouter,
-];
   dunningRouter,
   invoiceDunningRouter,
   dunningNoticesRouter,
+];

@@ -125,11 +125,6 @@ export interface SweepStuckWebhookEventsPayload {
   maxAgeHours?: number;
 }
 
-/** A recurring-invoice run; empty from its daily scheduler. */
-export interface RunRecurringInvoicesPayload {
-  /** Only this tenant's templates (an admin's run); absent: every tenant's. */
-  tenantId?: string;
-  /** YYYY-MM-DD: bill the periods that start on or before it (default: today in Vienna). */
 /**
  * One tenant's dunning run for one day (docs/dunning.md). The daily fan-out adds it keyed by
  * tenant and day, so many workers (or a repeated fan-out) run it once; an admin's run now carries
@@ -141,6 +136,11 @@ export interface RunDunningPayload {
   requestedAt?: number;
 }
 
+/** A recurring-invoice run; empty from its daily scheduler. */
+export interface RunRecurringInvoicesPayload {
+  /** Only this tenant's templates (an admin's run); absent: every tenant's. */
+  tenantId?: string;
+  /** YYYY-MM-DD: bill the periods that start on or before it (default: today in Vienna). */
   asOf?: string;
   requestedAt?: number;
 }
@@ -346,7 +346,6 @@ export const jobs = {
     }),
   }),
 
-  /** Remove lockout rows of unknown e-mails (hourly). */
   /** Daily: queue one dunning run per tenant with automatic dunning (docs/dunning.md). */
   dunningDaily: defineJob<NoPayload>()({ queue: QUEUES.maintenance, name: 'dunning-daily', schema: noPayload }),
 
@@ -362,6 +361,7 @@ export const jobs = {
     jobId: (p) => `dunning-${p.tenantId}-${p.day}${p.requestedAt ? `-now-${p.requestedAt}` : ''}`,
   }),
 
+  /** Remove lockout rows of unknown e-mails (hourly). */
   purgeUnknownLoginAttempts: defineJob<NoPayload>()({ queue: QUEUES.maintenance, name: 'purge-unknown-login-attempts', schema: noPayload }),
 
   /** Remove outbound webhook events past their 30 days, with their deliveries (daily). */
