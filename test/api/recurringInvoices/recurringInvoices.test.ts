@@ -8,7 +8,8 @@ import { waitUntil } from '../../helpers/waitUntil';
 import { reloadConfig } from '../../../shared/config';
 import { resetClock, setClock } from '../../../shared/clock';
 import { db } from '../../../shared/db';
-import { startWorkers, type RunningWorkers } from '../../../workers/worker';
+import { scheduleRecurringJobs, startWorkers, type RunningWorkers } from '../../../workers/worker';
+import { getQueue, QUEUES } from '../../../shared/queues';
 
 /**
  * Recurring invoices through the API with a real worker in this process (maintenance and email
@@ -54,7 +55,6 @@ async function runOn(day: string) {
   const res = await asAdmin.post('/api/recurring-invoices/run', {});
   expect(res.status, JSON.stringify(res.body)).toBe(202);
   expect(res.body.asOf).toBe(day);
-  const { getQueue, QUEUES } = await import('../../../shared/queues');
   await waitUntil(
     async () => {
       const state = await getQueue(QUEUES.maintenance).getJobState(res.body.jobId);
@@ -155,6 +155,16 @@ describe('recurring invoice templates', () => {
 });
 
 describe('the run', () => {
+  it('is declared daily at 06:00 Vienna time with the other recurring jobs (so Bull Board lists it)', async () => {
+    await scheduleRecurringJobs();
+    const schedulers = await getQueue(QUEUES.maintenance).getJobSchedulers();
+    expect(schedulers.find((s) => s.key === 'run-recurring-invoices-daily')).toMatchObject({
+      name: 'run-recurring-invoices',
+      pattern: '0 6 * * *',
+      tz: 'Europe/Vienna',
+    });
+  });
+
   it('catches up every period due since a past startDate, once each, with the period as service period', async () => {
     const t = await template({ startDate: '2026-01-15', dayOfMonth: 1 });
     await runOn('2026-04-20');
