@@ -19,6 +19,7 @@ import { taxRouter } from './tax/router';
 import { incomingEinvoicesRouter, invoiceOriginalRouter } from './incomingEinvoices/router';
 import { webhookSubscriptionsRouter } from './webhookSubscriptions/router';
 import { recurringInvoicesRouter } from './recurringInvoices/router';
+import { bankStatementsRouter, bankTransactionsRouter } from './bankStatements/router';
 import { dunningNoticesRouter, dunningRouter, invoiceDunningRouter } from './dunning/router';
 
 /** Every route group of the API. A new group is one import and one entry here. */
@@ -44,6 +45,8 @@ export const routers: Router[] = [
   invoiceOriginalRouter,
   webhookSubscriptionsRouter,
   recurringInvoicesRouter,
+  bankStatementsRouter,
+  bankTransactionsRouter,
   dunningRouter,
   invoiceDunningRouter,
   dunningNoticesRouter,

@@ -10,14 +10,14 @@ import type { InvoiceStatus, InvoiceType } from './invoiceView';
 export const INVOICE_STATUSES: InvoiceStatus[] = ['entwurf', 'offen', 'teilbezahlt', 'bezahlt', 'storniert'];
 export const INVOICE_TYPES: InvoiceType[] = ['rechnung', 'angebot', 'gutschrift', 'eingangsrechnung'];
 
-export type InvoiceEvent = 'update' | 'updateMeta' | 'delete' | 'send' | 'pay' | 'cancel' | 'convert';
+export type InvoiceEvent = 'update' | 'updateMeta' | 'delete' | 'send' | 'pay' | 'unpay' | 'cancel' | 'convert';
 
 /** from → event → possible targets. */
 export const TRANSITIONS: Record<InvoiceStatus, Partial<Record<InvoiceEvent, InvoiceStatus[]>>> = {
   entwurf: { update: ['entwurf'], updateMeta: ['entwurf'], delete: ['entwurf'], send: ['offen'], convert: ['entwurf'] },
   offen: { updateMeta: ['offen'], send: ['offen'], pay: ['teilbezahlt', 'bezahlt'], cancel: ['storniert'], convert: ['offen'] },
-  teilbezahlt: { updateMeta: ['teilbezahlt'], send: ['teilbezahlt'], pay: ['teilbezahlt', 'bezahlt'], cancel: ['storniert'] },
-  bezahlt: { updateMeta: ['bezahlt'], send: ['bezahlt'], cancel: ['storniert'] },
+  teilbezahlt: { updateMeta: ['teilbezahlt'], send: ['teilbezahlt'], pay: ['teilbezahlt', 'bezahlt'], unpay: ['offen', 'teilbezahlt'], cancel: ['storniert'] },
+  bezahlt: { updateMeta: ['bezahlt'], send: ['bezahlt'], unpay: ['offen', 'teilbezahlt'], cancel: ['storniert'] },
   storniert: { delete: ['storniert'] },
 };
 
@@ -36,6 +36,7 @@ const STATUS_TYPES: Partial<Record<InvoiceStatus, Partial<Record<InvoiceEvent, I
 const TYPES_FOR: Partial<Record<InvoiceEvent, InvoiceType[]>> = {
   send: ['rechnung', 'angebot', 'gutschrift'],
   pay: ['rechnung', 'gutschrift', 'eingangsrechnung'],
+  unpay: ['rechnung', 'gutschrift', 'eingangsrechnung'],
   cancel: ['rechnung', 'angebot', 'eingangsrechnung'],
   convert: ['angebot'],
 };
@@ -46,19 +47,25 @@ const EVENT_TEXT: Record<InvoiceEvent, string> = {
   delete: 'be deleted',
   send: 'be sent',
   pay: 'take a payment',
+  unpay: 'have a payment reversed',
   cancel: 'be cancelled',
   convert: 'be converted into an invoice',
 };
 
 function refuse(event: InvoiceEvent, message: string): AppError {
-  return event === 'pay' ? unprocessable(message) : immutable(message);
+  return event === 'pay' || event === 'unpay' ? unprocessable(message) : immutable(message);
 }
 
 /**
  * The status after `event`, or throws 400 IMMUTABLE / 422 UNPROCESSABLE. For 'pay' the caller
- * says whether the payment settles the invoice (fullyPaid).
+ * says whether the payment settles the invoice (fullyPaid); for 'unpay' (a payment reversed, e.g.
+ * a bank match undone) whether anything stays paid (stillPaid).
  */
-export function assertTransition(from: InvoiceStatus, event: InvoiceEvent, opts: { type?: InvoiceType; fullyPaid?: boolean } = {}): InvoiceStatus {
+export function assertTransition(
+  from: InvoiceStatus,
+  event: InvoiceEvent,
+  opts: { type?: InvoiceType; fullyPaid?: boolean; stillPaid?: boolean } = {},
+): InvoiceStatus {
   const types = TYPES_FOR[event];
   if (opts.type && types && !types.includes(opts.type)) {
     throw refuse(event, `An invoice of type ${opts.type} cannot ${EVENT_TEXT[event]}`);
@@ -69,6 +76,7 @@ export function assertTransition(from: InvoiceStatus, event: InvoiceEvent, opts:
     throw refuse(event, `An invoice in status ${from} cannot ${EVENT_TEXT[event]}`);
   }
   if (event === 'pay') return opts.fullyPaid ? 'bezahlt' : 'teilbezahlt';
+  if (event === 'unpay') return opts.stillPaid ? 'teilbezahlt' : 'offen';
   return targets[0];
 }
 

@@ -29,6 +29,11 @@ export interface ImportIncomingEinvoicePayload {
   incomingId: string;
 }
 
+export interface ImportBankStatementPayload {
+  tenantId: string;
+  statementId: string;
+}
+
 // ——— email ———
 
 /** What the SMTP server said when it accepted a message whose 'sent' could not be written yet. */
@@ -179,6 +184,23 @@ export const jobs = {
     jobId: (p) => `einvoice-import-${p.incomingId}`,
   }),
 
+  /**
+   * Read one uploaded bank statement (camt.053, MT940), store its entries once and match them
+   * (docs/bank-statements.md). On the documents queue: parsing a 20 MB statement is CPU work,
+   * which that queue runs sandboxed, as the e-invoice import.
+   */
+  importBankStatement: defineJob<ImportBankStatementPayload>()({
+    queue: QUEUES.documents,
+    name: 'import-bank-statement',
+    schema: payloadSchema<ImportBankStatementPayload>({
+      type: 'object',
+      properties: { tenantId: id, statementId: id },
+      required: ['tenantId', 'statementId'],
+    }),
+    // The bank_statements row's id: one import per uploaded file.
+    jobId: (p) => `bank-statement-import-${p.statementId}`,
+  }),
+
   /** Send one invoice e-mail delivery (queued by the send command through the outbox). */
   sendInvoiceEmail: defineJob<SendInvoiceEmailPayload>()({
     queue: QUEUES.email,
@@ -325,6 +347,21 @@ export const jobs = {
     jobId: (p) => `purge-customers-${p.tenantId ?? 'all'}-${Date.now()}`,
   }),
 
+  /** Daily: queue one dunning run per tenant with automatic dunning (docs/dunning.md). */
+  dunningDaily: defineJob<NoPayload>()({ queue: QUEUES.maintenance, name: 'dunning-daily', schema: noPayload }),
+
+  /** Issue the due dunning notices of one tenant on one day and queue their e-mails. */
+  runDunning: defineJob<RunDunningPayload>()({
+    queue: QUEUES.maintenance,
+    name: 'run-dunning',
+    schema: payloadSchema<RunDunningPayload>({
+      type: 'object',
+      properties: { tenantId: id, day: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' }, requestedAt: { type: 'number', nullable: true } },
+      required: ['tenantId', 'day'],
+    }),
+    jobId: (p) => `dunning-${p.tenantId}-${p.day}${p.requestedAt ? `-now-${p.requestedAt}` : ''}`,
+  }),
+
   /** Drain outbox rows not relayed right after commit (every 10 s). */
   relayOutbox: defineJob<NoPayload>()({ queue: QUEUES.maintenance, name: 'relay-outbox', schema: noPayload }),
 
@@ -344,21 +381,6 @@ export const jobs = {
       },
       required: [],
     }),
-  }),
-
-  /** Daily: queue one dunning run per tenant with automatic dunning (docs/dunning.md). */
-  dunningDaily: defineJob<NoPayload>()({ queue: QUEUES.maintenance, name: 'dunning-daily', schema: noPayload }),
-
-  /** Issue the due dunning notices of one tenant on one day and queue their e-mails. */
-  runDunning: defineJob<RunDunningPayload>()({
-    queue: QUEUES.maintenance,
-    name: 'run-dunning',
-    schema: payloadSchema<RunDunningPayload>({
-      type: 'object',
-      properties: { tenantId: id, day: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' }, requestedAt: { type: 'number', nullable: true } },
-      required: ['tenantId', 'day'],
-    }),
-    jobId: (p) => `dunning-${p.tenantId}-${p.day}${p.requestedAt ? `-now-${p.requestedAt}` : ''}`,
   }),
 
   /** Remove lockout rows of unknown e-mails (hourly). */

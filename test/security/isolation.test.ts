@@ -31,6 +31,8 @@ function resourceFor(fullPath: string): string | undefined {
     [/^\/api\/auth\/sessions\/:id/, 'session'],
     [/^\/api\/maintenance\/jobs\/:key/, 'maintenanceJob'],
     [/^\/api\/incoming-einvoices\/:id/, 'incomingEinvoice'],
+    [/^\/api\/bank-statements\/:id/, 'bankStatement'],
+    [/^\/api\/bank-transactions\/:id/, 'bankTransaction'],
     [/^\/api\/webhook-subscriptions\/:id/, 'webhookSubscription'],
     [/^\/api\/api-keys\/:id/, 'apiKey'],
     [/^\/api\/recurring-invoices\/:id/, 'recurringInvoice'],
@@ -50,6 +52,7 @@ function validBody(route: { method: string; fullPath: string }): unknown {
     'POST /api/invoices/:id/payments': { amount: '1.00', date: '2026-01-01', method: 'bank_transfer' },
     'POST /api/reports/ust/submissions/:id/resolve': { outcome: 'accepted' },
     'PUT /api/webhook-subscriptions/:id': { active: false },
+    'POST /api/bank-transactions/:id/match': { invoiceId: randomUUID() },
     'PUT /api/recurring-invoices/:id': {
       customerId: bCustomerId,
       items: [{ description: 'x', quantity: 1, unitPrice: '1.00', taxRate: '20' }],
@@ -93,6 +96,24 @@ beforeAll(async () => {
     .insert({ tenantId: a.tenant.id, original: Buffer.from('<Invoice/>'), mediaType: 'application/xml', sha256: 'x', size: 10 })
     .returning('id');
   aIds.incomingEinvoice = incoming.id;
+  const [statement] = await db()('bankStatements')
+    .insert({ tenantId: a.tenant.id, original: Buffer.from('<Document/>'), mediaType: 'application/xml', sha256: 'x', size: 11 })
+    .returning('id');
+  aIds.bankStatement = statement.id;
+  const [bankTx] = await db()('bankTransactions')
+    .insert({
+      tenantId: a.tenant.id,
+      statementId: statement.id,
+      dedupKey: 'ref|A|1',
+      account: 'AT611904300234573201',
+      bookingDate: '2026-11-02',
+      amount: '10.00',
+      direction: 'credit',
+      currency: 'EUR',
+      counterpartyName: 'A Geheim KG',
+    })
+    .returning('id');
+  aIds.bankTransaction = bankTx.id;
   const [hook] = await db()('webhookSubscriptions')
     .insert({ tenantId: a.tenant.id, url: 'https://hooks.example.com/a', events: ['invoice.paid'], secretEnc: 'x' })
     .returning('id');

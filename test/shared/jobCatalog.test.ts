@@ -55,6 +55,7 @@ describe('job catalog', () => {
     expect(Object.fromEntries(catalogEntries.map(([key, d]) => [key, `${d.queue}/${d.name}`]))).toEqual({
       renderInvoiceDocument: 'documents/render-invoice-document',
       importIncomingEinvoice: 'documents/import-incoming-einvoice',
+      importBankStatement: 'documents/import-bank-statement',
       sendInvoiceEmail: 'email/send-invoice-email',
       sendPasswordResetEmail: 'email/send-password-reset-email',
       sendAccountNotice: 'email/send-account-notice',

@@ -26,30 +26,65 @@ const MAX_FORM_FIELDS_BYTES = 16 * 1024;
 
 type Upload = { bytes: Buffer; mediaType: string };
 
-const tooLarge = () => new AppError('INVALID_INPUT', 413, `The file exceeds the limit of ${MAX_EINVOICE_BYTES} bytes`);
-
 /**
- * Read the uploaded file into ctx.state.upload: either the body itself (application/xml, text/xml,
- * application/pdf; the JSON parser of api/app.ts leaves these alone) or the field `file` of a
- * multipart/form-data body. Any other type 415; 413 past 10 MB (a declared Content-Length before
- * reading, a stream as it grows). A compressed body is decoded first; the limit counts decoded bytes.
+ * What one kind of upload accepts: the e-invoice upload below, and the bank statement upload
+ * (api/routes/bankStatements) through the same reader with its own limit, types and sniffing.
  */
-export const readEinvoiceUpload: Middleware = async (ctx, next) => {
-  ctx.state.upload = ctx.is('multipart/form-data') ? await readMultipart(ctx) : await readRaw(ctx);
-  await next();
+export interface UploadSpec {
+  maxBytes: number;
+  /** The media types the body itself may declare. */
+  mediaTypes: readonly string[];
+  /** The types as the 415 answer names them ("application/xml, text/xml or application/pdf"). */
+  typesText: string;
+  /** What the file is, for messages ("the e-invoice file"). */
+  what: string;
+  /** A form file's media type from its bytes when its part type is not one of mediaTypes; null → 415. */
+  sniff: (bytes: Buffer) => string | null;
+  /** The 415 text for a form file whose bytes sniff nothing ("neither XML nor PDF; send an XML or PDF e-invoice"). */
+  sniffRefusal: string;
+}
+
+const tooLarge = (spec: UploadSpec) => new AppError('INVALID_INPUT', 413, `The file exceeds the limit of ${spec.maxBytes} bytes`);
+
+const EINVOICE_UPLOAD: UploadSpec = {
+  maxBytes: MAX_EINVOICE_BYTES,
+  mediaTypes: EINVOICE_MEDIA_TYPES,
+  typesText: 'application/xml, text/xml or application/pdf',
+  what: 'the e-invoice file',
+  sniff: (bytes) => {
+    const kind = sniffEInvoice(bytes);
+    return kind === 'pdf' ? 'application/pdf' : kind === 'xml' ? 'application/xml' : null;
+  },
+  sniffRefusal: 'neither XML nor PDF; send an XML or PDF e-invoice',
 };
 
-async function readRaw(ctx: Context): Promise<Upload> {
-  const mediaType = ctx.is(...EINVOICE_MEDIA_TYPES);
+/**
+ * Read the uploaded file into ctx.state.upload: either the body itself (one of spec.mediaTypes;
+ * the JSON parser of api/app.ts leaves these alone) or the field `file` of a multipart/form-data
+ * body. Any other type 415; 413 past the limit (a declared Content-Length before reading, a stream
+ * as it grows). A compressed body is decoded first; the limit counts decoded bytes.
+ */
+export const fileUpload =
+  (spec: UploadSpec): Middleware =>
+  async (ctx, next) => {
+    ctx.state.upload = ctx.is('multipart/form-data') ? await readMultipart(ctx, spec) : await readRaw(ctx, spec);
+    await next();
+  };
+
+/** The e-invoice upload: XML or PDF, at most 10 MB. */
+export const readEinvoiceUpload: Middleware = fileUpload(EINVOICE_UPLOAD);
+
+async function readRaw(ctx: Context, spec: UploadSpec): Promise<Upload> {
+  const mediaType = ctx.is(...spec.mediaTypes);
   if (!mediaType) {
     const sent = ctx.get('Content-Type') || '(none)';
     throw new AppError(
       'INVALID_INPUT',
       415,
-      `Unsupported content type ${sent}; send application/xml, text/xml or application/pdf as the body, or multipart/form-data with the file in the field "${FILE_FIELD}"`,
+      `Unsupported content type ${sent}; send ${spec.typesText} as the body, or multipart/form-data with the file in the field "${FILE_FIELD}"`,
     );
   }
-  if (Number(ctx.get('Content-Length') || 0) > MAX_EINVOICE_BYTES) throw tooLarge();
+  if (Number(ctx.get('Content-Length') || 0) > spec.maxBytes) throw tooLarge(spec);
   const encoding = acceptContentEncoding(ctx.req);
   const source = decodedBody(ctx.req, encoding);
   const chunks: Buffer[] = [];
@@ -57,10 +92,10 @@ async function readRaw(ctx: Context): Promise<Upload> {
   try {
     for await (const chunk of source) {
       size += (chunk as Buffer).length;
-      if (size > MAX_EINVOICE_BYTES) {
+      if (size > spec.maxBytes) {
         // The rest is discarded as it comes; the error answer closes the connection.
         ctx.req.resume();
-        throw tooLarge();
+        throw tooLarge(spec);
       }
       chunks.push(chunk as Buffer);
     }
@@ -69,7 +104,7 @@ async function readRaw(ctx: Context): Promise<Upload> {
     if (source !== ctx.req) throw undecodableBody(encoding);
     throw new AppError('INVALID_INPUT', 400, `Request body could not be read: ${(err as Error).message}`);
   }
-  if (size === 0) throw new AppError('INVALID_INPUT', 400, 'The request body is empty: send the e-invoice file as the body');
+  if (size === 0) throw new AppError('INVALID_INPUT', 400, `The request body is empty: send ${spec.what} as the body`);
   return { bytes: Buffer.concat(chunks, size), mediaType };
 }
 
@@ -82,9 +117,9 @@ async function readRaw(ctx: Context): Promise<Upload> {
  * stream that stops at 10 MB + 64 KB. Only the field `file` is kept; a file in any other field is
  * refused rather than ignored (the client meant something by it). Its filename is never used.
  */
-async function readMultipart(ctx: Context): Promise<Upload> {
-  const limit = MAX_EINVOICE_BYTES + MULTIPART_OVERHEAD_BYTES;
-  if (Number(ctx.get('Content-Length') || 0) > limit) throw tooLarge();
+async function readMultipart(ctx: Context, spec: UploadSpec): Promise<Upload> {
+  const limit = spec.maxBytes + MULTIPART_OVERHEAD_BYTES;
+  if (Number(ctx.get('Content-Length') || 0) > limit) throw tooLarge(spec);
   const encoding = acceptContentEncoding(ctx.req);
   const decoded = decodedBody(ctx.req, encoding);
 
@@ -92,7 +127,7 @@ async function readMultipart(ctx: Context): Promise<Upload> {
   const bounded = new Transform({
     transform(chunk: Buffer, _enc, done) {
       read += chunk.length;
-      if (read > limit) done(tooLarge());
+      if (read > limit) done(tooLarge(spec));
       else done(null, chunk);
     },
   });
@@ -114,8 +149,8 @@ async function readMultipart(ctx: Context): Promise<Upload> {
     text: false,
     formidable: {
       maxFiles: 1,
-      maxFileSize: MAX_EINVOICE_BYTES,
-      maxTotalFileSize: MAX_EINVOICE_BYTES,
+      maxFileSize: spec.maxBytes,
+      maxTotalFileSize: spec.maxBytes,
       maxFields: MAX_FORM_FIELDS,
       maxFieldsSize: MAX_FORM_FIELDS_BYTES,
       allowEmptyFiles: true,
@@ -145,7 +180,7 @@ async function readMultipart(ctx: Context): Promise<Upload> {
       },
     },
     onError: (err) => {
-      throw multipartError(err);
+      throw multipartError(err, spec);
     },
   });
   // koa-body parses ctx.req: it is handed a view of the context whose req is the bounded stream.
@@ -164,10 +199,10 @@ async function readMultipart(ctx: Context): Promise<Upload> {
     throw new AppError('INVALID_INPUT', 400, `Unexpected file field ${others}: send exactly one file, in the field "${FILE_FIELD}"`);
   }
   const [file] = files;
-  if (!file) throw new AppError('INVALID_INPUT', 400, `The multipart body has no field "${FILE_FIELD}": send the e-invoice file in it`);
+  if (!file) throw new AppError('INVALID_INPUT', 400, `The multipart body has no field "${FILE_FIELD}": send ${spec.what} in it`);
   const bytes = Buffer.concat(file.chunks);
   if (bytes.length === 0) throw new AppError('INVALID_INPUT', 400, `The file in the field "${FILE_FIELD}" is empty`);
-  return { bytes, mediaType: fileMediaType(file.mimetype, bytes) };
+  return { bytes, mediaType: fileMediaType(file.mimetype, bytes, spec) };
 }
 
 /**
@@ -175,27 +210,26 @@ async function readMultipart(ctx: Context): Promise<Upload> {
  * guess) the bytes decide, as the reader recognises the format from them. What is neither XML
  * nor PDF is 415, as on the body upload.
  */
-function fileMediaType(declared: string | null, bytes: Buffer): string {
+function fileMediaType(declared: string | null, bytes: Buffer, spec: UploadSpec): string {
   const type = (declared ?? '').split(';')[0].trim().toLowerCase();
-  if ((EINVOICE_MEDIA_TYPES as readonly string[]).includes(type)) return type;
-  const kind = sniffEInvoice(bytes);
-  if (kind === 'pdf') return 'application/pdf';
-  if (kind === 'xml') return 'application/xml';
+  if (spec.mediaTypes.includes(type)) return type;
+  const sniffed = spec.sniff(bytes);
+  if (sniffed) return sniffed;
   throw new AppError(
     'INVALID_INPUT',
     415,
-    `The file in the field "${FILE_FIELD}" is ${JSON.stringify(type || 'untyped')} and its content is neither XML nor PDF; send an XML or PDF e-invoice`,
+    `The file in the field "${FILE_FIELD}" is ${JSON.stringify(type || 'untyped')} and its content is ${spec.sniffRefusal}`,
   );
 }
 
 /** formidable's refusals in our envelope; its codes are those of formidable/src/FormidableError.js. */
-function multipartError(err: Error): AppError {
+function multipartError(err: Error, spec: UploadSpec): AppError {
   if (err instanceof AppError) return err;
   const code = (err as { code?: unknown }).code;
   switch (code) {
     case 1009: // biggerThanTotalMaxFileSize
     case 1016: // biggerThanMaxFileSize
-      return tooLarge();
+      return tooLarge(spec);
     case 1015: // maxFilesExceeded
       return new AppError('INVALID_INPUT', 400, `Send exactly one file, in the field "${FILE_FIELD}"`);
     case 1006: // maxFieldsSizeExceeded

@@ -64,13 +64,23 @@ function decodeText(bytes: Buffer): string {
 
 const ROOT_TAG = /^(?:\s|<\?[\s\S]*?\?>|<!--[\s\S]*?-->)*<([A-Za-z_][\w.-]*)(?::([A-Za-z_][\w.-]*))?((?:\s+[^\s=>/]+\s*=\s*(?:"[^"]*"|'[^']*'))*)\s*\/?>/;
 
+/**
+ * Other inbound XML (camt.053 bank statements, docs/bank-statements.md) is read the same way with
+ * its own size limits: a statement file may be larger than an invoice.
+ */
+export interface XmlLimits {
+  maxBytes: number;
+  maxElements: number;
+}
+
 /** Parses inbound XML; refuses (throws InboundRefusal) on anything unsafe or not well-formed. */
-export function parseInboundXml(bytes: Buffer): ParsedXml {
-  if (bytes.length > MAX_XML_BYTES) refuse(`the XML is larger than ${MAX_XML_BYTES / 1024 / 1024} MB`);
+export function parseInboundXml(bytes: Buffer, limits: XmlLimits = { maxBytes: MAX_XML_BYTES, maxElements: MAX_ELEMENTS }): ParsedXml {
+  if (bytes.length > limits.maxBytes) refuse(`the XML is larger than ${limits.maxBytes / 1024 / 1024} MB`);
   const xml = decodeText(bytes);
-  if (XML_DECLARATION_RE.test(xml)) refuse('the XML declares a DOCTYPE or entities, which no e-invoice needs (refused: XXE / entity expansion)');
+  if (XML_DECLARATION_RE.test(xml))
+    refuse('the XML declares a DOCTYPE or entities, which no e-invoice or bank statement needs (refused: XXE / entity expansion)');
   const elements = xml.match(/<[A-Za-z_]/g)?.length ?? 0;
-  if (elements > MAX_ELEMENTS) refuse(`the XML has more than ${MAX_ELEMENTS} elements`);
+  if (elements > limits.maxElements) refuse(`the XML has more than ${limits.maxElements} elements`);
   const wellFormed = XMLValidator.validate(xml);
   if (wellFormed !== true) refuse(`the XML is not well-formed (${wellFormed.err.msg}, line ${wellFormed.err.line})`);
   const tag = ROOT_TAG.exec(xml);
