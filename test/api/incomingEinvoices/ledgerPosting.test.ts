@@ -9,11 +9,12 @@ import path from 'node:path';
 import type { Job } from 'bullmq';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { db } from '../../../shared/db';
+import { storeExchangeRates } from '../../../shared/commands/exchangeRates';
 import { dec, fmtMoney, roundMoney } from '../../../shared/domain/money';
 import type { ImportIncomingEinvoicePayload } from '../../../shared/jobs/catalog';
 import { importIncomingEinvoiceJob } from '../../../workers/jobs/einvoices/importIncomingEinvoice';
 import { startWorkers, type RunningWorkers } from '../../../workers/worker';
-import { createTeam } from '../../helpers/factories';
+import { createTeam, createTenant, createUser } from '../../helpers/factories';
 import { needsOfficialFiles, officialPath } from '../../helpers/officialFiles';
 import { useTestServer } from '../../helpers/server';
 import { waitUntil } from '../../helpers/waitUntil';
@@ -27,6 +28,7 @@ function ubl(d: {
   kind?: 'Invoice' | 'CreditNote';
   number: string;
   currency?: string;
+  date?: string;
   seller?: { name: string; vatId: string; country: string };
   net: string;
   rate: string;
@@ -47,7 +49,7 @@ function ubl(d: {
   xmlns:cbc="urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2">
   <cbc:CustomizationID>urn:cen.eu:en16931:2017</cbc:CustomizationID>
   <cbc:ID>${d.number}</cbc:ID>
-  <cbc:IssueDate>2026-03-10</cbc:IssueDate>
+  <cbc:IssueDate>${d.date ?? '2026-03-10'}</cbc:IssueDate>
   <cbc:${kind}TypeCode>${kind === 'Invoice' ? 380 : 381}</cbc:${kind}TypeCode>
   <cbc:DocumentCurrencyCode>${cur}</cbc:DocumentCurrencyCode>
   ${d.preceding ? `<cac:BillingReference><cac:InvoiceDocumentReference><cbc:ID>${d.preceding}</cbc:ID></cac:InvoiceDocumentReference></cac:BillingReference>` : ''}
@@ -130,7 +132,7 @@ async function entriesOf(tenantId: string, invoiceId: string) {
         id: e.id as string,
         sourceType: e.sourceType as string,
         reversesEntryId: e.reversesEntryId as string | null,
-        lines: Object.fromEntries(lines.map((l) => [l.number, `${fmtMoney(l.debit)}/${fmtMoney(l.credit)}`])),
+        lines: Object.fromEntries(lines.map((l) => [l.number, `${fmtMoney(l.debit)}/${fmtMoney(l.credit)}`])) as Record<string, string>,
       };
     }),
   );
@@ -164,6 +166,58 @@ describe.skipIf(!official)('a KoSIT XRechnung UBL sample', () => {
     const settings = await env.http.get('/api/settings', { token: team.manager.token });
     expect(settings.body.einvoiceImport).toEqual({ autoPost: false, expenseAccount: null });
   });
+});
+
+describe.skipIf(!official)('every published sample with auto-post on', () => {
+  it('settles as without it; an imported one has one balanced entry crediting payables its gross, or an auto-post warning', async () => {
+    const manifest: { id: string; file: string; expected: string; currency: string }[] = JSON.parse(readFileSync(officialPath(MANIFEST), 'utf8'));
+    const results = await Promise.all(
+      manifest.map(async (e) => {
+        const austrian = e.file.startsWith('ebinterface/');
+        const tenant = await createTenant(austrian ? { country: 'AT', vatId: 'ATU13585627' } : { country: 'DE', vatId: 'DE811907980' });
+        await db()('tenants')
+          .where({ id: tenant.id })
+          .update({ settings: db().raw(`settings || '{"einvoiceImport": {"autoPost": true, "expenseAccount": null}}'::jsonb`) });
+        const member = await createUser(tenant, 'member');
+        const res = await env.http.request('POST', '/api/incoming-einvoices', {
+          token: member.token,
+          rawBody: sampleBytes(e.file),
+          headers: { 'content-type': e.file.endsWith('.pdf') ? 'application/pdf' : 'application/xml' },
+        });
+        expect(res.status).toBe(202);
+        const row = await waitUntil(
+          async () => {
+            const r = await env.http.get(`/api/incoming-einvoices/${res.body.id}`, { token: member.token });
+            return ['imported', 'duplicate', 'rejected'].includes(r.body.status) ? r.body : null;
+          },
+          `the import of ${e.file}`,
+          110_000,
+        );
+        return { e, tenantId: tenant.id, row };
+      }),
+    );
+    let posted = 0;
+    for (const { e, tenantId, row } of results) {
+      if (row.status !== 'imported') continue;
+      const entries = await entriesOf(tenantId, row.invoiceId);
+      const warning = row.warnings.find((w: string) => w.startsWith('auto-post'));
+      if (!entries.length) {
+        // The samples in DKK, SEK, NOK, USD, HUF, GBP: no ECB rate stored for their days.
+        expect(warning, e.file).toMatch(/^auto-post skipped: [A-Z]{3} differs from the ledger currency EUR and the invoice has no exchange rate/);
+        continue;
+      }
+      posted++;
+      const invoice = await db()('invoices').where({ id: row.invoiceId }).first('totalGross', 'currency');
+      const main = entries.find((x) => x.sourceType === 'invoice')!;
+      const payables = main.lines[e.file.startsWith('ebinterface/') ? '3300' : '1600'];
+      const sides = payables.split('/').map((v) => dec(v));
+      if (invoice.currency === 'EUR') expect(fmtMoney(sides[0].plus(sides[1])), e.file).toBe(fmtMoney(dec(invoice.totalGross).abs()));
+      const sum = (i: 0 | 1) => Object.values(main.lines).reduce((a, l) => a.plus(dec(l.split('/')[i])), dec(0));
+      expect(fmtMoney(sum(0)), e.file).toBe(fmtMoney(sum(1)));
+    }
+    // 50 imported: 40 posted (invoices and unlinked credit notes), the 10 in other currencies not.
+    expect(posted).toBe(40);
+  }, 240_000);
 });
 
 describe('auto-post of imported e-invoices', () => {
@@ -227,6 +281,21 @@ describe('auto-post of imported e-invoices', () => {
     expect(row.status).toBe('imported');
     expect(row.warnings).toContainEqual("auto-post failed: Expense account 4999 does not exist in the tenant's chart of accounts");
     expect(await entriesOf(team.tenant.id, row.invoiceId)).toEqual([]);
+  });
+
+  it('another currency with a stored ECB rate: gross and tax converted on their own, the expense takes the difference', async () => {
+    const team = await deTeam({ autoPost: true });
+    // A day no other test file stores a rate for.
+    const day = { currency: 'NOK', date: '2019-07-16', rate: '9.7' };
+    await db().transaction((trx) => storeExchangeRates({ trx }, [day]));
+    try {
+      const row = await importDoc(team, ubl({ number: 'NOK-1', currency: 'NOK', date: day.date, net: '100.00', rate: '19' }));
+      expect(row.status).toBe('imported');
+      // 119.00 / 9.7 = 12.27; 19.00 / 9.7 = 1.96; 12.27 - 1.96 = 10.31.
+      expect((await entriesOf(team.tenant.id, row.invoiceId))[0].lines).toEqual({ '1576': '1.96/0.00', '1600': '0.00/12.27', '4900': '10.31/0.00' });
+    } finally {
+      await db()('exchangeRates').where({ currency: day.currency, rateDate: day.date }).delete();
+    }
   });
 
   it('an Austrian tenant (EKR): Vorsteuer 2500, Lieferverbindlichkeiten 3300', async () => {
