@@ -327,6 +327,22 @@ describe('every event, as documented', () => {
     expect(got[1].body.data.object).toEqual((await http.get(`/api/reports/ust/submissions/${row.id}`, { token: team.admin.token })).body);
   });
 
+  it('a refused change writes no event: the event is in the transaction that caused it', async () => {
+    const team = await createTeam();
+    await subscribe(team, main.url('/refused'), ['payment.recorded', 'invoice.paid', 'customer.deleted']);
+    const admin = { token: team.admin.token };
+    const customer = (await http.post('/api/customers', { name: 'Zahlt zu viel' }, admin)).body;
+    const items = [{ description: 'Beratung', quantity: '1', unitPrice: '100.00', taxRate: '20' }];
+    const invoice = (await http.post('/api/invoices', { type: 'rechnung', customerId: customer.id, items }, admin)).body;
+    expect((await http.post(`/api/invoices/${invoice.id}/send`, { to: 'kunde@example.com' }, admin)).status).toBe(202);
+    const tooMuch = await http.post(`/api/invoices/${invoice.id}/payments`, { amount: '500.00', date: todayVienna(), method: 'cash' }, admin);
+    expect(tooMuch.status).toBe(422);
+    // An open invoice keeps its customer (400 DEPENDENCY).
+    expect((await http.delete(`/api/customers/${customer.id}`, admin)).status).toBe(400);
+    expect(await db()('outboundEvents').where({ tenantId: team.tenant.id })).toHaveLength(0);
+    expect(await db()('payments').where({ tenantId: team.tenant.id })).toHaveLength(0);
+  });
+
   it('a receiver failing twice gets the same event a third time and the delivery records all three attempts', async () => {
     const team = await createTeam();
     const sub = await subscribe(team, flaky.url('/flaky'), ['customer.created']);
