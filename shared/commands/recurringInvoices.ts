@@ -4,7 +4,7 @@ import { systemActor } from '../actor';
 import { todayVienna } from '../domain/dates';
 import { checkNotNegative, prepareItems } from '../domain/invoiceChecks';
 import type { InvoiceItemInput } from '../domain/invoiceInput';
-import { periodAt, periodsFrom, type Interval, type Schedule } from '../domain/recurrence';
+import { periodAt, periodStart, type Interval, type Schedule } from '../domain/recurrence';
 import { invalidInput, unprocessable } from '../errors';
 import { loadRecurringRow, recurringView, scheduleOf, type RecurringInvoiceRow, type RecurringInvoiceView } from '../queries/recurringInvoices';
 import { createInvoice } from './createInvoice';
@@ -76,18 +76,18 @@ export async function createRecurringInvoice(ctx: CommandContext, input: Recurri
 
 /**
  * Replace a template. Periods already billed stay billed: the next period is the first one that
- * starts after the last billed period's start under the new schedule (none billed: the first).
+ * starts after the last billed period's end under the new schedule (none billed: the first), so
+ * a changed calendar never bills a day twice (it may leave the days in between unbilled).
  */
 export async function updateRecurringInvoice(ctx: CommandContext, id: string, input: RecurringInvoiceInput): Promise<RecurringInvoiceView> {
   const current = await loadRecurringRow(ctx.trx, ctx.actor.tenantId, id, { forUpdate: true });
   await checkTemplate(ctx, input);
   const cols = columns(input);
-  const last = await ctx.trx('recurringInvoicePeriods').where({ recurringInvoiceId: id }).max<{ max: string | null }>('periodStart as max').first();
+  const last = await ctx.trx('recurringInvoicePeriods').where({ recurringInvoiceId: id }).max<{ max: string | null }>('periodEnd as max').first();
+  // The first period that starts after the last billed one ends: never billing a day twice (dates grow with k: a short walk).
   let index = 0;
-  if (last?.max) {
-    const after = periodsFrom({ ...cols, endDate: null }, 0, 100_000).findIndex((p) => p.start > last.max!);
-    index = after < 0 ? 100_000 : after;
-  }
+  const lastBilled = last?.max;
+  if (lastBilled) while (periodStart(cols, index) <= lastBilled) index++;
   const next = nextFrom(cols, index);
   const status = next.ended ? 'ended' : current.status === 'paused' ? 'paused' : 'active';
   const [row] = (await ctx

@@ -179,6 +179,16 @@ describe('the run', () => {
     await runOn('2026-04-21');
     expect(await billed(t.id)).toHaveLength(3);
     expect((await asAdmin.get(`/api/recurring-invoices/${t.id}`)).body).toMatchObject({ nextDate: '2026-05-01', lastError: null });
+    // A new calendar goes on after the last billed period (1–30 April): the 15th of May, not of April.
+    const put = await asAdmin.put(`/api/recurring-invoices/${t.id}`, {
+      customerId: t.customerId,
+      items,
+      interval: 'monthly',
+      startDate: '2026-01-15',
+      autoSend: false,
+    });
+    expect(put.body).toMatchObject({ nextDate: '2026-05-15', dayOfMonth: null });
+    expect(await billed(t.id)).toHaveLength(3);
   });
 
   it('bills nothing while paused and goes on after resume with the next period from that day', async () => {
