@@ -7,6 +7,7 @@
  * after, alone, and printed beside it.
  */
 import { barePool, bareApp, startBare, startOurServer } from './lib/servers';
+import { bareReadRoute } from './lib/bareRoutes';
 import { fmtLoad, interleavedLoads, measuredLoad } from './lib/load';
 import { tenItems } from './lib/fixtures';
 import type { Benchmark } from './lib/types';
@@ -40,12 +41,7 @@ export const apiRead: Benchmark = {
     const ours = await startOurServer();
     const pool = barePool();
     const app = bareApp();
-    app.use(async (c) => {
-      const m = /^\/invoices\/([0-9a-f-]{36})$/.exec(c.path);
-      if (!m) return;
-      const { rows } = await pool.query('select * from invoices where tenant_id = $1 and id = $2', [tenant.id, m[1]]);
-      c.body = rows[0];
-    });
+    app.use(bareReadRoute(pool, tenant.id));
     const bare = await startBare(app, pool);
     const oursSpec = {
       ...load,

@@ -3,7 +3,8 @@
  * server vs a bare Koa route that parses the same JSON and inserts the invoice and its 10 items
  * with plain SQL in one transaction. Target: ours ≥ 500 requests/s (absolute, 2 cores).
  */
-import { barePool, bareApp, readBody, startBare, startOurServer } from './lib/servers';
+import { barePool, bareApp, startBare, startOurServer } from './lib/servers';
+import { bareWriteRoute } from './lib/bareRoutes';
 import { fmtLoad, measuredLoad } from './lib/load';
 import { tenItems } from './lib/fixtures';
 import type { Benchmark } from './lib/types';
@@ -29,47 +30,7 @@ export const apiWrite: Benchmark = {
 
     const pool = barePool();
     const app = bareApp();
-    app.use(async (c) => {
-      if (c.method !== 'POST' || c.path !== '/invoices') return;
-      const input = JSON.parse((await readBody(c.req)).toString('utf8')) as { type: string; customerId: string; items: ReturnType<typeof tenItems> };
-      // Cents in integers: enough for a baseline (the service uses decimal.js and rate groups).
-      const lines = input.items.map((it, i) => {
-        const net = Math.round(it.quantity * Math.round(Number(it.unitPrice) * 100));
-        const tax = Math.round((net * Number(it.taxRate)) / 100);
-        return { ...it, position: i + 1, net, tax };
-      });
-      const net = lines.reduce((s, l) => s + l.net, 0);
-      const tax = lines.reduce((s, l) => s + l.tax, 0);
-      const client = await pool.connect();
-      try {
-        await client.query('begin');
-        const { rows } = await client.query(
-          `insert into invoices (tenant_id, type, status, customer_id, issue_date, total_net, total_tax, total_gross, tax_breakdown)
-           values ($1, $2, 'entwurf', $3, current_date, $4, $5, $6, '[]') returning id`,
-          [tenant.id, input.type, input.customerId, net / 100, tax / 100, (net + tax) / 100],
-        );
-        const id = rows[0].id as string;
-        const values: unknown[] = [];
-        const tuples = lines.map((l) => {
-          values.push(tenant.id, id, l.position, l.description, l.unit, l.quantity, l.unitPrice, l.taxRate, l.net / 100, l.tax / 100, (l.net + l.tax) / 100);
-          const b = values.length - 11;
-          return `(${Array.from({ length: 11 }, (_, j) => `$${b + j + 1}`).join(', ')})`;
-        });
-        await client.query(
-          `insert into invoice_items (tenant_id, invoice_id, position, description, unit, quantity, unit_price, tax_rate, net_amount, tax_amount, gross_amount)
-           values ${tuples.join(', ')}`,
-          values,
-        );
-        await client.query('commit');
-        c.status = 201;
-        c.body = { id };
-      } catch (err) {
-        await client.query('rollback');
-        throw err;
-      } finally {
-        client.release();
-      }
-    });
+    app.use(bareWriteRoute(pool, tenant.id));
     const bare = await startBare(app, pool);
     const [b, bCpu] = await measuredLoad({ ...load, url: bare.url, requests: [{ method: 'POST', path: '/invoices', headers: json, body }] }).finally(() =>
       bare.close(),

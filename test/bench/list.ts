@@ -4,15 +4,20 @@
  * running the same two statements (count + page) with plain pg. No target given; figures only.
  */
 import { barePool, bareApp, startBare, startOurServer } from './lib/servers';
+import { bareListRoute, LIST_WHERE } from './lib/bareRoutes';
 import { fmtLoad, runLoad, type LoadRequest } from './lib/load';
 import type { Benchmark } from './lib/types';
 
-function queries(): Array<{ status: string; from: string; to: string; page: number; limit: number }> {
+/** The 40 filter variants (status, one month, page 1–5 of 25). */
+export function listQueries(): Array<{ status: string; from: string; to: string; page: number; limit: number }> {
   return Array.from({ length: 40 }, (_, i) => {
     const m = String((i % 12) + 1).padStart(2, '0');
     return { status: i % 2 ? 'offen' : 'bezahlt', from: `2026-${m}-01`, to: `2026-${m}-28`, page: (i % 5) + 1, limit: 25 };
   });
 }
+
+export const toQuery = (q: ReturnType<typeof listQueries>[number]) =>
+  new URLSearchParams(Object.entries(q).map(([k, v]): [string, string] => [k, String(v)])).toString();
 
 export const list: Benchmark = {
   name: 'list',
@@ -20,9 +25,8 @@ export const list: Benchmark = {
     const seeded = await ctx.seeded();
     const { createUser } = await import('../helpers/factories');
     const viewer = await createUser({ id: seeded.tenantId }, 'viewer');
-    const qs = queries();
+    const qs = listQueries();
     const load = { connections: ctx.connections, duration: ctx.duration, warmupSec: 2 };
-    const toQuery = (q: (typeof qs)[number]) => new URLSearchParams(Object.entries(q).map(([k, v]): [string, string] => [k, String(v)])).toString();
 
     const ours = await startOurServer();
     const ourRequests: LoadRequest[] = qs.map((q) => ({
@@ -35,22 +39,7 @@ export const list: Benchmark = {
 
     const pool = barePool();
     const app = bareApp();
-    app.use(async (c) => {
-      if (c.path !== '/invoices') return;
-      const q = c.query as Record<string, string>;
-      const where = 'tenant_id = $1 and deleted_at is null and status = $2 and issue_date >= $3 and issue_date <= $4';
-      const args = [seeded.tenantId, q.status, q.from, q.to];
-      const limit = Number(q.limit);
-      const [count, page] = await Promise.all([
-        pool.query(`select count(*) from invoices where ${where}`, args),
-        pool.query(`select * from invoices where ${where} order by issue_date desc, created_at desc, id desc limit $5 offset $6`, [
-          ...args,
-          limit,
-          (Number(q.page) - 1) * limit,
-        ]),
-      ]);
-      c.body = { data: page.rows, pagination: { total: Number(count.rows[0].count) } };
-    });
+    app.use(bareListRoute(pool, seeded.tenantId));
     const bare = await startBare(app, pool);
     const b = await runLoad({ ...load, url: bare.url, requests: qs.map((q) => ({ method: 'GET', path: `/invoices?${toQuery(q)}` })) }).finally(() =>
       bare.close(),
@@ -62,7 +51,7 @@ export const list: Benchmark = {
     const plain = barePool();
     try {
       const q = qs[1];
-      const where = 'tenant_id = $1 and deleted_at is null and status = $2 and issue_date >= $3 and issue_date <= $4';
+      const where = LIST_WHERE;
       const args = [seeded.tenantId, q.status, q.from, q.to];
       const { rows: page } = await plain.query(`select id from invoices where ${where} order by issue_date desc, created_at desc, id desc limit 25`, args);
       const statements: Array<[string, string, unknown[]]> = [

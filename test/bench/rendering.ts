@@ -13,76 +13,12 @@
  *   renderers, WORKER_CONCURRENCY_DOCUMENTS of them, read each invoice and store the artifact),
  *   timed from the first job added to the last artifact stored.
  */
-import { createRequire } from 'node:module';
-import fs from 'node:fs';
-import path from 'node:path';
 import { XMLBuilder, XMLParser } from 'fast-xml-parser';
-import PDFDocument from 'pdfkit';
+import { pdfkitInvoice, type Row } from './lib/pdfkitPage';
 import { opsPerSecond } from './lib/measure';
 import { queueAt, startWorkerProcess } from './lib/workerProcess';
 import type { BenchContext, Benchmark, BenchRow } from './lib/types';
 import type { DocumentKind } from '../../shared/documents/kinds';
-
-const require = createRequire(import.meta.url);
-const TTF = path.join(path.dirname(require.resolve('dejavu-fonts-ttf/package.json')), 'ttf');
-const REGULAR = fs.readFileSync(path.join(TTF, 'DejaVuSans.ttf'));
-const BOLD = fs.readFileSync(path.join(TTF, 'DejaVuSans-Bold.ttf'));
-
-type Row = { description: string; quantity: number; unit: string | null; unitPrice: string; taxRate: string; netAmount: string };
-
-/** The baseline page: what an invoice PDF looks like, drawn straight with pdfkit. */
-function pdfkitInvoice(rows: Row[]): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const doc = new PDFDocument({ size: 'A4', margin: 50, font: REGULAR as unknown as string });
-    const chunks: Buffer[] = [];
-    doc.on('data', (c: Buffer) => chunks.push(c));
-    doc.on('end', () => resolve(Buffer.concat(chunks)));
-    doc.on('error', reject);
-    doc.registerFont('R', REGULAR);
-    doc.registerFont('B', BOLD);
-    doc.font('B').fontSize(14).text('Müller & Söhne Software GmbH', 50, 50);
-    doc.font('R').fontSize(9).text('Mariahilfer Straße 1, 1060 Wien · UID ATU12345678', 50, 70);
-    doc.fontSize(10).text('Beispiel Handels GmbH\nErika Mustermann\nHauptstraße 5\n10115 Berlin\nUID DE123456789', 50, 120);
-    doc.text('Rechnungsdatum: 22.11.2026\nLeistungsdatum: 22.11.2026\nFällig: 06.12.2026', 350, 120);
-    doc.font('B').fontSize(16).text('Rechnung RE-2026-00001', 50, 220);
-    const cols = [50, 80, 300, 350, 420, 470];
-    let y = 260;
-    doc.font('B').fontSize(9);
-    for (const [i, h] of ['Pos', 'Beschreibung', 'Menge', 'Preis', 'USt', 'Netto'].entries()) doc.text(h, cols[i], y, { width: i === 1 ? 210 : 60 });
-    doc
-      .moveTo(50, y + 14)
-      .lineTo(545, y + 14)
-      .stroke();
-    doc.font('R');
-    rows.forEach((r, i) => {
-      y += 20;
-      for (const [j, c] of [
-        String(i + 1),
-        r.description,
-        `${r.quantity} ${r.unit ?? ''}`,
-        `${r.unitPrice} €`,
-        `${r.taxRate} %`,
-        `${r.netAmount} €`,
-      ].entries()) {
-        doc.text(c, cols[j], y, { width: j === 1 ? 210 : 70 });
-      }
-      doc
-        .moveTo(50, y + 16)
-        .lineTo(545, y + 16)
-        .lineWidth(0.3)
-        .stroke();
-    });
-    y += 40;
-    doc.text('Summe netto', 350, y).text('1.234,50 €', 470, y);
-    doc.text('USt 20 %', 350, y + 14).text('246,90 €', 470, y + 14);
-    doc
-      .font('B')
-      .text('Gesamtbetrag', 350, y + 28)
-      .text('1.481,40 €', 470, y + 28);
-    doc.font('R').fontSize(8).text('IBAN AT61 1904 3002 3457 3201 · BIC BKAUATWW · Zahlbar ohne Abzug binnen 14 Tagen', 50, 780);
-    doc.end();
-  });
-}
 
 export const rendering: Benchmark = {
   name: 'rendering',
@@ -174,6 +110,46 @@ function eInvoiceReady<T extends { seller: object; invoice: object }>(input: T):
  * webhook jobs other benchmarks left queued) and relays no outbox rows but its own (none).
  */
 async function throughWorkerProcess(ctx: BenchContext, n: number): Promise<Array<Omit<BenchRow, 'baseline' | 'better'> & { kind: DocumentKind }>> {
+  const prefix = `${ctx.env.redisPrefix}:render`;
+  const worker = await startWorkerProcess({ readyQueue: 'documents', env: { REDIS_PREFIX: prefix } });
+  try {
+    const measured = await renderThroughWorker({ n, kinds: ALL_KINDS, prefix, treeCpuSeconds: worker.treeCpuSeconds, log: ctx.log });
+    return measured.map(({ kind, perSec, line }) => ({
+      kind,
+      name: `rendering ${kind}, one worker process`,
+      metric: 'documents/s',
+      ours: perSec,
+      notes: [`queued at once, invoice read and artifact stored; ${line}`],
+    }));
+  } finally {
+    await worker.close();
+  }
+}
+
+export interface RenderedThroughWorker {
+  kind: DocumentKind;
+  perSec: number;
+  /** CPU of the worker process and its sandboxed renderers per document. */
+  cpuMsPerDoc: number;
+  /** Wall ms per document, each job's queued → stored (p50/p95/p99 over the jobs). */
+  latencyMs: { p50: number; p95: number; p99: number };
+  line: string;
+}
+
+/**
+ * The measurement itself, for any running worker process that takes the `documents` queue under
+ * `prefix` (a forked one here, the Procfile's worker in the deployed shape): creates the tenant
+ * and its n + warm-up invoices, queues the render jobs of each kind at once, waits until every
+ * artifact is stored.
+ */
+export async function renderThroughWorker(opts: {
+  n: number;
+  kinds: readonly DocumentKind[];
+  prefix: string;
+  treeCpuSeconds: () => number;
+  log: (line: string) => void;
+}): Promise<RenderedThroughWorker[]> {
+  const { n } = opts;
   const { createTeam } = await import('../helpers/factories');
   const { createCustomer, createSentInvoice } = await import('../helpers/invoiceFactory');
   const { manyItems } = await import('../formats/pdf/fixtures');
@@ -181,6 +157,7 @@ async function throughWorkerProcess(ctx: BenchContext, n: number): Promise<Array
   const { renderJobId } = await import('../../shared/documents/kinds');
   const { loadConfig } = await import('../../shared/config');
   const { concurrencyFor } = await import('../../workers/worker');
+  const { percentile } = await import('./lib/measure');
   const k = db();
 
   const { tenant, admin } = await createTeam({
@@ -197,14 +174,13 @@ async function throughWorkerProcess(ctx: BenchContext, n: number): Promise<Array
   for (let i = 0; i < warmupN + n; i++) ids.push((await createSentInvoice(tenant, admin, { customerId: customer.id, items: manyItems(10) })).id);
   const versions = new Map((await k('invoices').whereIn('id', ids).select('id', 'version')).map((r: { id: string; version: number }) => [r.id, r.version]));
 
-  const prefix = `${ctx.env.redisPrefix}:render`;
-  const { queue, close: closeQueue } = queueAt('documents', prefix);
-  const worker = await startWorkerProcess({ readyQueue: 'documents', env: { REDIS_PREFIX: prefix } });
-  /** Queues one render job per invoice and waits until every artifact is stored; wall ms and worker CPU ms. */
+  const { queue, close: closeQueue } = queueAt('documents', opts.prefix);
+  /** Queues one render job per invoice and waits until every artifact is stored; wall ms, worker CPU ms and per-job latencies. */
   const renderAll = async (kind: DocumentKind, invoiceIds: string[]) => {
-    const cpu0 = worker.treeCpuSeconds();
+    const cpu0 = opts.treeCpuSeconds();
     const t0 = performance.now();
-    await queue.addBulk(
+    const queuedAt = Date.now();
+    const jobs = await queue.addBulk(
       invoiceIds.map((invoiceId) => {
         const version = versions.get(invoiceId)!;
         return {
@@ -223,28 +199,32 @@ async function throughWorkerProcess(ctx: BenchContext, n: number): Promise<Array
       if (Date.now() > deadline) throw new Error(`${invoiceIds.length - Number(stored)} ${kind} documents still not stored after 10 minutes`);
       await new Promise((r) => setTimeout(r, 20));
     }
-    return { ms: performance.now() - t0, cpuMs: (worker.treeCpuSeconds() - cpu0) * 1000 };
+    const ms = performance.now() - t0;
+    const cpuMs = (opts.treeCpuSeconds() - cpu0) * 1000;
+    // Queued → finished per job, from BullMQ's own timestamps (the jobs are kept on completion).
+    const finished = await Promise.all(jobs.map((j) => queue.getJob(j.id!)));
+    const waits = finished.filter((j) => j?.finishedOn).map((j) => j!.finishedOn! - queuedAt);
+    return { ms, cpuMs, waits };
   };
   try {
     // Warm-up: the sandboxed renderers start (and load their modules) with their first jobs.
-    for (const kind of ALL_KINDS) await renderAll(kind, ids.slice(0, warmupN));
-    const rows: Array<Omit<BenchRow, 'baseline' | 'better'> & { kind: DocumentKind }> = [];
-    for (const kind of ALL_KINDS) {
-      const { ms, cpuMs } = await renderAll(kind, ids.slice(warmupN));
+    for (const kind of opts.kinds) await renderAll(kind, ids.slice(0, warmupN));
+    const out: RenderedThroughWorker[] = [];
+    for (const kind of opts.kinds) {
+      const { ms, cpuMs, waits } = await renderAll(kind, ids.slice(warmupN));
       const perSec = (n * 1000) / ms;
       const line = `${n} in ${ms.toFixed(0)} ms, ${renderers} sandboxed renderers, worker CPU ${(cpuMs / n).toFixed(1)} ms per document`;
-      ctx.log(`  one worker process, ${kind}:${' '.repeat(14 - kind.length)}${perSec.toFixed(1)}/s (${line})`);
-      rows.push({
+      opts.log(`  one worker process, ${kind}:${' '.repeat(14 - kind.length)}${perSec.toFixed(1)}/s (${line})`);
+      out.push({
         kind,
-        name: `rendering ${kind}, one worker process`,
-        metric: 'documents/s',
-        ours: perSec,
-        notes: [`queued at once, invoice read and artifact stored; ${line}`],
+        perSec,
+        cpuMsPerDoc: cpuMs / n,
+        latencyMs: { p50: percentile(waits, 50), p95: percentile(waits, 95), p99: percentile(waits, 99) },
+        line,
       });
     }
-    return rows;
+    return out;
   } finally {
-    await worker.close();
     await closeQueue();
   }
 }

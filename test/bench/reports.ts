@@ -5,12 +5,13 @@
  * 100k and 1M rows: flat memory shows that it streams. Baselines: one plain SQL aggregate over the
  * same rows (U30), a plain pg cursor writing naive CSV lines (DATEV).
  *
- * Part of the runner (npm run bench -- reports); `npx tsx test/bench/reports.ts` still works and
+ * Part of the runners (npm run bench:in-process -- reports; the deployed shape's DATEV download: deployed.ts); `npx tsx test/bench/reports.ts` still works and
  * runs just this one. BENCH_INVOICES=200000 makes a smaller run.
  */
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { liveHeap, mb, timed } from './lib/measure';
+import { plainCsvExport } from './lib/bareRoutes';
 import type { BenchRow, Benchmark } from './lib/types';
 
 const SALES_STATUSES = ['offen', 'teilbezahlt', 'bezahlt', 'storniert'];
@@ -27,37 +28,6 @@ async function plainVatSums(client: pg.Client, tenantId: string, start: string, 
     [tenantId, start, end, SALES_STATUSES],
   );
   return rows;
-}
-
-/** The same rows as the DATEV export (invoice × rate, payments) through a cursor, as naive CSV. */
-async function plainCsvExport(client: pg.Client, tenantId: string, start: string, end: string) {
-  let lines = 0;
-  let bytes = 0;
-  await client.query('begin isolation level repeatable read read only');
-  try {
-    await client.query(
-      `declare c no scroll cursor for
-         select i.number, i.issue_date::text as d, tb->>'taxRate' as rate, tb->>'net' as net, tb->>'tax' as tax
-           from invoices i cross join lateral jsonb_array_elements(i.tax_breakdown) tb
-          where i.tenant_id = $1 and i.deleted_at is null
-            and ((i.type in ('rechnung', 'gutschrift') and i.status = any($4) and i.issue_date between $2 and $3)
-              or (i.type = 'eingangsrechnung' and i.status not in ('entwurf', 'storniert') and i.invoice_date between $2 and $3))
-         union all
-         select null, p.date::text, null, p.amount::text, null from payments p where p.tenant_id = $1 and p.date between $2 and $3`,
-      [tenantId, start, end, SALES_STATUSES],
-    );
-    for (;;) {
-      const { rows } = await client.query('fetch 2000 from c');
-      if (!rows.length) break;
-      for (const r of rows) {
-        bytes += Buffer.byteLength(`${r.net};S;EUR;${r.d};${r.number ?? ''};${r.rate ?? ''};${r.tax ?? ''}\r\n`);
-        lines++;
-      }
-    }
-  } finally {
-    await client.query('commit');
-  }
-  return { lines, bytes };
 }
 
 export const reports: Benchmark = {

@@ -1,7 +1,8 @@
 /**
- * Benchmarks (on demand, not part of npm test; docs/benchmarks.md):
- *   npm run bench                      # all
- *   npm run bench -- api-read list     # some, by name
+ * Benchmarks in the in-process shape (on demand, not part of npm test; docs/benchmarks.md; the
+ * deployed shape, web and worker as the Procfile runs them, is test/bench/deployed.ts, `npm run bench`):
+ *   npm run bench:in-process                      # all
+ *   npm run bench:in-process -- api-read list     # some, by name
  * Each benchmark measures ours and a bare baseline in the same run and prints the ratio; the table
  * and the machine go to test-artifacts/bench-<timestamp>.json. Figures are printed, never asserted
  * (correctness checks such as "no duplicate invoices" are, and set a non-zero exit code).

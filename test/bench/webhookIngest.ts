@@ -10,14 +10,15 @@
  */
 import crypto from 'node:crypto';
 import { cpuSplit } from './lib/cpuSplit';
-import { barePool, bareApp, readBody, startBare, startOurServer } from './lib/servers';
+import { barePool, bareApp, startBare, startOurServer } from './lib/servers';
+import { BARE_WEBHOOK_TABLE, bareWebhookRoute } from './lib/bareRoutes';
 import { fmtLoad, runLoad, type LoadRequest, type LoadResult } from './lib/load';
 import { percentile } from './lib/measure';
 import { startWorkerProcess } from './lib/workerProcess';
 import type { Benchmark } from './lib/types';
 import { stripePaymentEvent } from '../helpers/providerEvents';
 
-const SECRET = 'whsec_bench_0123456789abcdef0123456789';
+export const SECRET = 'whsec_bench_0123456789abcdef0123456789';
 /**
  * The bursts (ours with and without the worker, the baseline) are sent with wrk: autocannon took
  * 0.28–0.35 of the 2 cores while ours accepted beside the worker, CPU that neither the server nor
@@ -99,6 +100,44 @@ async function storeBatchTotals(): Promise<{ batches: number; deliveries: number
   return { batches: count, deliveries: sum };
 }
 
+type Knex = ReturnType<typeof import('../../shared/db')['db']>;
+
+/** Receipt → ledger per processed event of a tenant: its received_at to its journal entry's created_at. */
+export async function toLedgerMs(k: Knex, tenantId: string): Promise<number[]> {
+  const { rows } = await k.raw(
+    `select extract(epoch from je.created_at - we.received_at) * 1000 as "ms"
+       from webhook_events we join journal_entries je on je.tenant_id = we.tenant_id and je.source_id = we.invoice_id
+      where we.tenant_id = ? and we.status = 'processed'`,
+    [tenantId],
+  );
+  return (rows as Array<{ ms: string }>).map((r) => Number(r.ms));
+}
+
+/** Waits until none of a tenant's log rows is pending (processed, duplicate or failed). */
+export async function drained(k: Knex, tenantId: string): Promise<void> {
+  const deadline = Date.now() + 10 * 60_000;
+  for (;;) {
+    const [{ pending }] = await k('webhookEvents').where({ tenantId, status: 'pending' }).count({ pending: '*' });
+    if (Number(pending) === 0) return;
+    if (Date.now() > deadline) throw new Error(`${pending} webhook events still pending after 10 minutes`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Invoices, distinct money movements and journal entries of a tenant's Stripe events; duplicates = invoices beyond one per movement. */
+export async function bookingCheck(k: Knex, tenantId: string): Promise<{ c: Record<string, string>; duplicates: number }> {
+  const { rows: checks } = await k.raw(
+    `select (select count(*) from invoices where tenant_id = :t and source = 'stripe') as "invoices",
+            (select count(distinct money_external_id) from webhook_events where tenant_id = :t and status in ('processed', 'duplicate')) as "movements",
+            (select count(*) from (select external_id from invoices where tenant_id = :t and source = 'stripe'
+                                    group by external_id having count(*) > 1) d) as "duplicated",
+            (select count(*) from journal_entries where tenant_id = :t) as "entries"`,
+    { t: tenantId },
+  );
+  const c = checks[0] as Record<string, string>;
+  return { c, duplicates: Number(c.duplicated) + Math.max(0, Number(c.invoices) - Number(c.movements)) };
+}
+
 export const webhookIngest: Benchmark = {
   name: 'webhook-ingest',
   async run(ctx) {
@@ -116,27 +155,7 @@ export const webhookIngest: Benchmark = {
     let o: LoadResult;
     let alone: LoadResult;
     let done: { wallSec: number };
-    /** Receipt → ledger per processed event of a tenant: its received_at to its journal entry's created_at. */
-    const toLedgerMs = async (tenantId: string) => {
-      const { rows } = await k.raw(
-        `select extract(epoch from je.created_at - we.received_at) * 1000 as "ms"
-           from webhook_events we join journal_entries je on je.tenant_id = we.tenant_id and je.source_id = we.invoice_id
-          where we.tenant_id = ? and we.status = 'processed'`,
-        [tenantId],
-      );
-      return (rows as Array<{ ms: string }>).map((r) => Number(r.ms));
-    };
     let steadyLedger: number[] = [];
-    /** Waits until none of a tenant's log rows is pending (processed, duplicate or failed). */
-    const drained = async (tenantId: string) => {
-      const deadline = Date.now() + 10 * 60_000;
-      for (;;) {
-        const [{ pending }] = await k('webhookEvents').where({ tenantId, status: 'pending' }).count({ pending: '*' });
-        if (Number(pending) === 0) return;
-        if (Date.now() > deadline) throw new Error(`${pending} webhook events still pending after 10 minutes`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    };
     try {
       // End to end: the worker runs meanwhile, in its own process as in production.
       const workers = await startWorkerProcess({ readyQueue: 'webhooks' });
@@ -145,13 +164,13 @@ export const webhookIngest: Benchmark = {
         // its modules and planned its statements; a fresh one does that during its first jobs.
         const { requests: warmup } = await deliveriesFor(warm.admin.token, 200);
         await runLoad({ url: ours.url, connections: ctx.connections, amount: warmup.length, requests: warmup, tool: LOADGEN });
-        await drained(warm.tenant.id);
+        await drained(k, warm.tenant.id);
         // A steady load well below capacity (50/s for 5 s): the latency an event sees when the
         // worker keeps up, which the saturating run below cannot show (there it is queueing time).
         const { requests: paced } = await deliveriesFor(steady.admin.token, 250);
         await runLoad({ url: ours.url, connections: 5, amount: paced.length, requests: paced, rate: 50 });
-        await drained(steady.tenant.id);
-        steadyLedger = await toLedgerMs(steady.tenant.id);
+        await drained(k, steady.tenant.id);
+        steadyLedger = await toLedgerMs(k, steady.tenant.id);
         ctx.log(`  steady 50/s: receipt → journal entry p50 ${percentile(steadyLedger, 50).toFixed(0)} / p99 ${percentile(steadyLedger, 99).toFixed(0)} ms`);
         const { requests, unique } = await deliveriesFor(admin.token);
         ctx.log(
@@ -175,7 +194,7 @@ export const webhookIngest: Benchmark = {
         const statements = stores.batches - stores0.batches + (o.ok - inBatches);
         ctx.log(`  store statements: ${statements} for ${o.ok} deliveries, ${(o.ok / Math.max(1, statements)).toFixed(1)} per statement`);
         // Wait for the worker: every stored row leaves pending (processed, duplicate or failed).
-        await drained(tenant.id);
+        await drained(k, tenant.id);
         done = { wallSec: (performance.now() - t0) / 1000 };
         const workerCpu = workers.cpuSeconds();
         const perDelivery = (sec: number) => ((sec * 1000) / n).toFixed(2);
@@ -203,17 +222,8 @@ export const webhookIngest: Benchmark = {
       [tenant.id],
     );
     const processedPerSec = Number(win[0].rows) / Number(win[0].sec);
-    const toLedger = await toLedgerMs(tenant.id);
-    const { rows: checks } = await k.raw(
-      `select (select count(*) from invoices where tenant_id = :t and source = 'stripe') as "invoices",
-              (select count(distinct money_external_id) from webhook_events where tenant_id = :t and status in ('processed', 'duplicate')) as "movements",
-              (select count(*) from (select external_id from invoices where tenant_id = :t and source = 'stripe'
-                                      group by external_id having count(*) > 1) d) as "duplicated",
-              (select count(*) from journal_entries where tenant_id = :t) as "entries"`,
-      { t: tenant.id },
-    );
-    const c = checks[0] as Record<string, string>;
-    const duplicates = Number(c.duplicated) + Math.max(0, Number(c.invoices) - Number(c.movements));
+    const toLedger = await toLedgerMs(k, tenant.id);
+    const { c, duplicates } = await bookingCheck(k, tenant.id);
     ctx.log(`  log rows by status: ${JSON.stringify(byStatus)}`);
     // The transaction that booked a row last wrote it: rows sharing an xmin were booked in one batch.
     const { rows: booking } = await k.raw(
@@ -229,26 +239,10 @@ export const webhookIngest: Benchmark = {
     );
 
     // Baseline: verify the same HMAC and insert one row (no queue, no pipeline).
-    await k.raw(
-      'create table if not exists bench_webhook_baseline (id bigserial primary key, event_id text not null, body jsonb not null, received_at timestamptz not null default now())',
-    );
+    await k.raw(BARE_WEBHOOK_TABLE);
     const pool = barePool();
     const app = bareApp();
-    app.use(async (cx) => {
-      if (cx.method !== 'POST' || !cx.path.startsWith('/hook')) return;
-      const raw = await readBody(cx.req);
-      const header = cx.get('stripe-signature');
-      const t = Number(/(?:^|,)t=(\d+)/.exec(header)?.[1]);
-      const expected = crypto.createHmac('sha256', SECRET).update(`${t}.`).update(raw).digest();
-      const valid = [...header.matchAll(/(?:^|,)v1=([0-9a-f]{64})/g)].some((m) => crypto.timingSafeEqual(Buffer.from(m[1], 'hex'), expected));
-      if (!valid || Math.abs(Date.now() / 1000 - t) > 300) {
-        cx.status = 400;
-        return;
-      }
-      const event = JSON.parse(raw.toString('utf8'));
-      await pool.query('insert into bench_webhook_baseline (event_id, body) values ($1, $2)', [event.id, raw.toString('utf8')]);
-      cx.body = { received: true };
-    });
+    app.use(bareWebhookRoute(pool, SECRET));
     const bare = await startBare(app, pool);
     const { requests: bareRequests } = deliveries(n, '/hook');
     // The same warm-up as ours had (its own events, so the measured ones are all new to it).

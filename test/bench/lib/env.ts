@@ -28,7 +28,8 @@ export interface BenchEnv {
 /** Limits high enough that a benchmark measures the service, not the spec's per-IP limits. */
 const UNLIMITED = '1000000000';
 
-export async function prepareBenchEnv(): Promise<BenchEnv> {
+/** `migrate: false`: the caller migrates (the deployed shape runs the Procfile's release step). */
+export async function prepareBenchEnv(opts: { migrate?: boolean } = {}): Promise<BenchEnv> {
   const services: Service[] = [];
   let adminUrl = process.env.DATABASE_URL;
   if (!adminUrl) {
@@ -60,8 +61,10 @@ export async function prepareBenchEnv(): Promise<BenchEnv> {
   // Logging at info writes one line per request to this terminal; warn keeps the figures readable.
   process.env.LOG_LEVEL ??= 'warn';
 
-  const { migrateLatest } = await import('../../../shared/db');
-  await migrateLatest(url);
+  if (opts.migrate !== false) {
+    const { migrateLatest } = await import('../../../shared/db');
+    await migrateLatest(url);
+  }
 
   let cleaned = false;
   return {

@@ -83,35 +83,53 @@ export const fmtLoad = (r: LoadResult) =>
     r.non2xx ? `, non-2xx ${JSON.stringify(Object.fromEntries(Object.entries(r.statusCodes).filter(([c]) => !c.startsWith('2'))))}` : ''
   }), latency p50 ${r.latencyMs.p50.toFixed(1)} / p95 ${r.latencyMs.p95.toFixed(1)} / p99 ${r.latencyMs.p99.toFixed(1)} ms`;
 
+/** Cumulative CPU µs per process (or process tree), by name. */
+export type CpuReader = () => Record<string, number>;
+
+/** The benchmark process's own CPU: where the in-process benchmarks run their servers. */
+const ownCpu: CpuReader = () => {
+  const c = process.cpuUsage();
+  return { server: c.user + c.system };
+};
+
 /**
  * Ours and the baseline measured in turn, in slices ordered ABBA ABBA (four slices each of
  * duration / 4 s, rounded up to whole seconds as autocannon runs them), after a warm-up of each:
  * the machine's speed drifts by ±15 % within a 20-second run (docs/benchmarks.md), and two
- * back-to-back 10-second runs put that drift into the ratio. Both servers run in this process,
- * so each slice's CPU time is its server's. Latency percentiles are the slices' worst, the rates
- * the slices' sums.
+ * back-to-back 10-second runs put that drift into the ratio. Each side's CPU is read around its
+ * slices with `cpu` (default: this process's, where the in-process benchmarks run both servers;
+ * the deployed shape reads its web, worker and bare processes from /proc). Returns per side the
+ * merged load, CPU µs per request summed over the processes read, and per process. Latency
+ * percentiles are the slices' worst, the rates the slices' sums.
  */
-export async function interleavedLoads(a: LoadSpec, b: LoadSpec): Promise<[[LoadResult, number], [LoadResult, number]]> {
+export async function interleavedLoads(
+  a: LoadSpec,
+  b: LoadSpec,
+  cpu: { a?: CpuReader; b?: CpuReader } = {},
+): Promise<[[LoadResult, number, Record<string, number>], [LoadResult, number, Record<string, number>]]> {
   const slices = 4;
   const sliceSec = Math.max(1, Math.ceil((a.duration ?? 10) / slices));
   for (const spec of [a, b]) await runLoad({ ...spec, duration: spec.warmupSec ?? 2, warmupSec: 0 });
-  const taken: Record<'a' | 'b', { results: LoadResult[]; cpuUs: number }> = { a: { results: [], cpuUs: 0 }, b: { results: [], cpuUs: 0 } };
+  const taken: Record<'a' | 'b', { results: LoadResult[]; cpuUs: Record<string, number> }> = { a: { results: [], cpuUs: {} }, b: { results: [], cpuUs: {} } };
   for (const side of ['a', 'b', 'b', 'a', 'a', 'b', 'b', 'a'] as const) {
-    const before = process.cpuUsage();
+    const read = cpu[side] ?? ownCpu;
+    const before = read();
     const r = await runLoad({ ...(side === 'a' ? a : b), duration: sliceSec, warmupSec: 0 });
-    const cpu = process.cpuUsage(before);
+    const after = read();
     taken[side].results.push(r);
-    taken[side].cpuUs += cpu.user + cpu.system;
+    for (const [name, us] of Object.entries(after)) taken[side].cpuUs[name] = (taken[side].cpuUs[name] ?? 0) + us - (before[name] ?? 0);
   }
-  const out = (side: 'a' | 'b'): [LoadResult, number] => {
+  const out = (side: 'a' | 'b'): [LoadResult, number, Record<string, number>] => {
     const merged = mergeLoads(taken[side].results);
-    return [merged, taken[side].cpuUs / Math.max(1, merged.sent)];
+    const n = Math.max(1, merged.sent);
+    const perProcess = Object.fromEntries(Object.entries(taken[side].cpuUs).map(([name, us]) => [name, us / n]));
+    return [merged, Object.values(perProcess).reduce((s, x) => s + x, 0), perProcess];
   };
   return [out('a'), out('b')];
 }
 
 /** Several runs' results as one: counts and seconds summed, latency percentiles the worst run's. */
-function mergeLoads(results: LoadResult[]): LoadResult {
+export function mergeLoads(results: LoadResult[]): LoadResult {
   const sum = (f: (r: LoadResult) => number) => results.reduce((t, r) => t + f(r), 0);
   const worst = (f: (r: LoadResult) => number) => Math.max(...results.map(f));
   const ok = sum((r) => r.ok);

@@ -1,9 +1,9 @@
 import { fork } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
 import { Queue } from 'bullmq';
 import { createRedis } from '../../../shared/redis';
 import { jobOptionsFor, type QueueName } from '../../../shared/queues';
+import { statOf, treeCpuSeconds } from './procStats';
 
 export interface WorkerProcess {
   pid: number | undefined;
@@ -12,15 +12,6 @@ export interface WorkerProcess {
   /** The same for the worker and its child processes alive now (sandboxed renderers), summed. */
   treeCpuSeconds: () => number;
   close: () => Promise<void>;
-}
-
-const TICK_SEC = 1 / 100; // USER_HZ: 100 on every Linux the benchmarks run on
-
-/** utime and stime of one process, and its parent's pid, from /proc/<pid>/stat. */
-function statOf(pid: number | string): { ppid: number; user: number; system: number } {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
-  return { ppid: Number(fields[1]), user: Number(fields[11]) * TICK_SEC, system: Number(fields[12]) * TICK_SEC };
 }
 
 /**
@@ -55,19 +46,7 @@ export async function startWorkerProcess(opts: { readyQueue: QueueName; env?: Re
   return {
     pid: child.pid,
     cpuSeconds: () => statOf(child.pid!),
-    treeCpuSeconds: () => {
-      let sec = 0;
-      for (const entry of fs.readdirSync('/proc')) {
-        if (!/^\d+$/.test(entry)) continue;
-        try {
-          const s = statOf(entry);
-          if (Number(entry) === child.pid || s.ppid === child.pid) sec += s.user + s.system;
-        } catch {
-          // The process ended between readdir and read.
-        }
-      }
-      return sec;
-    },
+    treeCpuSeconds: () => treeCpuSeconds(child.pid!),
     close: () =>
       new Promise<void>((resolve) => {
         child.once('exit', () => resolve());
