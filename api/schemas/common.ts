@@ -52,6 +52,36 @@ export const listOf = (item: object) => ({
   properties: { data: { type: 'array', items: item }, pagination },
 });
 
+/**
+ * The lists that page by keyset (docs/lists.md): pagination also carries nextCursor, the opaque
+ * position after this page's last entry; null when there is nothing after it.
+ */
+export const cursorPagination = {
+  type: 'object',
+  properties: {
+    ...pagination.properties,
+    nextCursor: {
+      type: ['string', 'null'],
+      description: 'Pass as cursor (with the same filters) for the next page; null at the end. Opaque (docs/lists.md).',
+    },
+  },
+} as const;
+
+export const cursorListOf = (item: object) => ({
+  type: 'object',
+  properties: { data: { type: 'array', items: item }, pagination: cursorPagination },
+});
+
+/** The keyset cursor of a list (docs/lists.md): nextCursor of the previous page, unchanged. */
+export const cursorQuery = {
+  cursor: {
+    type: 'string',
+    maxLength: 4000,
+    description:
+      'nextCursor of the previous page (same filters): the entries after it, by an index range whatever the depth; replaces page (and afterId in a sync). A cursor that is not one of this list is 400.',
+  },
+} as const;
+
 /** page defaults to 1, limit to 25, limit max 100 (decisions.md); out of range is 400. */
 export const pageQuery = {
   page: { type: 'integer', minimum: 1, maximum: 1000000, default: 1 },

@@ -4,6 +4,7 @@ import { decryptSecret } from '../crypto/secretBox';
 import { notFound } from '../errors';
 import { isProviderSlug, type ProviderSlug } from '../providers/payments';
 import type { ConnectorSettings } from '../domain/connectorSettings';
+import { applyKeyset, decodeCursor, keyColumns, keysetOrder, nextCursorOf, type Keyset } from './cursor';
 
 /** Reads of payment-provider connectors and their webhook log (the commands: shared/commands/connectors.ts). */
 export function slugOrNotFound(slug: string): ProviderSlug {
@@ -70,18 +71,36 @@ export interface WebhookLogEntry {
   processedAt: string | null;
 }
 
-/** The tenant's log rows for one provider, newest first (every installation, also uninstalled ones). */
-export async function listWebhookLogs(k: Knex, tenantId: string, slugRaw: string, limit: number): Promise<WebhookLogEntry[]> {
+/** The webhook log's order: newest received first, then id (unique). */
+export const WEBHOOK_LOG_KEYSET: Keyset = {
+  tag: 'webhook-logs',
+  columns: [
+    { column: 'received_at', type: 'timestamp' },
+    { column: 'id', type: 'uuid' },
+  ],
+  desc: true,
+};
+
+/**
+ * The tenant's log rows for one provider, newest first (every installation, also uninstalled
+ * ones), after `cursor` when given (docs/lists.md: webhook_events_log_idx answers it as a range),
+ * and the cursor after this page when more follow. No total: the contract's bare array has none,
+ * so no counter burdens the webhook intake.
+ */
+export async function listWebhookLogs(
+  k: Knex,
+  tenantId: string,
+  slugRaw: string,
+  page: { limit: number; cursor?: string },
+): Promise<{ data: WebhookLogEntry[]; nextCursor: string | null }> {
   const slug = slugOrNotFound(slugRaw);
-  const rows = await k('webhookEvents')
-    .where({ tenantId, provider: slug })
-    .orderBy([
-      { column: 'receivedAt', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ])
-    .limit(limit)
-    .select('id', 'provider', 'event', 'status', 'externalId', 'receivedAt', 'processedAt');
-  return rows.map((r) => ({
+  const q = k('webhookEvents').where({ tenantId, provider: slug });
+  if (page.cursor !== undefined) applyKeyset(q, WEBHOOK_LOG_KEYSET, decodeCursor(WEBHOOK_LOG_KEYSET, page.cursor));
+  const rows = await q
+    .orderBy(keysetOrder(WEBHOOK_LOG_KEYSET))
+    .limit(page.limit + 1)
+    .select('id', 'provider', 'event', 'status', 'externalId', 'receivedAt', 'processedAt', k.raw(keyColumns(WEBHOOK_LOG_KEYSET)));
+  const data = rows.slice(0, page.limit).map((r) => ({
     id: r.id,
     provider: r.provider,
     event: r.event ?? null,
@@ -90,4 +109,5 @@ export async function listWebhookLogs(k: Knex, tenantId: string, slugRaw: string
     receivedAt: new Date(r.receivedAt).toISOString(),
     processedAt: r.processedAt ? new Date(r.processedAt).toISOString() : null,
   }));
+  return { data, nextCursor: nextCursorOf(WEBHOOK_LOG_KEYSET, rows, page.limit) };
 }

@@ -1,9 +1,10 @@
 import Decimal from 'decimal.js';
 import { columnName, queryPrepared, type Db } from '../db';
-import { applySyncCursor, assertCursor, isSync, syncOrder, type SyncCursor } from './sync';
+import { applySyncCursor, assertCursor, isSync, syncKeyset, type SyncCursor } from './sync';
+import { applyKeyset, decodeCursor, keyColumns, keysetOrder, nextCursorOf, type Keyset } from './cursor';
 import type { Knex } from 'knex';
 import type { ModelObject } from 'objection';
-import { notFound } from '../errors';
+import { invalidInput, notFound } from '../errors';
 import { vatIdCountry } from '../domain/vatId';
 import { amountDue } from '../domain/invoiceTotals';
 import { fmtMoney, fmtRate, quantityNumber } from '../domain/money';
@@ -535,40 +536,83 @@ export interface InvoiceListFilters extends SyncCursor {
   limit: number;
 }
 
+/** The list's order: newest issue date first, then newest created, then id (unique). */
+export const INVOICE_KEYSET: Keyset = {
+  tag: 'invoices',
+  columns: [
+    { column: 'issue_date', type: 'date' },
+    { column: 'created_at', type: 'timestamp' },
+    { column: 'id', type: 'uuid' },
+  ],
+  desc: true,
+};
+
 /**
  * Paged list, newest issue date first. Entries are full invoice views (items, customer, totals,
  * payments) except the e-mail deliveries, plus deletedAt; the page's payments come from one
  * statement. With updatedSince: the incremental sync (shared/queries/sync.ts), deleted invoices
- * included, oldest change first.
+ * included, oldest change first. docs/lists.md: total from the counters, `cursor` (keyset) or
+ * `page` (OFFSET over an index-only scan of the keys), nextCursor always.
  */
 export async function listInvoices(db: Db, tenantId: string, f: InvoiceListFilters) {
   assertCursor(f);
+  if (f.cursor !== undefined && f.page !== 1)
+    throw invalidInput('Query failed validation', [{ field: 'page', message: 'cursor replaces page: pass one of them' }]);
+  const sync = isSync(f);
+  const keyset = sync ? syncKeyset('invoices') : INVOICE_KEYSET;
   // Hand-written knex, no models: a page is up to 100 rows and this is the hottest list.
-  let q = db('invoices').where({ tenantId });
-  if (isSync(f)) applySyncCursor(q, 'invoices', f);
-  else q = q.whereNull('deletedAt');
-  if (f.type) q = q.where('type', f.type);
-  if (f.status) q = q.where('status', f.status);
-  if (f.customerId) q = q.where('customerId', f.customerId);
-  if (f.supplierId) q = q.where('supplierId', f.supplierId);
-  if (f.from) q = q.where('issueDate', '>=', f.from);
-  if (f.to) q = q.where('issueDate', '<=', f.to);
-  const [{ count }] = await q.clone().count<{ count: number }[]>({ count: '*' });
-  const rows: Array<InvoiceViewRow & { deletedAt: Date | null }> = await q
+  const q = db('invoices').where({ tenantId });
+  if (sync) applySyncCursor(q, 'invoices', f);
+  else q.whereNull('deletedAt');
+  if (f.type) q.where('type', f.type);
+  if (f.status) q.where('status', f.status);
+  if (f.customerId) q.where('customerId', f.customerId);
+  if (f.supplierId) q.where('supplierId', f.supplierId);
+  if (f.from) q.where('issueDate', '>=', f.from);
+  if (f.to) q.where('issueDate', '<=', f.to);
+  // The page's keys first (the list index alone, index-only: an OFFSET skips index entries, not
+  // rows), then those rows; limit + 1 tells whether there is a next page.
+  const keys = q
     .clone()
-    .orderBy(
-      isSync(f)
-        ? syncOrder
-        : [
-            { column: 'issueDate', order: 'desc' },
-            { column: 'createdAt', order: 'desc' },
-            { column: 'id', order: 'desc' },
-          ],
-    )
-    .limit(f.limit)
-    .offset((f.page - 1) * f.limit);
-  const total = Number(count);
-  const deletedAt = new Map(rows.map((r) => [r.id, r.deletedAt ? new Date(r.deletedAt).toISOString() : null]));
-  const data = (await buildInvoiceViews(db, tenantId, rows)).map((v) => ({ ...v, deletedAt: deletedAt.get(v.id) ?? null }));
-  return { data, pagination: { page: f.page, limit: f.limit, total, totalPages: Math.ceil(total / f.limit) } };
+    .select(keyset.columns.map((c) => c.column))
+    .orderBy(keysetOrder(keyset))
+    .limit(f.limit + 1)
+    .offset(f.cursor !== undefined ? 0 : (f.page - 1) * f.limit);
+  if (!sync && f.cursor !== undefined) applyKeyset(keys, keyset, decodeCursor(keyset, f.cursor));
+  const pageRows = async (): Promise<Array<InvoiceViewRow & { deletedAt: Date | null } & Record<string, unknown>>> =>
+    db
+      .withMaterialized('p', keys)
+      .from('p')
+      .join('invoices as i', 'i.id', 'p.id')
+      .where('i.tenantId', tenantId)
+      .select('i.*', db.raw(keyColumns(keyset, 'p')))
+      .orderBy(keysetOrder(keyset, 'p'));
+  // A sync page counts the changes still ahead of its cursor (the sync index range, docs/sync.md);
+  // the list sums the counters.
+  const total = async () => (sync ? Number((await q.clone().count<{ count: number }[]>({ count: '*' }))[0].count) : countInvoices(db, tenantId, f, q));
+  const [rows, count] = (db as { isTransaction?: boolean }).isTransaction ? [await pageRows(), await total()] : await Promise.all([pageRows(), total()]);
+  const nextCursor = nextCursorOf(keyset, rows, f.limit);
+  const shown = rows.slice(0, f.limit);
+  const deletedAt = new Map(shown.map((r) => [r.id, r.deletedAt ? new Date(r.deletedAt).toISOString() : null]));
+  const data = (await buildInvoiceViews(db, tenantId, shown)).map((v) => ({ ...v, deletedAt: deletedAt.get(v.id) ?? null }));
+  return { data, pagination: { page: f.page, limit: f.limit, total: count, totalPages: Math.ceil(count / f.limit), nextCursor } };
+}
+
+/**
+ * The exact number of live invoices matching the list's filters, from the counters the triggers
+ * of migration 20261127193517 keep (docs/lists.md): a sum over (type, status, day) rows of the
+ * tenant, or of one customer or supplier, within from/to. Both customerId and supplierId at once
+ * (an invoice has one or the other in practice) is counted on the rows, within that customer's
+ * index range.
+ */
+async function countInvoices(db: Db, tenantId: string, f: InvoiceListFilters, rows: Knex.QueryBuilder): Promise<number> {
+  if (f.customerId && f.supplierId) return Number((await rows.clone().count<{ count: number }[]>({ count: '*' }))[0].count);
+  const party = f.customerId ? { party: 'c', partyId: f.customerId } : f.supplierId ? { party: 's', partyId: f.supplierId } : null;
+  const c = db(party ? 'invoicePartyCounts' : 'invoiceDayCounts').where({ tenantId, ...(party ?? {}) });
+  if (f.type) c.where('type', f.type);
+  if (f.status) c.where('status', f.status);
+  if (f.from) c.where('issueDate', '>=', f.from);
+  if (f.to) c.where('issueDate', '<=', f.to);
+  const [{ total }] = await c.select(db.raw('coalesce(sum(n), 0)::bigint as total'));
+  return Number(total);
 }

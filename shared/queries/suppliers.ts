@@ -1,6 +1,7 @@
 import type { Db } from '../db';
-import { notFound } from '../errors';
-import { applySyncCursor, assertCursor, isSync, syncOrder, type SyncCursor } from './sync';
+import { invalidInput, notFound } from '../errors';
+import { applySyncCursor, assertCursor, isSync, syncKeyset, type SyncCursor } from './sync';
+import { applyKeyset, decodeCursor, keyColumns, keysetOrder, nextCursorOf, type Keyset } from './cursor';
 import type { ModelObject } from 'objection';
 import { Supplier } from '../models/Supplier';
 
@@ -36,23 +37,48 @@ export function toSupplierView(r: ModelObject<Supplier>): SupplierView {
   };
 }
 
-/** Live suppliers by name; with updatedSince the incremental sync (shared/queries/sync.ts), deleted ones included. */
+/** The supplier list's order: by name, then id (unique). */
+export const SUPPLIER_KEYSET: Keyset = {
+  tag: 'suppliers',
+  columns: [
+    { column: 'name', type: 'text' },
+    { column: 'id', type: 'uuid' },
+  ],
+  desc: false,
+};
+
+/**
+ * Live suppliers by name, by page or cursor (docs/lists.md; total from list_counts); with
+ * updatedSince the incremental sync (shared/queries/sync.ts), deleted ones included.
+ */
 export async function listSuppliers(db: Db, tenantId: string, page: SyncCursor & { page: number; limit: number }) {
   assertCursor(page);
+  if (page.cursor !== undefined && page.page !== 1)
+    throw invalidInput('Query failed validation', [{ field: 'page', message: 'cursor replaces page: pass one of them' }]);
+  const sync = isSync(page);
+  const keyset = sync ? syncKeyset('suppliers') : SUPPLIER_KEYSET;
   // A list stays hand-written knex (plain rows, no model instances), as the other lists.
   const base = db('suppliers').where({ tenantId });
-  if (isSync(page)) applySyncCursor(base, 'suppliers', page);
+  if (sync) applySyncCursor(base, 'suppliers', page);
   else base.whereNull('deletedAt');
-  const [{ count }] = await base.clone().count<{ count: number }[]>({ count: '*' });
-  const rows: ModelObject<Supplier>[] = await base
+  const rowsQ = base
     .clone()
-    .orderBy(isSync(page) ? syncOrder : [{ column: 'name' }, { column: 'id' }])
-    .limit(page.limit)
-    .offset((page.page - 1) * page.limit);
-  const total = Number(count);
+    .select('*', db.raw(keyColumns(keyset)))
+    .orderBy(keysetOrder(keyset))
+    .limit(page.limit + 1)
+    .offset(page.cursor !== undefined ? 0 : (page.page - 1) * page.limit);
+  if (!sync && page.cursor !== undefined) applyKeyset(rowsQ, keyset, decodeCursor(keyset, page.cursor));
+  // A sync page counts the changes still ahead of its cursor (docs/sync.md); the list reads the counter.
+  const count = async () =>
+    Number(
+      sync
+        ? (await base.clone().count<{ count: number }[]>({ count: '*' }))[0].count
+        : (await db('listCounts').where({ tenantId, list: 'suppliers' }).first(db.raw('coalesce(sum(n), 0)::bigint as total'))).total,
+    );
+  const [rows, total]: [Array<ModelObject<Supplier> & Record<string, unknown>>, number] = await Promise.all([rowsQ, count()]);
   return {
-    data: rows.map(toSupplierView),
-    pagination: { page: page.page, limit: page.limit, total, totalPages: Math.ceil(total / page.limit) },
+    data: rows.slice(0, page.limit).map(toSupplierView),
+    pagination: { page: page.page, limit: page.limit, total, totalPages: Math.ceil(total / page.limit), nextCursor: nextCursorOf(keyset, rows, page.limit) },
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { invalidInput } from '../errors';
+import { applyKeyset, decodeCursor, type Keyset } from './cursor';
 
 /**
  * Incremental sync of the invoice, customer and supplier lists (docs/sync.md). Given updatedSince
@@ -12,7 +13,19 @@ import { invalidInput } from '../errors';
 export interface SyncCursor {
   updatedSince?: string;
   afterId?: string;
+  /** nextCursor of the previous sync page: the same position as (updatedSince, afterId), opaque (docs/lists.md). */
+  cursor?: string;
 }
+
+/** The sync order as a keyset (shared/queries/cursor.ts): nextCursor of a sync page encodes it. */
+export const syncKeyset = (table: string): Keyset => ({
+  tag: `${table}:sync`,
+  columns: [
+    { column: 'updated_at', type: 'timestamp' },
+    { column: 'id', type: 'uuid' },
+  ],
+  desc: false,
+});
 
 export const isSync = <T extends SyncCursor>(c: T): c is T & { updatedSince: string } => c.updatedSince !== undefined;
 
@@ -20,6 +33,9 @@ export const isSync = <T extends SyncCursor>(c: T): c is T & { updatedSince: str
 export function assertCursor(c: SyncCursor): void {
   if (c.afterId !== undefined && c.updatedSince === undefined) {
     throw invalidInput('Query failed validation', [{ field: 'afterId', message: 'needs updatedSince' }]);
+  }
+  if (c.afterId !== undefined && c.cursor !== undefined) {
+    throw invalidInput('Query failed validation', [{ field: 'cursor', message: 'replaces afterId: pass one of them' }]);
   }
 }
 
@@ -33,7 +49,9 @@ interface Filterable {
 export function applySyncCursor(q: Filterable, table: string, c: SyncCursor & { updatedSince: string }): void {
   const since = new Date(c.updatedSince);
   if (Number.isNaN(since.getTime())) throw invalidInput('Query failed validation', [{ field: 'updatedSince', message: 'must be an ISO 8601 date-time' }]);
-  if (c.afterId) q.whereRaw('(??, ??) > (?::timestamptz, ?::uuid)', [`${table}.updated_at`, `${table}.id`, since.toISOString(), c.afterId]);
+  // A cursor is the position of the previous page's last row: it replaces (updatedSince, afterId).
+  if (c.cursor) applyKeyset(q, syncKeyset(table), decodeCursor(syncKeyset(table), c.cursor), table);
+  else if (c.afterId) applyKeyset(q, syncKeyset(table), [since.toISOString(), c.afterId], table);
   else q.where(`${table}.updatedAt`, '>=', since);
 }
 

@@ -68,15 +68,20 @@ add<unknown, unknown, SlugParams>({
   },
 });
 
-add<unknown, { limit: number }, SlugParams>({
+add<unknown, { limit: number; cursor?: string }, SlugParams>({
   method: 'get',
   path: '/:slug/webhook-logs',
   auth: 'manager',
   summary: 'Webhook log of this provider, newest first (bare array; limit default 50, max 200)',
+  description:
+    'The X-Next-Cursor response header (absent at the end) passed back as cursor gives the entries after this page, by an index range whatever the depth (docs/lists.md).',
   query: logsQuery,
   responses: { 200: { description: 'Log entries', schema: { type: 'array', items: logEntry } }, ...errorResponses },
   handler: async (ctx) => {
-    ctx.body = await listWebhookLogs(db(), ctx.state.actor.tenantId, ctx.input.params.slug, ctx.input.query.limit);
+    const page = await listWebhookLogs(db(), ctx.state.actor.tenantId, ctx.input.params.slug, ctx.input.query);
+    // The contract's bare array has no envelope: the next position travels in a header.
+    if (page.nextCursor) ctx.set('X-Next-Cursor', page.nextCursor);
+    ctx.body = page.data;
   },
 });
 

@@ -1,4 +1,4 @@
-import { errorEnvelope, timestamp, uuid } from '../../schemas/common';
+import { cursorQuery, errorEnvelope, timestamp, uuid } from '../../schemas/common';
 
 const secret = { type: 'string', minLength: 1, maxLength: 1000 } as const;
 const nullableString = (maxLength: number, description: string) => ({ type: ['string', 'null'], maxLength, description }) as const;
@@ -43,7 +43,7 @@ export const connectorView = {
 export const logsQuery = {
   type: 'object',
   additionalProperties: false,
-  properties: { limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 } },
+  properties: { limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 }, ...cursorQuery },
 } as const;
 
 export const logEntry = {

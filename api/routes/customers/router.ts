@@ -11,17 +11,22 @@ import { createCustomerBody, customerView, errorResponses, listCustomersQuery, u
  */
 export const { router: customersRouter, add } = createRouter('/api/customers', 'Customers');
 
-add<unknown, { updatedSince?: string; afterId?: string; limit?: number }>({
+add<unknown, { updatedSince?: string; afterId?: string; cursor?: string; limit?: number }>({
   method: 'get',
   path: '/',
   auth: 'viewer',
   summary: 'List customers (not deleted), by name; a bare array',
   description:
+    'All of them, or with limit (1–100, default 25 with a cursor) and/or cursor a page: the X-Next-Cursor response header (absent at the end) passed back as cursor gives the next page by an index range; X-Total-Count is the number of live customers (docs/lists.md). ' +
     'With updatedSince (and afterId): the incremental sync, still a bare array: at most limit (default 25) customers changed since, deleted ones included with deletedAt, ordered by (updatedAt, id); page on with the last one as updatedSince/afterId until fewer than limit come back (docs/sync.md).',
   query: listCustomersQuery,
   responses: { 200: { description: 'Customers', schema: { type: 'array', items: customerView } }, ...errorResponses },
   handler: async (ctx) => {
-    ctx.body = await listCustomers(db(), ctx.state.actor.tenantId, ctx.input.query);
+    const page = await listCustomers(db(), ctx.state.actor.tenantId, ctx.input.query);
+    // The contract's bare array has no envelope: the paging travels in headers (docs/lists.md).
+    if (page.nextCursor) ctx.set('X-Next-Cursor', page.nextCursor);
+    if (page.total !== null) ctx.set('X-Total-Count', String(page.total));
+    ctx.body = page.data;
   },
 });
 

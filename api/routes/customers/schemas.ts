@@ -1,5 +1,5 @@
 import { CURRENCIES } from '../../../shared/domain/currencies';
-import { errorEnvelope, syncQuery, timestamp, uuid } from '../../schemas/common';
+import { cursorQuery, errorEnvelope, syncQuery, timestamp, uuid } from '../../schemas/common';
 import { PEPPOL_SCHEMES } from '../../../shared/domain/peppolId';
 import { EINVOICE_FORMATS } from '../../../shared/models/Customer';
 
@@ -73,13 +73,19 @@ export const customerView = {
   },
 } as const;
 
-/** GET /api/customers: no query, or the incremental sync (docs/sync.md) with a page size. */
+/** GET /api/customers: no query (all), a page (limit, cursor: docs/lists.md), or the incremental sync (docs/sync.md). */
 export const listCustomersQuery = {
   type: 'object',
   additionalProperties: false,
   properties: {
     ...syncQuery,
-    limit: { type: 'integer', minimum: 1, maximum: 100, description: 'With updatedSince only: at most this many (default 25)' },
+    ...cursorQuery,
+    limit: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 100,
+      description: 'A page of at most this many (default 25 with cursor or updatedSince); without limit, cursor and updatedSince: all',
+    },
   },
 } as const;
 

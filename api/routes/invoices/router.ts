@@ -44,9 +44,10 @@ add<unknown, InvoiceListFilters>({
   method: 'get',
   path: '/',
   auth: 'viewer',
-  summary: 'List invoices with filters (type, status, customerId, from/to on issueDate inclusive) and paging',
+  summary: 'List invoices with filters (type, status, customerId, supplierId, from/to on issueDate inclusive) and paging by page or cursor',
   description:
-    'With updatedSince (and afterId): the incremental sync: invoices changed since, deleted ones included with deletedAt, ordered by (updatedAt, id); page on with the last entry as updatedSince/afterId (docs/sync.md).',
+    'pagination.total is exact (kept by counters, not counted per request); pagination.nextCursor passed back as cursor with the same filters gives the next page by an index range whatever the depth, null at the end (docs/lists.md). ' +
+    'With updatedSince (and afterId, or the cursor of the previous sync page): the incremental sync: invoices changed since, deleted ones included with deletedAt, ordered by (updatedAt, id) (docs/sync.md).',
   query: listInvoicesQuery,
   responses: {
     200: { description: '{ data, pagination }; entries are invoice views with items and payments (not deliveries)', schema: invoiceList },

@@ -4,7 +4,7 @@ import { FOREIGN_VAT, TAX_CATEGORIES } from '../../../shared/domain/tax/vatCateg
 import { INVOICE_STATUSES, INVOICE_TYPES } from '../../../shared/domain/invoiceStates';
 import { EINVOICE_FORMATS } from '../../../shared/domain/einvoiceFormats';
 import { PAYMENT_METHODS } from '../../../shared/commands/recordPayment';
-import { errorEnvelope, isoDate, listOf, money, pageQuery, positiveMoney, syncQuery, timestamp, uuid } from '../../schemas/common';
+import { cursorListOf, cursorQuery, errorEnvelope, isoDate, money, pageQuery, positiveMoney, syncQuery, timestamp, uuid } from '../../schemas/common';
 
 /** Invoice JSON Schemas: request validation and the OpenAPI document from one source. */
 const nullable = (s: Record<string, unknown>) => ({ ...s, type: [s.type as string, 'null'] });
@@ -117,6 +117,7 @@ export const listInvoicesQuery = {
     from: { ...isoDate, description: 'issueDate on or after (inclusive)' },
     to: { ...isoDate, description: 'issueDate on or before (inclusive)' },
     ...pageQuery,
+    ...cursorQuery,
     ...syncQuery,
   },
 } as const;
@@ -276,7 +277,7 @@ export const invoiceView = {
 } as const;
 
 /** A list entry: the view plus deletedAt, always there (set only in an updatedSince list: docs/sync.md). */
-export const invoiceList = listOf({
+export const invoiceList = cursorListOf({
   ...invoiceView,
   properties: { ...invoiceView.properties, deletedAt: { type: ['string', 'null'], format: 'date-time' } },
 });

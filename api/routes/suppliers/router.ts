@@ -13,9 +13,10 @@ add<unknown, SyncCursor & { page: number; limit: number }>({
   method: 'get',
   path: '/',
   auth: 'viewer',
-  summary: 'List suppliers (paged)',
+  summary: 'List suppliers by name (paged by page or cursor)',
   description:
-    'With updatedSince (and afterId): the incremental sync: suppliers changed since, deleted ones included with deletedAt, ordered by (updatedAt, id); page on with the last entry as updatedSince/afterId (docs/sync.md).',
+    'pagination.total is exact (a counter); pagination.nextCursor passed back as cursor gives the next page by an index range, null at the end (docs/lists.md). ' +
+    'With updatedSince (and afterId, or the cursor of the previous sync page): the incremental sync: suppliers changed since, deleted ones included with deletedAt, ordered by (updatedAt, id); page on with the last entry as updatedSince/afterId (docs/sync.md).',
   query: supplierListQuery,
   responses: { 200: { description: 'Suppliers', schema: supplierList }, ...errorResponses },
   handler: async (ctx) => {

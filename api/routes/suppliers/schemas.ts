@@ -1,4 +1,4 @@
-import { errorEnvelope, listOf, pageQuery, syncQuery, timestamp, uuid } from '../../schemas/common';
+import { cursorListOf, cursorQuery, errorEnvelope, pageQuery, syncQuery, timestamp, uuid } from '../../schemas/common';
 
 const nullable = (s: Record<string, unknown>) => ({ ...s, type: [s.type as string, 'null'] });
 
@@ -26,13 +26,13 @@ export const supplierProperties = {
 
 export const createSupplierBody = { type: 'object', additionalProperties: false, required: ['name'], properties: supplierProperties } as const;
 export const updateSupplierBody = { type: 'object', additionalProperties: false, properties: supplierProperties } as const;
-export const supplierListQuery = { type: 'object', additionalProperties: false, properties: { ...pageQuery, ...syncQuery } } as const;
+export const supplierListQuery = { type: 'object', additionalProperties: false, properties: { ...pageQuery, ...cursorQuery, ...syncQuery } } as const;
 
 export const supplierView = {
   type: 'object',
   properties: { id: uuid, ...supplierProperties, createdAt: timestamp, updatedAt: timestamp, deletedAt: { type: ['string', 'null'], format: 'date-time' } },
 } as const;
-export const supplierList = listOf(supplierView);
+export const supplierList = cursorListOf(supplierView);
 
 export const errorResponses = {
   400: { description: 'Invalid input', schema: errorEnvelope },

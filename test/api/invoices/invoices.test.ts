@@ -249,7 +249,7 @@ describe('GET /api/invoices (list)', () => {
     expect(await ids('?from=2026-01-31&to=2026-02-01')).toEqual([d2.id, d3.id].sort());
     expect(await ids('?to=2025-12-31')).toEqual([]);
     const all = await http.get('/api/invoices', { token: viewer.token });
-    expect(all.body.pagination).toEqual({ page: 1, limit: 25, total: 4, totalPages: 1 });
+    expect(all.body.pagination).toEqual({ page: 1, limit: 25, total: 4, totalPages: 1, nextCursor: null });
     // newest issue date first; entries carry totals, items and payments
     expect(all.body.data[0].id).toBe(sent.id);
     expect(all.body.data[0]).toMatchObject({ totalGross: '1494.60', amountDue: '1494.60', customer: { id: c2.id }, payments: [] });
@@ -287,10 +287,10 @@ describe('GET /api/invoices (list)', () => {
     for (let i = 0; i < 3; i++) await createDraftInvoice(tenant, member);
     const p = await http.get('/api/invoices?limit=2&page=2', { token: viewer.token });
     expect(p.body.data).toHaveLength(1);
-    expect(p.body.pagination).toEqual({ page: 2, limit: 2, total: 3, totalPages: 2 });
+    expect(p.body.pagination).toEqual({ page: 2, limit: 2, total: 3, totalPages: 2, nextCursor: null });
     const beyond = await http.get('/api/invoices?limit=2&page=5', { token: viewer.token });
     expect(beyond.status).toBe(200);
-    expect(beyond.body).toEqual({ data: [], pagination: { page: 5, limit: 2, total: 3, totalPages: 2 } });
+    expect(beyond.body).toEqual({ data: [], pagination: { page: 5, limit: 2, total: 3, totalPages: 2, nextCursor: null } });
     expect((await http.get('/api/invoices?limit=100', { token: viewer.token })).status).toBe(200);
     for (const q of [
       'limit=0',

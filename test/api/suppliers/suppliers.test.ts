@@ -39,7 +39,7 @@ describe('suppliers', () => {
 
     const list = await http.get('/api/suppliers', { token: viewer.token });
     expect(list.status).toBe(200);
-    expect(list.body.pagination).toEqual({ page: 1, limit: 25, total: 1, totalPages: 1 });
+    expect(list.body.pagination).toEqual({ page: 1, limit: 25, total: 1, totalPages: 1, nextCursor: null });
     expect(list.body.data[0].id).toBe(res.body.id);
 
     expect((await http.get(`/api/suppliers/${res.body.id}`, { token: viewer.token })).body.name).toBe('Stripe Payments Europe');
@@ -73,9 +73,9 @@ describe('suppliers', () => {
     }
     const p2 = await http.get('/api/suppliers?limit=2&page=2', { token: viewer.token });
     expect(p2.body.data.map((s: any) => s.name)).toEqual(['S2']);
-    expect(p2.body.pagination).toEqual({ page: 2, limit: 2, total: 3, totalPages: 2 });
+    expect(p2.body.pagination).toEqual({ page: 2, limit: 2, total: 3, totalPages: 2, nextCursor: null });
     const p9 = await http.get('/api/suppliers?limit=2&page=9', { token: viewer.token });
-    expect(p9.body).toEqual({ data: [], pagination: { page: 9, limit: 2, total: 3, totalPages: 2 } });
+    expect(p9.body).toEqual({ data: [], pagination: { page: 9, limit: 2, total: 3, totalPages: 2, nextCursor: null } });
   });
 
   it('DELETE with an open incoming invoice → 400 DEPENDENCY', async () => {
