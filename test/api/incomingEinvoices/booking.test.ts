@@ -12,7 +12,7 @@ import { storeExchangeRates } from '../../../shared/commands/exchangeRates';
 import { startWorkers, type RunningWorkers } from '../../../workers/worker';
 import { createTeam } from '../../helpers/factories';
 import { useTestServer } from '../../helpers/server';
-import { waitUntil } from '../../helpers/waitUntil';
+import { uploadAndSettle } from '../../helpers/incomingEinvoices';
 
 interface DocLine {
   net: string;
@@ -98,21 +98,7 @@ const deTeam = () => createTeam({ country: 'DE', vatId: 'DE811907980' });
 const atTeam = () => createTeam({ country: 'AT', vatId: 'ATU13585627' });
 
 async function importDoc(team: Team, bytes: Buffer) {
-  const res = await env.http.request('POST', '/api/incoming-einvoices', {
-    token: team.member.token,
-    rawBody: bytes,
-    headers: { 'content-type': 'application/xml' },
-  });
-  expect(res.status).toBe(202);
-  const row = await waitUntil(
-    async () => {
-      const r = await env.http.get(`/api/incoming-einvoices/${res.body.id}`, { token: team.viewer.token });
-      return ['imported', 'duplicate', 'rejected'].includes(r.body.status) ? r.body : null;
-    },
-    'the import',
-    // The sandboxed documents worker starts its first child process for the first import; a loaded CI host is slow.
-    110_000,
-  );
+  const row = await uploadAndSettle(env.http, team, bytes);
   const invoice = row.invoiceId ? (await env.http.get(`/api/invoices/${row.invoiceId}`, { token: team.viewer.token })).body : null;
   return { row, invoice };
 }

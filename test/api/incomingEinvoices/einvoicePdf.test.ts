@@ -16,7 +16,7 @@ import { createIncomingInvoice, createSentInvoice } from '../../helpers/invoiceF
 import { needsOfficialFiles, officialPath } from '../../helpers/officialFiles';
 import { pdfText } from '../../helpers/pdf';
 import { useTestServer } from '../../helpers/server';
-import { waitUntil } from '../../helpers/waitUntil';
+import { uploadAndSettle } from '../../helpers/incomingEinvoices';
 
 const MANIFEST = 'samples:einvoices/manifest.json' as const;
 const official = needsOfficialFiles([MANIFEST]);
@@ -35,16 +35,7 @@ type Team = Awaited<ReturnType<typeof createTeam>>;
 const flat = (pdf: Buffer) => pdfText(pdf).replace(/\s+/g, ' ');
 
 async function imported(team: Team, bytes: Buffer, type: string): Promise<string> {
-  const res = await env.http.request('POST', '/api/incoming-einvoices', { token: team.member.token, rawBody: bytes, headers: { 'content-type': type } });
-  expect(res.status).toBe(202);
-  const row = await waitUntil(
-    async () => {
-      const r = await env.http.get(`/api/incoming-einvoices/${res.body.id}`, { token: team.viewer.token });
-      return ['imported', 'duplicate', 'rejected'].includes(r.body.status) ? r.body : null;
-    },
-    'the import',
-    60_000,
-  );
+  const row = await uploadAndSettle(env.http, team, bytes, type);
   expect(row.status).toBe('imported');
   return row.invoiceId;
 }

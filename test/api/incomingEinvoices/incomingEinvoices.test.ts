@@ -10,7 +10,7 @@ import { db } from '../../../shared/db';
 import { startWorkers, type RunningWorkers } from '../../../workers/worker';
 import { createTeam } from '../../helpers/factories';
 import { useTestServer } from '../../helpers/server';
-import { waitUntil } from '../../helpers/waitUntil';
+import { settledImport } from '../../helpers/incomingEinvoices';
 import { needsOfficialFiles, officialPath } from '../../helpers/officialFiles';
 
 interface ManifestEntry {
@@ -40,16 +40,7 @@ type Team = Awaited<ReturnType<typeof createTeam>>;
 const upload = (team: Team, bytes: Buffer | string, contentType: string, query = '') =>
   env.http.request('POST', `/api/incoming-einvoices${query}`, { token: team.member.token, rawBody: bytes, headers: { 'content-type': contentType } });
 
-async function settled(team: Team, id: string) {
-  return waitUntil(
-    async () => {
-      const res = await env.http.get(`/api/incoming-einvoices/${id}`, { token: team.viewer.token });
-      return ['imported', 'duplicate', 'rejected'].includes(res.body.status) ? res.body : null;
-    },
-    `the import of ${id}`,
-    60_000,
-  );
-}
+const settled = (team: Team, id: string) => settledImport(env.http, team.viewer.token, id);
 
 describe.skipIf(!official)('official samples through the API and a real worker', () => {
   let team: Team;

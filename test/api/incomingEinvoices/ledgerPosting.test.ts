@@ -17,7 +17,7 @@ import { startWorkers, type RunningWorkers } from '../../../workers/worker';
 import { createTeam, createTenant, createUser } from '../../helpers/factories';
 import { needsOfficialFiles, officialPath } from '../../helpers/officialFiles';
 import { useTestServer } from '../../helpers/server';
-import { waitUntil } from '../../helpers/waitUntil';
+import { uploadAndSettle } from '../../helpers/incomingEinvoices';
 
 const MANIFEST = 'samples:einvoices/manifest.json' as const;
 const official = needsOfficialFiles([MANIFEST]);
@@ -101,21 +101,7 @@ afterEach(async () => {
 });
 
 async function importDoc(team: Team, bytes: Buffer) {
-  const res = await env.http.request('POST', '/api/incoming-einvoices', {
-    token: team.member.token,
-    rawBody: bytes,
-    headers: { 'content-type': 'application/xml' },
-  });
-  expect(res.status).toBe(202);
-  const row = await waitUntil(
-    async () => {
-      const r = await env.http.get(`/api/incoming-einvoices/${res.body.id}`, { token: team.viewer.token });
-      return ['imported', 'duplicate', 'rejected'].includes(r.body.status) ? r.body : null;
-    },
-    'the import',
-    110_000,
-  );
-  return row;
+  return uploadAndSettle(env.http, team, bytes);
 }
 
 /** The entries posted for an invoice, each with its lines as `account: debit/credit`. */
@@ -179,20 +165,8 @@ describe.skipIf(!official)('every published sample with auto-post on', () => {
           .where({ id: tenant.id })
           .update({ settings: db().raw(`settings || '{"einvoiceImport": {"autoPost": true, "expenseAccount": null}}'::jsonb`) });
         const member = await createUser(tenant, 'member');
-        const res = await env.http.request('POST', '/api/incoming-einvoices', {
-          token: member.token,
-          rawBody: sampleBytes(e.file),
-          headers: { 'content-type': e.file.endsWith('.pdf') ? 'application/pdf' : 'application/xml' },
-        });
-        expect(res.status).toBe(202);
-        const row = await waitUntil(
-          async () => {
-            const r = await env.http.get(`/api/incoming-einvoices/${res.body.id}`, { token: member.token });
-            return ['imported', 'duplicate', 'rejected'].includes(r.body.status) ? r.body : null;
-          },
-          `the import of ${e.file}`,
-          110_000,
-        );
+        const contentType = e.file.endsWith('.pdf') ? 'application/pdf' : 'application/xml';
+        const row = await uploadAndSettle(env.http, { member, viewer: member }, sampleBytes(e.file), contentType, `the import of ${e.file}`);
         return { e, tenantId: tenant.id, row };
       }),
     );

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorkers, type RunningWorkers } from '../../../workers/worker';
 import { createTenant, createUser } from '../../helpers/factories';
 import { useTestServer } from '../../helpers/server';
-import { waitUntil } from '../../helpers/waitUntil';
+import { settledImport } from '../../helpers/incomingEinvoices';
 import { needsOfficialFiles, officialPath } from '../../helpers/officialFiles';
 
 interface ManifestEntry {
@@ -75,15 +75,8 @@ afterAll(async () => workers?.close());
 
 async function settled(entryId: string) {
   const { id, token } = uploads.get(entryId)!;
-  const row = await waitUntil(
-    async () => {
-      const res = await env.http.get(`/api/incoming-einvoices/${id}`, { token });
-      return ['imported', 'duplicate', 'rejected'].includes(res.body.status) ? res.body : null;
-    },
-    `the import of ${entryId}`,
-    // The first sample waits for the 54 queued before it may be done, on a possibly loaded host.
-    280_000,
-  );
+  // The first sample waits for the 54 queued before it may be done, on a possibly loaded host.
+  const row = await settledImport(env.http, token, id, `the import of ${entryId}`, 280_000);
   return { row, token };
 }
 

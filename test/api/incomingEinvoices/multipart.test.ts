@@ -13,7 +13,7 @@ import { db } from '../../../shared/db';
 import { startWorkers, type RunningWorkers } from '../../../workers/worker';
 import { createTeam } from '../../helpers/factories';
 import { useTestServer } from '../../helpers/server';
-import { waitUntil } from '../../helpers/waitUntil';
+import { settledImport } from '../../helpers/incomingEinvoices';
 import { needsOfficialFiles, officialPath } from '../../helpers/officialFiles';
 
 const MANIFEST = 'samples:einvoices/manifest.json' as const;
@@ -59,16 +59,7 @@ const form = (...files: [field: string, bytes: Buffer | string, type: string, na
   return f;
 };
 
-async function settled(team: Team, id: string) {
-  return waitUntil(
-    async () => {
-      const res = await env.http.get(`/api/incoming-einvoices/${id}`, { token: team.viewer.token });
-      return ['imported', 'duplicate', 'rejected'].includes(res.body.status) ? res.body : null;
-    },
-    `the import of ${id}`,
-    60_000,
-  );
-}
+const settled = (team: Team, id: string) => settledImport(env.http, team.viewer.token, id);
 
 describe.skipIf(!official)('official samples as multipart/form-data', () => {
   let team: Team;

@@ -15,7 +15,7 @@ import { db } from '../../../shared/db';
 import { startWorkers, type RunningWorkers } from '../../../workers/worker';
 import { createTeam } from '../../helpers/factories';
 import { useTestServer } from '../../helpers/server';
-import { waitUntil } from '../../helpers/waitUntil';
+import { uploadAndSettle } from '../../helpers/incomingEinvoices';
 
 const env = useTestServer({ RENDER_WAIT_MS: '60000' });
 let workers: RunningWorkers;
@@ -120,20 +120,7 @@ async function download(team: Team, id: string, output: Output): Promise<Buffer>
 
 /** Upload to the buyer tenant and wait until the import job has settled the row. */
 async function imported(buyer: Team, bytes: Buffer, output: Output) {
-  const res = await env.http.request('POST', '/api/incoming-einvoices', {
-    token: buyer.member.token,
-    rawBody: bytes,
-    headers: { 'content-type': output.type },
-  });
-  expect(res.status, JSON.stringify(res.body)).toBe(202);
-  return waitUntil(
-    async () => {
-      const r = await env.http.get(`/api/incoming-einvoices/${res.body.id}`, { token: buyer.viewer.token });
-      return ['imported', 'duplicate', 'rejected'].includes(r.body.status) ? r.body : null;
-    },
-    `the import of ${output.name}`,
-    60_000,
-  );
+  return uploadAndSettle(env.http, buyer, bytes, output.type, `the import of ${output.name}`);
 }
 
 const eq = (a: string, b: string) => new Decimal(a).eq(b);

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorkers, type RunningWorkers } from '../../../workers/worker';
 import { createTeam } from '../../helpers/factories';
 import { useTestServer } from '../../helpers/server';
-import { waitUntil } from '../../helpers/waitUntil';
+import { uploadAndSettle } from '../../helpers/incomingEinvoices';
 import { needsOfficialFiles, officialPath } from '../../helpers/officialFiles';
 
 const SAMPLE = 'samples:einvoices/xrechnung-testsuite/01.01a-INVOICE_ubl.xml' as const;
@@ -25,21 +25,7 @@ afterAll(async () => workers?.close());
 type Team = Awaited<ReturnType<typeof createTeam>>;
 
 async function importXml(team: Team, xml: string) {
-  const res = await env.http.request('POST', '/api/incoming-einvoices', {
-    token: team.member.token,
-    rawBody: Buffer.from(xml, 'utf8'),
-    headers: { 'content-type': 'application/xml' },
-  });
-  expect(res.status).toBe(202);
-  return waitUntil(
-    async () => {
-      const row = await env.http.get(`/api/incoming-einvoices/${res.body.id}`, { token: team.viewer.token });
-      return ['imported', 'duplicate', 'rejected'].includes(row.body.status) ? row.body : null;
-    },
-    'the import',
-    // The first import starts the sandboxed worker process; under a busy machine that takes a while.
-    100_000,
-  );
+  return uploadAndSettle(env.http, team, Buffer.from(xml, 'utf8'));
 }
 
 describe.skipIf(!official)('validation report on import', () => {
