@@ -29,14 +29,12 @@ export async function issueDunningNotice(
   input: { invoiceId: string; asOf: string; ifDue?: boolean },
 ): Promise<DunningNoticeView | null> {
   const { tenantId } = actor;
+  const locked = await trx('invoices').where({ tenantId, id: input.invoiceId }).whereNull('deletedAt').forUpdate().first('id', 'status', 'type');
+  // The same answer as for another tenant's invoice: 404, nothing about its existence.
+  if (!locked) throw notFound('Invoice');
   const tenant = await loadDunningTenant(trx, tenantId);
   if (!tenant.dunning.enabled || !tenant.dunning.levels.length) {
     throw unprocessable('Dunning is not enabled: set PUT /api/settings {dunning: {enabled: true, levels: [...]}} first');
-  }
-  const locked = await trx('invoices').where({ tenantId, id: input.invoiceId }).whereNull('deletedAt').forUpdate().first('id', 'status', 'type');
-  if (!locked) {
-    // The same answer as for another tenant's invoice: 404, nothing about its existence.
-    throw notFound('Invoice');
   }
   const [candidate] = await dunningCandidates(trx, tenantId, { invoiceId: input.invoiceId });
   if (!candidate) {

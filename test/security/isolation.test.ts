@@ -36,6 +36,7 @@ function resourceFor(fullPath: string): string | undefined {
     [/^\/api\/webhook-subscriptions\/:id/, 'webhookSubscription'],
     [/^\/api\/api-keys\/:id/, 'apiKey'],
     [/^\/api\/recurring-invoices\/:id/, 'recurringInvoice'],
+    [/^\/api\/dunning-notices\/:id/, 'dunningNotice'],
   ];
   return table.find(([re]) => re.test(fullPath))?.[1];
 }
@@ -133,6 +134,21 @@ beforeAll(async () => {
     })
     .returning('id');
   aIds.recurringInvoice = recurring.id;
+  const [dunningNotice] = await db()('dunningNotices')
+    .insert({
+      tenantId: a.tenant.id,
+      invoiceId: aIds.invoice,
+      level: 1,
+      number: 'MA-2026-00001',
+      issueDate: '2026-11-01',
+      amountDue: '1.00',
+      fee: '0.00',
+      interest: '0.00',
+      totalDue: '1.00',
+      content: JSON.stringify({ customer: { name: 'A Geheim KG' } }),
+    })
+    .returning('id');
+  aIds.dunningNotice = dunningNotice.id;
   const purge = await client(server.url, { token: a.admin.token }).post('/api/maintenance/purge-customers', {});
   expect(purge.status, describeResponse(purge)).toBeLessThan(300);
   aIds.maintenanceJob = String(purge.body.jobId ?? purge.body.key ?? purge.body.id);

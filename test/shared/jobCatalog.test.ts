@@ -70,6 +70,8 @@ describe('job catalog', () => {
       purgeSentOutbox: 'maintenance/purge-sent-outbox',
       fetchEcbRates: 'maintenance/fetch-ecb-rates',
       runRecurringInvoices: 'maintenance/run-recurring-invoices',
+      dunningDaily: 'maintenance/dunning-daily',
+      runDunning: 'maintenance/run-dunning',
       deliverWebhook: 'outbound-webhooks/deliver-webhook',
       purgeWebhookEvents: 'maintenance/purge-webhook-events',
       notifyWebhookDisabled: 'email/notify-webhook-disabled',
@@ -93,7 +95,11 @@ describe('job catalog', () => {
     expect(payloadError(jobs.renderReportPdf, { tenantId: uuid, report: 'u30', year: 2026, quarter: 1, fingerprint: 'ab' })).toBeNull();
     expect(payloadError(jobs.renderReportPdf, { tenantId: uuid, report: 'bwa', year: 2026, fingerprint: 'ab' })).toBeNull();
     // Scheduled maintenance jobs are added with {}.
-    for (const [, def] of catalogEntries.filter(([, d]) => d.queue === QUEUES.maintenance)) expect(payloadError(def, {}), def.name).toBeNull();
+    // (run-dunning is added only by the daily fan-out and the run route, with its tenant and day.)
+    for (const [, def] of catalogEntries.filter(([k, d]) => d.queue === QUEUES.maintenance && k !== 'runDunning'))
+      expect(payloadError(def, {}), def.name).toBeNull();
+    expect(payloadError(jobs.runDunning, { tenantId: uuid, day: '2026-11-27', requestedAt: 1 })).toBeNull();
+    expect(payloadError(jobs.runDunning, { tenantId: uuid, day: '27.11.2026' })).toMatch(/payload\/day must match pattern/);
     expect(payloadError(jobs.processWebhookEvent, { eventRowId: uuid })).toBe("payload must have required property 'tenantId'");
     expect(payloadError(jobs.renderInvoiceDocument, { tenantId: uuid, invoiceId: uuid, kind: 'pdf', version: '1' })).toMatch(
       /payload\/version must be integer/,

@@ -55,6 +55,7 @@ describe('settings', () => {
       peppolId: null,
       datev: {},
       einvoiceImport: { autoPost: false, expenseAccount: null },
+      dunning: { enabled: false, automatic: false, levels: [] },
       portalCredentialsConfigured: false,
     });
     for (const v of ['customerName', 'invoiceNumber', 'totalGross', 'dueDate', 'companyName']) {

@@ -287,7 +287,7 @@ describe('review: proposals and issuing by hand', () => {
 
     // Another tenant's invoice and notice are not found; a viewer may not issue.
     const other = await createTeam();
-    expect((await http.post(`/api/dunning/proposals/${due.id}/issue`, {}, { token: other.admin.token })).status).toBe(422);
+    expect((await http.post(`/api/dunning/proposals/${due.id}/issue`, {}, { token: other.admin.token })).status).toBe(404);
     expect((await http.get(`/api/invoices/${due.id}/dunning-notices`, { token: other.admin.token })).status).toBe(404);
     expect((await http.get(`/api/dunning-notices/${issued.id}/pdf`, { token: other.admin.token })).status).toBe(404);
     expect((await http.post(`/api/dunning/proposals/${due.id}/issue`, {}, { token: team.viewer.token })).status).toBe(403);
