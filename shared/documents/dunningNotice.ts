@@ -4,7 +4,7 @@ import { renderDunningNoticePdf } from '../formats/reportPdf/dunningNoticePdf';
 
 /**
  * A dunning notice's PDF, rendered from the content frozen when it was issued (docs/dunning.md):
- * the API's GET /api/dunning-notices/:id/pdf and the notice's e-mail get the same document. A
+ * the API's GET /api/dunning-notices/:id/pdf and the notice's e-mail show the same document. A
  * page of text renders in milliseconds, so it is not cached.
  */
 export async function dunningNoticeDocument(db: Db, tenantId: string, noticeId: string): Promise<{ filename: string; content: Buffer; contentType: string }> {

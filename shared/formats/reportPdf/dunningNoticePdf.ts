@@ -8,7 +8,7 @@ import { cell, createReportDocument, footer, INK, rule, style } from './common';
  * A dunning notice (Zahlungserinnerung / Mahnung) as PDF: parties, the open invoice, the fee, the
  * default interest per base-rate period with its legal basis, earlier notices' charges and the
  * total. Same fonts and helpers as the report PDFs; rendered from the content frozen when the
- * notice was issued (CreationDate = issue date), so every rendering gives the same text.
+ * notice was issued (CreationDate = issue date), so every rendering shows the same.
  */
 const TITLES = ['Zahlungserinnerung', '2. Mahnung', 'Letzte Mahnung'];
 
