@@ -318,6 +318,40 @@ describe('review: proposals and issuing by hand', () => {
     expect((await http.post(`/api/dunning/proposals/${due.id}/issue`, {}, { token: team.viewer.token })).status).toBe(403);
   });
 
+  it('Austria: the tenant country decides the law; customerType decides business or consumer', async () => {
+    const team = await createTeam({ country: 'AT' });
+    const put = await http.put(
+      '/api/settings',
+      { dunning: { enabled: true, automatic: false, levels: [level(7, '5.00', true)] } },
+      { token: team.admin.token },
+    );
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    const atItems = [{ description: 'Beratung', quantity: '10', unitPrice: '100.00', taxRate: '20' }]; // gross 1200.00
+    const consumer = await createCustomer(team.tenant, {
+      name: 'Franz Huber',
+      company: 'Huber (privat)',
+      email: 'franz@huber.example',
+      customerType: 'consumer',
+    });
+    const business = await createCustomer(team.tenant, { name: 'Anna Berger', company: 'Berger GmbH', email: 'office@berger.example' });
+    const due = addDays(todayVienna(), -10);
+    const ids: Record<string, string> = {};
+    for (const [name, c] of [
+      ['consumer', consumer],
+      ['business', business],
+    ] as const) {
+      const inv = await createSentInvoice(team.tenant, null, { customerId: c.id, items: atItems });
+      await db()('invoices').where({ id: inv.id }).update({ dueDate: due });
+      ids[inv.id] = name;
+    }
+    const proposals = await http.get('/api/dunning/proposals', { token: team.manager.token });
+    const byType = Object.fromEntries(proposals.body.map((p: { invoiceId: string }) => [ids[p.invoiceId], p]));
+    // Consumer: 4 % (§ 1000 ABGB), 10 days: 1200 × 4 % × 10 / 365 = 1.3150… → 1.32; no lump sum
+    expect(byType.consumer).toMatchObject({ level: 1, fee: '5.00', interest: '1.32', totalDue: '1206.32' });
+    // Business: OeNB 1.53 + 9.2 = 10.73 % (§ 456 UGB): 3.5276… → 3.53; EUR 40 (§ 458 UGB)
+    expect(byType.business).toMatchObject({ level: 1, fee: '45.00', interest: '3.53', totalDue: '1248.53' });
+  });
+
   it('refuses issuing while dunning is off', async () => {
     const team = await germanTeam(null);
     const inv = await overdueInvoice(team, 30);
