@@ -18,6 +18,11 @@ import { finalizePdfA3b } from './pdfA';
 export interface RenderOptions {
   /** PDF/A-3b output (embedded fonts, sRGB output intent, XMP identification); used for ZUGFeRD. */
   pdfA?: boolean;
+  /**
+   * false: leave pdfkit's own XMP in place (no pdf-lib pass). Only for a caller that rewrites the
+   * XMP itself, as embedFacturX does: loading and saving the file once instead of twice.
+   */
+  finalizeXmp?: boolean;
 }
 
 function stableDate(iso: string | null | undefined): Date {
@@ -63,5 +68,5 @@ export async function renderInvoicePdf(input: DocumentInput, opts: RenderOptions
   });
 
   const bytes = await toBuffer(doc);
-  return opts.pdfA ? finalizePdfA3b(bytes) : bytes;
+  return opts.pdfA && opts.finalizeXmp !== false ? finalizePdfA3b(bytes) : bytes;
 }

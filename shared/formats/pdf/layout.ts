@@ -4,7 +4,7 @@
  * is measured and moved whole, so nothing is split mid-row (free text may still flow).
  */
 import PDFDocument from 'pdfkit';
-import { DEFAULT_FONT_PATH, FONT, registerFonts, type FontStyle } from './fonts';
+import { defaultFont, FONT, installFontFallback, registerFonts, type FontStyle } from './fonts';
 
 /** A4 in points. */
 export const PAGE_WIDTH = 595.28;
@@ -134,8 +134,9 @@ export function createDocument(info: DocumentInfo, pdfA: boolean): PDFKit.PDFDoc
   };
   // The constructor also instantiates a default font; handing it DejaVu keeps the standard
   // (non-embedded) Helvetica out of the file entirely.
-  const doc = new PDFDocument({ ...options, font: DEFAULT_FONT_PATH });
+  const doc = new PDFDocument({ ...options, font: defaultFont() });
   registerFonts(doc);
+  installFontFallback(doc);
   return doc;
 }
 

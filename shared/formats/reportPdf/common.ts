@@ -1,5 +1,5 @@
 import PDFDocument from 'pdfkit';
-import { DEFAULT_FONT_PATH, FONT, registerFonts, type FontStyle } from '../pdf/fonts';
+import { defaultFont, FONT, installFontFallback, registerFonts, type FontStyle } from '../pdf/fonts';
 
 /**
  * Small pdfkit helpers for the report PDFs (U30 form, BWA). Same fonts as the invoice PDFs
@@ -18,9 +18,11 @@ export function createReportDocument(opts: { title: string; author: string; land
     lang: 'de',
     pdfVersion: '1.7',
     info: { Title: opts.title, Author: opts.author, Creator: 'accounting-service', Producer: 'PDFKit', CreationDate: opts.createdAt },
-    font: DEFAULT_FONT_PATH,
+    font: defaultFont(),
   });
   registerFonts(doc);
+  // Names in reports (customers, suppliers) may be Chinese, Japanese or Korean too.
+  installFontFallback(doc);
   return doc;
 }
 

@@ -78,7 +78,9 @@ export async function renderZugferdPdf(input: DocumentInput, ciiXml: string): Pr
     // An e-invoice needs the final number; assertRenderable answers 400 before a render is queued.
     throw new Error('renderZugferdPdf: a draft has no invoice number and cannot be an e-invoice');
   }
-  const pdf = await renderInvoicePdf(input, { pdfA: true });
+  // embedFacturX rebuilds the XMP from the info dictionary, so pdfkit's (unescaped) packet is not
+  // rewritten first: one pdf-lib load and save per ZUGFeRD instead of two.
+  const pdf = await renderInvoicePdf(input, { pdfA: true, finalizeXmp: false });
   return embedFacturX(pdf, ciiXml, {
     invoiceNumber: number,
     title: documentTitle(input),
