@@ -83,6 +83,27 @@ describe('characters DejaVu lacks (CJK)', () => {
     }
   }
 
+  it('Arabic, Hebrew and emoji DejaVu has: every character is extracted, no words overlap', async () => {
+    const company = 'شركة النور للتجارة';
+    const name = 'חברת אור בע״מ 😀 ✓';
+    const item = 'خدمات استشارية — ייעוץ';
+    const pdf = await renderDocument(
+      'pdf',
+      makeDocumentInput({
+        customer: { company, name },
+        items: [{ description: item, quantity: '1', unit: 'Stk', unitPrice: '10.00', taxRate: '20' }],
+      }),
+    );
+    for (const f of fonts(pdf)) expect(f, f.name).toMatchObject({ embedded: true });
+    const text = allText(pdf).replace(/\s+/g, '');
+    for (const ch of `${company}${name}${item}`.replace(/\s+/g, '')) expect(text, ch).toContain(ch);
+    for (const page of wordBoxes(pdf)) {
+      for (let i = 0; i < page.length; i++) {
+        for (let j = i + 1; j < page.length; j++) expect(intersects(page[i], page[j]), `${page[i].text} / ${page[j].text}`).toBe(false);
+      }
+    }
+  });
+
   it('a document without such characters embeds no fallback font', async () => {
     const pdf = await renderDocument('pdf', makeDocumentInput());
     expect(
