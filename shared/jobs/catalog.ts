@@ -133,12 +133,13 @@ export interface SweepStuckWebhookEventsPayload {
 /**
  * One tenant's dunning run for one day (docs/dunning.md). The daily fan-out adds it keyed by
  * tenant and day, so many workers (or a repeated fan-out) run it once; an admin's run now carries
- * requestedAt and is a run of its own (the notices' unique (invoice, level) keeps it harmless).
+ * a runId and is a run of its own (the notices' unique (invoice, level) keeps it harmless).
  */
 export interface RunDunningPayload {
   tenantId: string;
   day: string;
-  requestedAt?: number;
+  /** A random id per admin request: two requests in the same millisecond are still two runs. */
+  runId?: string;
 }
 
 /** A recurring-invoice run; empty from its daily scheduler. */
@@ -147,7 +148,8 @@ export interface RunRecurringInvoicesPayload {
   tenantId?: string;
   /** YYYY-MM-DD: bill the periods that start on or before it (default: today in Vienna). */
   asOf?: string;
-  requestedAt?: number;
+  /** A random id per admin request (two at once are two runs); absent from the scheduler. */
+  runId?: string;
 }
 
 /** Recurring jobs that take no data (their scheduler adds them with `{}`). */
@@ -356,10 +358,10 @@ export const jobs = {
     name: 'run-dunning',
     schema: payloadSchema<RunDunningPayload>({
       type: 'object',
-      properties: { tenantId: id, day: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' }, requestedAt: { type: 'number', nullable: true } },
+      properties: { tenantId: id, day: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' }, runId: { type: 'string', maxLength: 64, nullable: true } },
       required: ['tenantId', 'day'],
     }),
-    jobId: (p) => `dunning-${p.tenantId}-${p.day}${p.requestedAt ? `-now-${p.requestedAt}` : ''}`,
+    jobId: (p) => `dunning-${p.tenantId}-${p.day}${p.runId ? `-now-${p.runId}` : ''}`,
   }),
 
   /** Drain outbox rows not relayed right after commit (every 10 s). */
@@ -418,11 +420,11 @@ export const jobs = {
       properties: {
         tenantId: { ...id, nullable: true },
         asOf: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$', nullable: true },
-        requestedAt: { type: 'number', nullable: true },
+        runId: { type: 'string', maxLength: 64, nullable: true },
       },
       required: [],
     }),
-    jobId: (p) => `recurring-invoices-${p.tenantId ?? 'all'}-${p.asOf ?? 'today'}-${p.requestedAt ?? 0}`,
+    jobId: (p) => `recurring-invoices-${p.tenantId ?? 'all'}-${p.asOf ?? 'today'}-${p.runId ?? 'scheduled'}`,
   }),
 } as const;
 

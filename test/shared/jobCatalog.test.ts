@@ -98,13 +98,13 @@ describe('job catalog', () => {
     // (run-dunning is added only by the daily fan-out and the run route, with its tenant and day.)
     for (const [, def] of catalogEntries.filter(([k, d]) => d.queue === QUEUES.maintenance && k !== 'runDunning'))
       expect(payloadError(def, {}), def.name).toBeNull();
-    expect(payloadError(jobs.runDunning, { tenantId: uuid, day: '2026-11-27', requestedAt: 1 })).toBeNull();
+    expect(payloadError(jobs.runDunning, { tenantId: uuid, day: '2026-11-27', runId: 'a1b2' })).toBeNull();
     expect(payloadError(jobs.runDunning, { tenantId: uuid, day: '27.11.2026' })).toMatch(/payload\/day must match pattern/);
     expect(payloadError(jobs.processWebhookEvent, { eventRowId: uuid })).toBe("payload must have required property 'tenantId'");
     expect(payloadError(jobs.renderInvoiceDocument, { tenantId: uuid, invoiceId: uuid, kind: 'pdf', version: '1' })).toMatch(
       /payload\/version must be integer/,
     );
-    expect(payloadError(jobs.runRecurringInvoices, { tenantId: uuid, asOf: '2026-11-27', requestedAt: 1 })).toBeNull();
+    expect(payloadError(jobs.runRecurringInvoices, { tenantId: uuid, asOf: '2026-11-27', runId: 'a1b2' })).toBeNull();
     expect(payloadError(jobs.runRecurringInvoices, { asOf: '27.11.2026' })).toMatch(/payload\/asOf must match pattern/);
     expect(payloadError(jobs.relayOutbox, [])).toBe('payload must be object');
     // Keys a job does not read are tolerated (a payload may gain one across a rolling deploy).

@@ -1,9 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { createRouter } from '../../routing';
 import { db } from '../../../shared/db';
 import { runInTransaction } from '../../../shared/outbox';
 import { enqueue } from '../../../shared/queues';
 import { jobs } from '../../../shared/jobs/catalog';
-import { now, nowMs } from '../../../shared/clock';
+import { now } from '../../../shared/clock';
 import { todayVienna } from '../../../shared/domain/dates';
 import { unprocessable } from '../../../shared/errors';
 import { issueDunningNotice } from '../../../shared/commands/dunning';
@@ -77,7 +78,7 @@ add({
       throw unprocessable('Automatic dunning is not enabled (settings dunning.enabled and dunning.automatic); issue reviewed proposals one by one instead');
     }
     const day = todayVienna(now());
-    const job = await enqueue(jobs.runDunning, { tenantId, day, requestedAt: nowMs() });
+    const job = await enqueue(jobs.runDunning, { tenantId, day, runId: randomUUID() });
     ctx.status = 202;
     ctx.body = { jobId: job.id, day, status: 'queued' };
   },

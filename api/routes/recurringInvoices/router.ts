@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createRouter } from '../../routing';
 import { runInTransaction } from '../../../shared/outbox';
 import { db } from '../../../shared/db';
@@ -63,7 +64,7 @@ add({
     const tenantId = ctx.state.actor.tenantId;
     // Today as the service's clock sees it, carried in the job: the run bills what is due on the day it was asked for.
     const asOf = todayVienna(now());
-    const job = await enqueue(jobs.runRecurringInvoices, { tenantId, asOf, requestedAt: Date.now() });
+    const job = await enqueue(jobs.runRecurringInvoices, { tenantId, asOf, runId: randomUUID() });
     ctx.status = 202;
     ctx.body = { jobId: job.id, status: 'queued', asOf };
   },
