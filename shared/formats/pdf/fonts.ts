@@ -120,16 +120,27 @@ function sharedLayoutCache(font: FontkitFont): Record<string, unknown> {
   return cache;
 }
 
-function shareLayoutCaches(document: PDFKit.PDFDocument): void {
-  if (!fontSharing.enabled) return;
-  if (++documentsSinceCheck >= 16) {
+/** Adjusts each pdfkit EmbeddedFont of the document as it is instantiated: the shared layout cache, the .notdef width. */
+function adoptEmbeddedFonts(document: PDFKit.PDFDocument): void {
+  if (fontSharing.enabled && ++documentsSinceCheck >= 16) {
     documentsSinceCheck = 0;
     for (const [font, cache] of layoutCaches) if (Object.keys(cache).length > LAYOUT_CACHE_MAX) layoutCaches.delete(font);
   }
-  const doc = document as PDFKit.PDFDocument & { _font: { font?: FontkitFont; layoutCache?: Record<string, unknown> } | null };
+  type Embedded = {
+    font?: FontkitFont & { getGlyph(id: number): { advanceWidth: number } };
+    layoutCache?: Record<string, unknown>;
+    widths?: number[];
+    scale?: number;
+  };
+  const doc = document as PDFKit.PDFDocument & { _font: Embedded | null };
   const adopt = () => {
     const f = doc._font;
-    if (f?.font && f.layoutCache && pathByFont.has(f.font)) f.layoutCache = sharedLayoutCache(f.font);
+    if (!f?.font) return;
+    // pdfkit 0.20 puts the .notdef width into /W in font units (1229 for DejaVu's 2048 units per
+    // em) where every other width is per 1000 (600): a character no font has was laid out 600
+    // wide and drawn twice as wide over its neighbours. Scaled like the others.
+    if (f.widths && f.scale) f.widths[0] = f.font.getGlyph(0).advanceWidth * f.scale;
+    if (fontSharing.enabled && f.layoutCache && pathByFont.has(f.font)) f.layoutCache = sharedLayoutCache(f.font);
   };
   adopt(); // the default font, instantiated by the constructor
   const origFont = doc.font.bind(doc) as (...args: unknown[]) => PDFKit.PDFDocument;
@@ -231,7 +242,7 @@ type Internal = PDFKit.PDFDocument & {
  * primary font covers takes pdfkit's own path unchanged.
  */
 export function installFontFallback(document: PDFKit.PDFDocument): void {
-  shareLayoutCaches(document);
+  adoptEmbeddedFonts(document);
   const doc = document as Internal;
   // Fallbacks are registered on first use: most documents need none, and reading a 10 MB file
   // per document (sharing off) or per renderer process (on) is not free.

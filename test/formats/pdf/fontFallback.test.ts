@@ -104,6 +104,23 @@ describe('characters DejaVu lacks (CJK)', () => {
     }
   });
 
+  it('characters no font has (Thai) are .notdef boxes whose width in /W is the width they were laid out with', async () => {
+    const pdf = await renderDocument(
+      'pdf',
+      makeDocumentInput({
+        customer: { company: 'บริษัทไทยจำกัดมหาชนบริการให้คำปรึกษา' },
+        items: [{ description: 'บริการให้คำปรึกษาบริการให้คำปรึกษาบริการ', quantity: '1', unit: 'Stk', unitPrice: '10.00', taxRate: '20' }],
+      }),
+    );
+    // pdfkit 0.20 wrote the .notdef width in font units (1229 for DejaVu) where the layout used
+    // 600 per 1000: viewers drew each box twice as wide, over the next column. pdftotext gives
+    // .notdef no word box, so the width is read from the font dictionaries (not compressed).
+    const first = [...pdf.toString('latin1').matchAll(/\/W \[\s*0\s*\[\s*([\d.]+)/g)].map((m) => Number(m[1]));
+    expect(first.length).toBeGreaterThan(0);
+    for (const w of first) expect(w).toBeLessThanOrEqual(1000);
+    expect(first[0]).toBeCloseTo(600, 0);
+  });
+
   it('a document without such characters embeds no fallback font', async () => {
     const pdf = await renderDocument('pdf', makeDocumentInput());
     expect(
