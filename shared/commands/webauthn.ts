@@ -145,7 +145,12 @@ export async function authenticationOptions(ctx: AnonymousContext, challengeToke
   const user = await challengeUser(ctx.trx, challengeToken);
   if (!user) throw invalidChallenge();
   assertNotLocked(user);
-  const creds = await passkeyDescriptors(ctx.trx, user.tenantId, user.id);
+  return assertionOptions(ctx.trx, user.tenantId, user.id);
+}
+
+/** Assertion options over the user's own passkeys, with the challenge stored for the answer (login and re-authentication alike). */
+async function assertionOptions(trx: Knex.Transaction, tenantId: string, userId: string): Promise<PublicKeyCredentialRequestOptionsJSON> {
+  const creds = await passkeyDescriptors(trx, tenantId, userId);
   if (!creds.length) throw invalidInput('No passkey is registered for this account');
   const options = await generateAuthenticationOptions({
     rpID: rp().rpId,
@@ -153,7 +158,7 @@ export async function authenticationOptions(ctx: AnonymousContext, challengeToke
     userVerification: 'preferred',
     allowCredentials: creds.map((x) => ({ id: x.credentialId, transports: x.transports })),
   });
-  await storeChallenge(ctx.trx, user.id, user.tenantId, 'authentication', options.challenge);
+  await storeChallenge(trx, userId, tenantId, 'authentication', options.challenge);
   return options;
 }
 
@@ -225,16 +230,7 @@ export async function verifyPasskeyAssertion(trx: Knex.Transaction, attempt: Pas
  * `passkey`): the own credentials, a challenge stored like a login's.
  */
 export async function reauthenticationOptions({ trx, actor }: CommandContext): Promise<PublicKeyCredentialRequestOptionsJSON> {
-  const creds = await passkeyDescriptors(trx, actor.tenantId, actor.userId!);
-  if (!creds.length) throw invalidInput('No passkey is registered for this account');
-  const options = await generateAuthenticationOptions({
-    rpID: rp().rpId,
-    timeout: TIMEOUT_MS,
-    userVerification: 'preferred',
-    allowCredentials: creds.map((x) => ({ id: x.credentialId, transports: x.transports })),
-  });
-  await storeChallenge(trx, actor.userId!, actor.tenantId, 'authentication', options.challenge);
-  return options;
+  return assertionOptions(trx, actor.tenantId, actor.userId!);
 }
 
 /** Spend the pending authentication challenge of a logged-in user (null for none), with the attempt the caller claimed. */

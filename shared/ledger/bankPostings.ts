@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { tenantChart } from './accounts';
+import { insertEntry } from './posting';
 import type { Direction } from '../domain/bankStatements';
 
 /**
@@ -11,37 +12,6 @@ import type { Direction } from '../domain/bankStatements';
  */
 export const BANK_PAYMENT_SOURCE = 'bank_payment';
 export const BANK_PAYMENT_REVERSAL_SOURCE = 'bank_payment_reversal';
-
-interface Line {
-  account: string;
-  debit: string;
-  credit: string;
-}
-
-async function insertEntry(
-  trx: Knex.Transaction,
-  e: { tenantId: string; date: string; description: string; sourceType: string; sourceId: string; reversesEntryId: string | null },
-  lines: Line[],
-): Promise<string | null> {
-  const numbers = [...new Set(lines.map((l) => l.account))];
-  const found: { id: string; number: string }[] = await trx('ledgerAccounts')
-    .where({ tenantId: e.tenantId })
-    .whereIn('number', numbers)
-    .forShare()
-    .select('id', 'number');
-  const missing = numbers.find((n) => !found.some((a) => a.number === n));
-  if (missing) throw new Error(`Account ${missing} does not exist in the tenant's chart of accounts`);
-  const [entry] = await trx('journalEntries')
-    .insert({ ...e, description: e.description.slice(0, 500) })
-    .onConflict(['tenantId', 'sourceType', 'sourceId'])
-    .ignore()
-    .returning('id');
-  if (!entry) return null;
-  await trx('journalLines').insert(
-    lines.map((l) => ({ tenantId: e.tenantId, entryId: entry.id, accountId: found.find((a) => a.number === l.account)!.id, debit: l.debit, credit: l.credit })),
-  );
-  return entry.id;
-}
 
 /** Post one bank payment; returns the entry's id (null: it was posted before). */
 export async function postBankPayment(

@@ -599,9 +599,10 @@ async function reversePurchaseTax(trx: Knex.Transaction, tenantId: string, invoi
 /**
  * An entry of any number of lines, accounts by number (locked FOR SHARE like postEntry's). Once
  * per source: null when it exists already. A missing account fails before writing.
- * Query builder, not compiled SQL: posted only for the rare invoices with such lines.
+ * Query builder, not compiled SQL: posted only for the rare invoices with such lines, and for
+ * bank-statement payments (bankPostings.ts).
  */
-async function insertEntry(
+export async function insertEntry(
   trx: Knex.Transaction,
   e: { tenantId: string; date: string; description: string; sourceType: string; sourceId: string; reversesEntryId: string | null },
   lines: { account: string; debit: string; credit: string }[],

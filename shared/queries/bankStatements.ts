@@ -3,7 +3,7 @@ import type { Db } from '../db';
 import { notFound } from '../errors';
 import type { BankFlag, BankStatementStatus } from '../models/BankStatement';
 import type { BankTransactionStatus } from '../models/BankTransaction';
-import type { Direction, MatchCandidate } from '../domain/bankStatements';
+import type { Direction, MatchCandidate, StatementEntry } from '../domain/bankStatements';
 import { amountDue } from '../domain/invoiceTotals';
 
 const iso = (v: Date | string | null) => (v == null ? null : v instanceof Date ? v.toISOString() : String(v));
@@ -82,22 +82,11 @@ export async function statementForImport(db: Db, tenantId: string, id: string) {
   return db('bankStatements').where({ tenantId, id }).first('id', 'status', 'original');
 }
 
-export interface BankTransactionView {
+/** A stored entry: what the bank reported (less its booking text) and what matching made of it. */
+export interface BankTransactionView extends Omit<StatementEntry, 'bankText'> {
   id: string;
   statementId: string;
   status: BankTransactionStatus;
-  bookingDate: string;
-  valueDate: string | null;
-  amount: string;
-  direction: Direction;
-  currency: string;
-  reversal: boolean;
-  counterpartyName: string | null;
-  counterpartyIban: string | null;
-  remittance: string | null;
-  creditorReference: string | null;
-  endToEndId: string | null;
-  entryReference: string | null;
   account: string;
   flags: BankFlag[];
   note: string | null;
