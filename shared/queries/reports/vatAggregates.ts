@@ -48,7 +48,19 @@ export const SALES_CATEGORY_SQL = `coalesce(ii.tax_category, case when ii.tax_ra
 export const salesCategoryBindings = (country: string) => [EU_VAT_PREFIXES, vatPrefixOf(country), ...exportBindings(country)];
 
 /** Signed net of a sales line: credit notes reverse. */
-const SIGNED_NET_SQL = "(case when i.type = 'gutschrift' then -ii.net_amount else ii.net_amount end)";
+/** A sales line's net with its document's sign: a credit note (gutschrift) reduces the sales. */
+export const SIGNED_NET_SQL = "(case when i.type = 'gutschrift' then -ii.net_amount else ii.net_amount end)";
+
+/**
+ * SQL: invoice `i` is a finalized sale (rechnung or gutschrift) in the books, issued in the period;
+ * bind salesInPeriodBindings. The VAT return and the ZM select their lines with it.
+ */
+export const SALES_IN_PERIOD_SQL = `i.tenant_id = ?
+                and i.type in ('rechnung', 'gutschrift')
+                and i.status = any(?::text[])
+                and ${inBooksSql('i')}
+                and i.issue_date between ? and ?`;
+export const salesInPeriodBindings = (tenantId: string, from: string, to: string) => [tenantId, [...FINALIZED_STATUSES], from, to];
 
 export interface SalesCategoryRow {
   category: string | null;
@@ -86,15 +98,11 @@ export async function salesByCategory(db: Knex, tenantId: string, country: strin
                     ${eurSumSql(SIGNED_NET_SQL)} as net
                from invoices i
                join invoice_items ii on ii.invoice_id = i.id
-              where i.tenant_id = ?
-                and i.type in ('rechnung', 'gutschrift')
-                and i.status = any(?::text[])
-                and ${inBooksSql('i')}
-                and i.issue_date between ? and ?
+              where ${SALES_IN_PERIOD_SQL}
               group by ${DOC_GROUP_SQL}, 1, 2, 3) d
       group by 1, 2, 3
       order by 3 desc, 1, 2`,
-    [...salesCategoryBindings(country), tenantId, [...FINALIZED_STATUSES], from, to],
+    [...salesCategoryBindings(country), ...salesInPeriodBindings(tenantId, from, to)],
   );
   return rows as SalesCategoryRow[];
 }

@@ -3,9 +3,16 @@ import type { TaxPeriod } from '../../domain/tax/period';
 import { computeZm, type ZmInputRow, type ZmResult } from '../../domain/tax/zm';
 import { invalidInput } from '../../errors';
 import { buildZmXml } from '../../formats/zm/zmXml';
-import { inBooksSql } from './books';
 import { assertEurDocuments } from './currency';
-import { DOC_GROUP_SQL, eurSumSql, FINALIZED_STATUSES, SALES_CATEGORY_SQL, salesCategoryBindings } from './vatAggregates';
+import {
+  DOC_GROUP_SQL,
+  eurSumSql,
+  SALES_CATEGORY_SQL,
+  SALES_IN_PERIOD_SQL,
+  SIGNED_NET_SQL,
+  salesCategoryBindings,
+  salesInPeriodBindings,
+} from './vatAggregates';
 import { type ReportTenant, requireTaxNumber } from './vatReturn';
 
 /**
@@ -26,20 +33,16 @@ export async function zmRows(db: Knex, tenant: Pick<ReportTenant, 'id' | 'countr
     `select d."vatId", d."kind", sum(d.net)::text as "net"
        from (select i.customer_snapshot->>'vatId' as "vatId",
             case ${SALES_CATEGORY_SQL} when 'intraCommunitySupply' then 'supplies' else 'services' end as "kind",
-            ${eurSumSql("case when i.type = 'gutschrift' then -ii.net_amount else ii.net_amount end")} as net
+            ${eurSumSql(SIGNED_NET_SQL)} as net
        from invoices i
        join invoice_items ii on ii.invoice_id = i.id
-      where i.tenant_id = ?
-        and i.type in ('rechnung', 'gutschrift')
-        and i.status = any(?::text[])
-        and ${inBooksSql('i')}
-        and i.issue_date between ? and ?
+      where ${SALES_IN_PERIOD_SQL}
         and ${SALES_CATEGORY_SQL} in ('intraCommunitySupply', 'reverseCharge')
         and coalesce(i.customer_snapshot->>'vatId', '') <> ''
       group by ${DOC_GROUP_SQL}, 1, 2) d
       group by 1, 2
       order by 1, 2`,
-    [...salesCategoryBindings(tenant.country), tenant.id, [...FINALIZED_STATUSES], period.start, period.end, ...salesCategoryBindings(tenant.country)],
+    [...salesCategoryBindings(tenant.country), ...salesInPeriodBindings(tenant.id, period.start, period.end), ...salesCategoryBindings(tenant.country)],
   );
   return rows as ZmInputRow[];
 }
