@@ -137,3 +137,21 @@ export function renderXml(root: XmlElement, options: { indent?: string } = {}): 
  * to gigabytes). Readers refuse a document that matches before any parser sees it.
  */
 export const XML_DECLARATION_RE = /<!(DOCTYPE|ENTITY|ELEMENT|ATTLIST)/i;
+
+/**
+ * The fast-xml-parser options every reader of XML here starts from (inbound e-invoices, bank
+ * statements, the ECB feed, the rule checkers): attributes as `@_name`, namespace prefixes
+ * removed, values as text (never numbers: amounts stay decimal strings), no entity processing,
+ * declarations and processing instructions dropped. Each reader adds its own `isArray`.
+ */
+export const XML_READER_OPTIONS = {
+  ignoreAttributes: false,
+  attributeNamePrefix: '@_',
+  removeNSPrefix: true,
+  parseTagValue: false,
+  parseAttributeValue: false,
+  processEntities: false,
+  htmlEntities: false,
+  ignoreDeclaration: true,
+  ignorePiTags: true,
+} as const;

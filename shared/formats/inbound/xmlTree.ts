@@ -7,7 +7,7 @@
  */
 import Decimal from 'decimal.js';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { XML_DECLARATION_RE } from '../xml';
+import { XML_DECLARATION_RE, XML_READER_OPTIONS } from '../xml';
 import iconv from 'iconv-lite';
 
 /** Thrown inside the reader and turned into `{ ok: false, reason }` at its edge. */
@@ -21,15 +21,7 @@ export const MAX_XML_BYTES = 5 * 1024 * 1024;
 const MAX_ELEMENTS = 200_000;
 
 const parser = new XMLParser({
-  ignoreAttributes: false,
-  attributeNamePrefix: '@_',
-  removeNSPrefix: true,
-  parseTagValue: false,
-  parseAttributeValue: false,
-  processEntities: false,
-  htmlEntities: false,
-  ignoreDeclaration: true,
-  ignorePiTags: true,
+  ...XML_READER_OPTIONS,
   commentPropName: false,
   // Every element is a list, so a reader never has to guess whether one or many came.
   isArray: (_name: string, _jpath: unknown, _isLeaf: boolean, isAttribute: boolean) => !isAttribute,

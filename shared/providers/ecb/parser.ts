@@ -1,7 +1,7 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { ecbRateProblem, type EcbRate } from '../../domain/exchangeRates';
 import { EcbFeedError } from './errors';
-import { XML_DECLARATION_RE } from '../../formats/xml';
+import { XML_DECLARATION_RE, XML_READER_OPTIONS } from '../../formats/xml';
 
 /**
  * The ECB's euro reference rates XML (eurofxref-daily.xml, eurofxref-hist-90d.xml,
@@ -12,17 +12,9 @@ import { XML_DECLARATION_RE } from '../../formats/xml';
 
 const malformed = (why: string) => new EcbFeedError(`ECB rates feed is malformed: ${why}`, { code: 'MALFORMED', transient: false });
 
+// No entity is expanded, not even the predefined ones: the feed's codes, dates and rates have none.
 const parser = new XMLParser({
-  ignoreAttributes: false,
-  attributeNamePrefix: '@_',
-  removeNSPrefix: true,
-  parseTagValue: false,
-  parseAttributeValue: false,
-  // No entity is expanded, not even the predefined ones: the feed's codes, dates and rates have none.
-  processEntities: false,
-  htmlEntities: false,
-  ignoreDeclaration: true,
-  ignorePiTags: true,
+  ...XML_READER_OPTIONS,
   isArray: (name: string, _jpath: unknown, _isLeaf: boolean, isAttribute: boolean) => !isAttribute && name === 'Cube',
 });
 
