@@ -9,20 +9,25 @@ import { documentDate, documentTitle, drawInvoiceHeader } from './invoiceHeader'
 import { drawInvoiceSummary } from './invoiceSummary';
 import { DRAFT_LABEL, TYPE_TEXTS } from './invoiceTexts';
 import { drawItemTable } from './itemTable';
-import { CONTENT_LEFT, CONTENT_WIDTH, createDocument, setStyle, toBuffer } from './layout';
+import { CONTENT_LEFT, CONTENT_WIDTH, CREATOR, PRODUCER, createDocument, setStyle, toBuffer } from './layout';
 import { renderMarkdown } from './markdownToPdf';
 import { drawPageDecorations, installDraftWatermark } from './pageDecorations';
 import { displayName } from './parties';
-import { finalizePdfA3b } from './pdfA';
+import { attachFile, buildXmp, usePdfA3Metadata, type AssociatedFile } from './pdfA';
 
 export interface RenderOptions {
   /** PDF/A-3b output (embedded fonts, sRGB output intent, XMP identification); used for ZUGFeRD. */
   pdfA?: boolean;
   /**
-   * false: leave pdfkit's own XMP in place (no pdf-lib pass). Only for a caller that rewrites the
-   * XMP itself, as embedFacturX does: loading and saving the file once instead of twice.
+   * PDF/A-3 only: files attached to the document (/AF and EmbeddedFiles; `date` defaults to the
+   * document's), info entries that replace the invoice's own, and rdf:Description elements added
+   * to the XMP (escaped by the caller). How ZUGFeRD writes factur-x.xml in the same pass.
    */
-  finalizeXmp?: boolean;
+  pdfA3?: {
+    files?: Array<Omit<AssociatedFile, 'date'> & { date?: Date }>;
+    info?: { subject?: string; keywords?: string };
+    xmpDescriptions?: string[];
+  };
 }
 
 function stableDate(iso: string | null | undefined): Date {
@@ -35,16 +40,27 @@ export async function renderInvoicePdf(input: DocumentInput, opts: RenderOptions
   const { invoice, seller } = input;
   const title = documentTitle(input);
   const buyer = invoice.customer ? displayName(invoice.customer) : '';
-  const doc = createDocument(
-    {
-      title,
-      author: displayName(seller),
-      subject: `${title} vom ${formatDate(documentDate(input))}${buyer ? ` an ${buyer}` : ''}`,
-      keywords: TYPE_TEXTS[invoice.type].title,
-      date: stableDate(invoice.updatedAt ?? invoice.createdAt),
-    },
-    opts.pdfA === true,
-  );
+  const info = {
+    title,
+    author: displayName(seller),
+    subject: opts.pdfA3?.info?.subject ?? `${title} vom ${formatDate(documentDate(input))}${buyer ? ` an ${buyer}` : ''}`,
+    keywords: opts.pdfA3?.info?.keywords ?? TYPE_TEXTS[invoice.type].title,
+    date: stableDate(invoice.updatedAt ?? invoice.createdAt),
+  };
+  const doc = createDocument(info, opts.pdfA === true);
+  if (opts.pdfA) {
+    // The XMP is written by pdfkit from the same values as the info dictionary (createDocument),
+    // escaped: no pdf-lib pass over the finished file.
+    const xmpInfo = {
+      ...info,
+      creatorTool: CREATOR,
+      producer: PRODUCER,
+      createDate: info.date,
+      modifyDate: info.date,
+    };
+    usePdfA3Metadata(doc, () => buildXmp(xmpInfo, { part: 3, conformance: 'B' }, opts.pdfA3?.xmpDescriptions));
+    for (const file of opts.pdfA3?.files ?? []) attachFile(doc, { ...file, date: file.date ?? info.date });
+  }
 
   if (invoice.status === 'entwurf') installDraftWatermark(doc, DRAFT_LABEL);
   doc.addPage();
@@ -67,6 +83,5 @@ export async function renderInvoicePdf(input: DocumentInput, opts: RenderOptions
     pageLabel: invoice.status === 'entwurf' ? DRAFT_LABEL : undefined,
   });
 
-  const bytes = await toBuffer(doc);
-  return opts.pdfA && opts.finalizeXmp !== false ? finalizePdfA3b(bytes) : bytes;
+  return toBuffer(doc);
 }

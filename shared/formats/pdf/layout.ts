@@ -98,6 +98,10 @@ export function hRule(
   doc.save().lineWidth(width).strokeColor(color).moveTo(x1, y).lineTo(x2, y).stroke().restore();
 }
 
+/** Info /Creator and /Producer (and xmp:CreatorTool, pdf:Producer in a PDF/A's XMP). */
+export const CREATOR = 'accounting-service';
+export const PRODUCER = 'PDFKit';
+
 export interface DocumentInfo {
   title: string;
   author: string;
@@ -125,8 +129,8 @@ export function createDocument(info: DocumentInfo, pdfA: boolean): PDFKit.PDFDoc
       Subject: info.subject,
       // pdfkit serialises every key it is given; an undefined one crashes end().
       ...(info.keywords ? { Keywords: info.keywords } : {}),
-      Creator: 'accounting-service',
-      Producer: 'PDFKit',
+      Creator: CREATOR,
+      Producer: PRODUCER,
       CreationDate: info.date,
       ModDate: info.date,
     },

@@ -1,8 +1,11 @@
 /**
  * PDF/A metadata: the XMP packet must agree with the info dictionary, and pdfkit writes it
- * unescaped ("Müller & Söhne" gives invalid XML), so it is rebuilt here from the info
- * dictionary, escaped, and swapped in with pdf-lib. The Factur-X writer adds its extension schema.
+ * unescaped ("Müller & Söhne" gives invalid XML), so it is built here from the same values,
+ * escaped, and written by pdfkit in place of its own (`usePdfA3Metadata`); PDF/A-3 associated
+ * files (the Factur-X XML) are written into the same pdfkit document (`attachFile`). The
+ * pdf-lib helpers below serve `embedFacturX`, which works on finished PDF bytes.
  */
+import { createHash } from 'node:crypto';
 import { PDFDocument, PDFName, PDFRef } from '@cantoo/pdf-lib';
 import { escapeAttr } from '../xml';
 
@@ -96,9 +99,75 @@ export async function savePdf(pdf: PDFDocument): Promise<Buffer> {
   return Buffer.from(bytes);
 }
 
-/** Rewrites the XMP of a pdfkit PDF/A-3b file so it is well-formed and matches the info dictionary. */
-export async function finalizePdfA3b(bytes: Uint8Array): Promise<Buffer> {
-  const pdf = await loadPdf(bytes);
-  setXmp(pdf, buildXmp(readInfo(pdf), { part: 3, conformance: 'B' }));
-  return savePdf(pdf);
+/**
+ * Makes pdfkit write `xmp()` (called at end(), after every page and font is done) as the
+ * document's XMP packet instead of its own unescaped one: no second pass over the file.
+ * PDF/A forbids filters on the metadata stream, so it stays uncompressed.
+ */
+export function usePdfA3Metadata(document: PDFKit.PDFDocument, xmp: () => string): void {
+  type Ref = { compress: boolean; write(b: Uint8Array): void; end(): void };
+  const doc = document as unknown as { ref(data: object): Ref; _root: { data: Record<string, unknown> }; endMetadata: () => void };
+  doc.endMetadata = () => {
+    const ref = doc.ref({ Type: 'Metadata', Subtype: 'XML' });
+    ref.compress = false;
+    ref.write(Buffer.from(xmp(), 'utf8'));
+    ref.end();
+    doc._root.data.Metadata = ref;
+  };
+}
+
+export type AfRelationship = 'Source' | 'Data' | 'Alternative' | 'Supplement' | 'Unspecified';
+
+export interface AssociatedFile {
+  /** Printable ASCII (written as a plain string, so `pdfdetach -savefile <name>` finds it). */
+  name: string;
+  bytes: Uint8Array;
+  mimeType: string;
+  description: string;
+  relationship: AfRelationship;
+  /** Creation and modification date of the embedded file. */
+  date: Date;
+}
+
+/**
+ * A PDF/A-3 associated file written by pdfkit itself: the /EmbeddedFile stream (Flate, /Params
+ * with Size, the MD5 CheckSum as 16 bytes, dates), a /Filespec with /F, /UF, /Desc and
+ * /AFRelationship, listed in the EmbeddedFiles name tree and the catalog's /AF. The same objects
+ * `embedFacturX` writes with pdf-lib (zugferd/embeddedFile.ts). pdfkit's own `doc.file()` writes
+ * the checksum as 32 hex characters in a literal string, hence this.
+ */
+export function attachFile(document: PDFKit.PDFDocument, file: AssociatedFile): void {
+  if (!/^[\x20-\x7e]+$/.test(file.name) || !/^[\x20-\x7e]*$/.test(file.description))
+    throw new Error('attachFile: name and description must be printable ASCII');
+  type Ref = { end(data?: Uint8Array): void };
+  const doc = document as unknown as {
+    ref(data: object): Ref;
+    addNamedEmbeddedFile(name: string, ref: Ref): void;
+    _root: { data: Record<string, unknown> };
+  };
+  const stream = doc.ref({
+    Type: 'EmbeddedFile',
+    // A name: "/" inside it is written #2F.
+    Subtype: file.mimeType.replace(/[^!-~]|[#/()<>[\]{}%]/g, (c) => `#${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`),
+    Params: {
+      Size: file.bytes.length,
+      CreationDate: file.date,
+      ModDate: file.date,
+      CheckSum: new Uint8Array(createHash('md5').update(file.bytes).digest()),
+    },
+  });
+  stream.end(file.bytes);
+  const spec = doc.ref({
+    Type: 'Filespec',
+    F: new String(file.name),
+    UF: new String(file.name),
+    EF: { F: stream, UF: stream },
+    Desc: new String(file.description),
+    AFRelationship: file.relationship,
+  });
+  spec.end();
+  doc.addNamedEmbeddedFile(file.name, spec);
+  const af = doc._root.data.AF as Ref[] | undefined;
+  if (af) af.push(spec);
+  else doc._root.data.AF = [spec];
 }

@@ -1,5 +1,6 @@
 /**
- * PDF/A-3 associated file, written by hand with pdf-lib's object API rather than its attach():
+ * PDF/A-3 associated file added to finished PDF bytes (embedFacturX; renderZugferdPdf has pdfkit
+ * write the same objects, pdf/pdfA.ts attachFile), written by hand with pdf-lib's object API rather than its attach():
  * attach() stores the name-tree key and /UF as UTF-16 hex strings, which poppler's pdfdetach
  * cannot select by name and byte-comparing readers may miss. Here an ASCII name stays a plain
  * string, and the stream gets /Params with dates, size and the MD5 checksum PDF/A-3 readers
@@ -7,18 +8,9 @@
  */
 import { createHash } from 'node:crypto';
 import { PDFArray, PDFDict, PDFHexString, PDFName, PDFRef, PDFString, type PDFDocument } from '@cantoo/pdf-lib';
+import type { AssociatedFile } from '../pdf/pdfA';
 
-export type AfRelationship = 'Source' | 'Data' | 'Alternative' | 'Supplement' | 'Unspecified';
-
-export interface AssociatedFile {
-  name: string;
-  bytes: Uint8Array;
-  mimeType: string;
-  description: string;
-  relationship: AfRelationship;
-  /** Creation and modification date of the embedded file. */
-  date: Date;
-}
+export type { AfRelationship, AssociatedFile } from '../pdf/pdfA';
 
 function textString(value: string): PDFString | PDFHexString {
   // Printable ASCII is valid PDFDocEncoding; anything else needs UTF-16.

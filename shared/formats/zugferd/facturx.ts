@@ -1,8 +1,9 @@
 /**
  * ZUGFeRD 2.x / Factur-X: a PDF/A-3b with the EN 16931 CII XML attached as "factur-x.xml"
  * (/AFRelationship /Alternative, in EmbeddedFiles and the catalog's /AF, announced in the XMP).
- * pdf-lib post-processes pdfkit's output because the contract takes an existing PDF buffer and
- * the XMP is rewritten anyway (docs/pdf-and-zugferd.md, "ZUGFeRD / Factur-X").
+ * `renderZugferdPdf` has pdfkit write the attachment and the XMP while it renders the invoice
+ * (one pass); `embedFacturX` does the same to finished PDF/A-3 bytes with pdf-lib
+ * (docs/pdf-and-zugferd.md, "ZUGFeRD / Factur-X").
  */
 import { PDFName, PDFRawStream, decodePDFRawStream } from '@cantoo/pdf-lib';
 import type { DocumentInput } from '../../domain/invoiceView';
@@ -10,7 +11,6 @@ import { formatDate } from '../pdf/format';
 import { renderInvoicePdf } from '../pdf/invoicePdf';
 import { buildXmp, loadPdf, readInfo, savePdf, setXmp } from '../pdf/pdfA';
 import { documentNumber, documentTitle } from '../pdf/invoiceHeader';
-import { displayName } from '../pdf/parties';
 import { addAssociatedFile, removeAssociatedFile } from './embeddedFile';
 import { FACTURX_FILENAME, facturXDescriptions, type FacturXProfile } from './facturxXmp';
 
@@ -52,19 +52,13 @@ export async function embedFacturX(pdfA3: Buffer, ciiXml: string, meta: FacturXM
   // The file's own timestamp keeps the output reproducible (no "now" anywhere).
   const stamp = pdf.getModificationDate() ?? pdf.getCreationDate() ?? new Date(0);
   removeAssociatedFile(pdf, FACTURX_FILENAME);
-  addAssociatedFile(pdf, {
-    name: FACTURX_FILENAME,
-    bytes: new Uint8Array(Buffer.from(ciiXml, 'utf8')),
-    mimeType: 'text/xml',
-    description: `Factur-X/ZUGFeRD ${profile} invoice data`,
-    relationship: 'Alternative',
-    date: stamp,
-  });
+  addAssociatedFile(pdf, { name: FACTURX_FILENAME, bytes: new Uint8Array(Buffer.from(ciiXml, 'utf8')), ...FACTURX_FILE(profile), date: stamp });
 
+  const info = facturXInfo({ ...meta, profile });
   pdf.setTitle(meta.title);
   pdf.setAuthor(meta.sellerName);
-  pdf.setSubject(`${meta.title} vom ${formatDate(meta.issueDate)}`);
-  pdf.setKeywords(['Factur-X', 'ZUGFeRD', profile, meta.invoiceNumber]);
+  pdf.setSubject(info.subject);
+  pdf.setKeywords([info.keywords]);
   pdf.setModificationDate(stamp);
 
   setXmp(pdf, buildXmp(readInfo(pdf), { part: 3, conformance: 'B' }, facturXDescriptions(profile)));
@@ -78,14 +72,30 @@ export async function renderZugferdPdf(input: DocumentInput, ciiXml: string): Pr
     // An e-invoice needs the final number; assertRenderable answers 400 before a render is queued.
     throw new Error('renderZugferdPdf: a draft has no invoice number and cannot be an e-invoice');
   }
-  // embedFacturX rebuilds the XMP from the info dictionary, so pdfkit's (unescaped) packet is not
-  // rewritten first: one pdf-lib load and save per ZUGFeRD instead of two.
-  const pdf = await renderInvoicePdf(input, { pdfA: true, finalizeXmp: false });
-  return embedFacturX(pdf, ciiXml, {
-    invoiceNumber: number,
-    title: documentTitle(input),
-    sellerName: displayName(input.seller),
-    issueDate: input.invoice.issueDate,
-    profile: 'EN 16931',
+  assertCiiXml(ciiXml);
+  // Written by pdfkit while it renders: a pdf-lib load and save of the finished file (what
+  // embedFacturX does) cost about as much as drawing the page. The same objects, info entries
+  // and XMP as embedFacturX writes (test/formats/pdf/zugferdOnePass.test.ts).
+  const profile: FacturXProfile = 'EN 16931';
+  const title = documentTitle(input);
+  return renderInvoicePdf(input, {
+    pdfA: true,
+    pdfA3: {
+      files: [{ name: FACTURX_FILENAME, bytes: Buffer.from(ciiXml, 'utf8'), ...FACTURX_FILE(profile) }],
+      info: facturXInfo({ invoiceNumber: number, title, issueDate: input.invoice.issueDate, profile }),
+      xmpDescriptions: facturXDescriptions(profile),
+    },
   });
+}
+
+/** The attachment's entries besides name and bytes (its date is the document's). */
+const FACTURX_FILE = (profile: FacturXProfile) => ({
+  mimeType: 'text/xml',
+  description: `Factur-X/ZUGFeRD ${profile} invoice data`,
+  relationship: 'Alternative' as const,
+});
+
+/** Info /Subject and /Keywords of a Factur-X PDF (Title and Author are the invoice PDF's own). */
+function facturXInfo(meta: { invoiceNumber: string; title: string; issueDate: string; profile: FacturXProfile }) {
+  return { subject: `${meta.title} vom ${formatDate(meta.issueDate)}`, keywords: ['Factur-X', 'ZUGFeRD', meta.profile, meta.invoiceNumber].join(' ') };
 }
