@@ -94,7 +94,8 @@ export async function startServer(cfg: Config = config(), port = cfg.port): Prom
 /** What the platform should allow between SIGTERM and SIGKILL (Heroku: 30 s). */
 const SHUTDOWN_DEADLINE_MS = 25_000;
 
-async function main() {
+/** The web process: `scripts/serve.mjs web` (Procfile) calls it, `tsx api/server.ts` runs it. */
+export async function main() {
   const running = await runEntryPoint(() => startServer());
   // Handlers before the "listening" line, as in workers/index.ts.
   stopGracefullyOnSignals({

@@ -38,14 +38,15 @@ async function main() {
     console.log('Bull Board: /admin/queues, user "operator", password in .data/bull-board-password');
   }
 
-  const run = (script: string) => spawn(process.execPath, ['--import', 'tsx', path.join(root, script)], { env, stdio: 'inherit', cwd: root });
+  // As the Procfile runs them: the release step through tsx, web and worker bundled (scripts/serve.mjs).
+  const run = (...args: string[]) => spawn(process.execPath, args, { env, stdio: 'inherit', cwd: root });
 
-  const migrate = run('scripts/migrate.ts');
+  const migrate = run('--import', 'tsx', path.join(root, 'scripts/migrate.ts'));
   const code: number = await new Promise((r) => migrate.on('exit', (c) => r(c ?? 1)));
   if (code !== 0) return stop(code);
 
-  for (const script of ['api/server.ts', 'workers/index.ts']) {
-    const child = run(script);
+  for (const script of ['web', 'worker']) {
+    const child = run(path.join(root, 'scripts/serve.mjs'), script);
     children.push(child);
     child.on('exit', (c) => {
       if (!stopping) {

@@ -3,8 +3,8 @@ import knexFactory, { type Knex } from 'knex';
 import { Model, knexSnakeCaseMappers } from 'objection';
 import pg from 'pg';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { config } from './config';
+import { projectRoot } from './projectRoot';
 
 // DATE columns stay 'YYYY-MM-DD' strings: turning them into JS Dates would shift them by the
 // server's time zone. numeric stays a string (pg's default), which is what decimal.js wants.
@@ -12,7 +12,7 @@ pg.types.setTypeParser(pg.types.builtins.DATE, (v: string) => v);
 // count(*) is int8; our counts fit a JS number comfortably.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v: string) => Number(v));
 
-export const migrationsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../migrations');
+export const migrationsDir = path.join(projectRoot, 'migrations');
 
 export type Trx = Knex.Transaction;
 export type Db = Knex | Knex.Transaction;
@@ -25,7 +25,7 @@ export type Db = Knex | Knex.Transaction;
  */
 export const applicationName = (): string => {
   const entry = process.argv[1];
-  const program = entry ? path.relative(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'), entry) : process.title;
+  const program = entry ? path.relative(projectRoot, entry) : process.title;
   return `accounting:${program}`.slice(0, 63);
 };
 

@@ -7,8 +7,8 @@ import { logger } from '../shared/logger';
 import { startMetricsServer } from '../shared/metrics';
 import { runEntryPoint, stopGracefullyOnSignals } from '../shared/lifecycle';
 
-/** Worker process entry: `npm run worker` (Procfile: worker). Run as many as the load needs. */
-async function main() {
+/** Worker process entry: `scripts/serve.mjs worker` (Procfile) calls it, `npm run worker` runs it. Run as many as the load needs. */
+export async function main() {
   // Each worker process exposes its own metrics (job durations); scrape every instance. Loopback
   // by default and METRICS_TOKEN-guarded like the API's, so a port opened by mistake leaks nothing.
   // Bound before the workers start: a port that cannot be bound stops the process before it takes jobs.

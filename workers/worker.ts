@@ -25,10 +25,19 @@ export interface RunningWorkers {
 
 /** Queues whose CPU-heavy jobs run in sandboxed child processes (file → processor). */
 export const SANDBOXED: Partial<Record<QueueName, string>> = {
-  documents: fileURLToPath(new URL('./sandbox/documents.ts', import.meta.url)),
-  email: fileURLToPath(new URL('./sandbox/email.ts', import.meta.url)),
-  reports: fileURLToPath(new URL('./sandbox/reports.ts', import.meta.url)),
+  documents: sandboxFile('documents'),
+  email: sandboxFile('email'),
+  reports: sandboxFile('reports'),
 };
+
+/**
+ * Beside this module: the TypeScript source under tsx, or the bundled `.mjs` entry when the
+ * process runs from scripts/serve.mjs's build (whose modules all sit in one directory).
+ */
+function sandboxFile(name: string): string {
+  const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.mjs';
+  return fileURLToPath(new URL(`./sandbox/${name}${ext}`, import.meta.url));
+}
 
 export function concurrencyFor(cfg: Config, queue: QueueName): number {
   return cfg.workerConcurrency[queue] ?? cfg.workerConcurrency.default ?? 5;

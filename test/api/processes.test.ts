@@ -22,8 +22,8 @@ describe('process entry points', () => {
         .map((l) => l.split(/:\s*/, 2) as [string, string]),
     );
     expect(procfile).toEqual({
-      web: 'node --import tsx api/server.ts',
-      worker: 'node --import tsx workers/index.ts',
+      web: 'node scripts/serve.mjs web',
+      worker: 'node scripts/serve.mjs worker',
       release: 'node --import tsx scripts/migrate.ts',
     });
     const release = spawnEntry('scripts/migrate.ts', { PORT: 'eighty' });

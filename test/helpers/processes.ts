@@ -3,16 +3,21 @@ import path from 'node:path';
 
 export const repoRoot = path.resolve(import.meta.dirname, '../..');
 
+/** The web and worker entries start as the Procfile starts them: bundled by scripts/serve.mjs. */
+const SERVED: Record<string, string> = { 'api/server.ts': 'web', 'workers/index.ts': 'worker' };
+
 /**
- * Run one of our entry points (api/server.ts, workers/index.ts) as a real child process;
- * `detached`: in a session of its own, as a service manager starts it (its own autogroup too).
+ * Run one of our entry points (api/server.ts, workers/index.ts, scripts/migrate.ts) as a real
+ * child process; `detached`: in a session of its own, as a service manager starts it (its own
+ * autogroup too).
  */
 export function spawnEntry(
   script: string,
   env: Record<string, string | undefined> = {},
   opts: { detached?: boolean } = {},
 ): ChildProcess & { output: () => string } {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, script)], {
+  const args = SERVED[script] ? [path.join(repoRoot, 'scripts/serve.mjs'), SERVED[script]] : ['--import', 'tsx', path.join(repoRoot, script)];
+  const child = spawn(process.execPath, args, {
     cwd: repoRoot,
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -31,7 +36,7 @@ export const exitOf = (child: ChildProcess) =>
   });
 
 export async function waitForOutput(child: { output: () => string }, pattern: RegExp, timeoutMs = 90_000): Promise<void> {
-  // Generous: on a loaded 2-core CI machine a fresh tsx process can take tens of seconds to boot.
+  // Generous: on a loaded 2-core CI machine a fresh process can take tens of seconds to boot.
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (pattern.test(child.output())) return;

@@ -112,7 +112,7 @@ function parseResponses(text: string) {
 
 const requestHead = (path: string, token: string) => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nConnection: keep-alive\r\n`;
 
-describe('SIGTERM to the API under keep-alive load (node --import tsx api/server.ts)', () => {
+describe('SIGTERM to the API under keep-alive load (node scripts/serve.mjs web)', () => {
   it('exits 0; every answer is whole and no 5xx; refused requests got a connection error and were not stored; late requests on kept-alive sockets get Connection: close or a closed socket', async () => {
     const { admin } = await createTeam();
     const { api, port } = await startApi();
@@ -220,7 +220,7 @@ describe('SIGTERM to the API under keep-alive load (node --import tsx api/server
   }, 180_000);
 });
 
-describe('SIGTERM to a worker mid-job (node --import tsx workers/index.ts)', () => {
+describe('SIGTERM to a worker mid-job (node scripts/serve.mjs worker)', () => {
   it('the worker finishes the active render job, stores its document, and exits 0', async () => {
     const { draft, key, jobId } = await draftPdfToRender();
 
