@@ -78,10 +78,88 @@ function parsedFont(file: string): FontkitFont {
   let font = parsed.get(file);
   if (!font) {
     font = fontkit.create(readFileSync(file)) as FontkitFont;
+    reuseGlyphData(font as unknown as SubsettableFont);
     parsed.set(file, font);
     pathByFont.set(font, file);
   }
   return font;
+}
+
+/** The parts of fontkit's TrueType font and its subset (TTFSubset) that `reuseGlyphData` touches. */
+interface SubsettableFont {
+  _variationProcessor?: unknown;
+  loca?: { offsets: number[] };
+  _getTableStream(tag: string): { pos: number; readBuffer(n: number): Uint8Array };
+  getGlyph(gid: number): {
+    advanceWidth: number;
+    _getMetrics(): { leftBearing: number };
+    _decode(): { numberOfContours: number; components?: Array<{ glyphID: number; pos: number }> } | null;
+  };
+  createSubset(): TtfSubset;
+}
+interface TtfSubset {
+  _addGlyph?: (gid: number) => number;
+  includeGlyph(gid: number): number;
+  glyf: Uint8Array[];
+  loca: { offsets: number[] };
+  hmtx: { metrics: Array<{ advance: number; bearing: number }> };
+  offset: number;
+}
+/** What a glyph contributes to a subset, read once per process: its glyf bytes, its components (compound glyphs), its metrics. */
+interface GlyphData {
+  bytes: Uint8Array;
+  components: Array<{ glyphID: number; pos: number }> | null;
+  advance: number;
+  bearing: number;
+}
+
+/**
+ * fontkit's TrueType subsetter decodes every used glyph's whole outline (points, flags) for
+ * every document, only to learn whether it is a compound glyph and which glyphs it refers to,
+ * then copies its bytes from the glyf table: about a fifth of a PDF's CPU. That depends on the
+ * font and the glyph id alone, so it is read once per process and the subset is built from it
+ * exactly as fontkit's `_addGlyph` builds it (same bytes: test/formats/pdf/fontFallback.test.ts
+ * compares with pdfkit parsing the files per document). Fonts with variations keep fontkit's path.
+ */
+function reuseGlyphData(font: SubsettableFont): void {
+  const data = new Map<number, GlyphData>();
+  const glyphData = (gid: number): GlyphData => {
+    let d = data.get(gid);
+    if (!d) {
+      const loca = font.loca as { offsets: number[] };
+      const glyph = font.getGlyph(gid);
+      const glyf = glyph._decode();
+      const stream = font._getTableStream('glyf');
+      stream.pos += loca.offsets[gid];
+      const bytes = stream.readBuffer(loca.offsets[gid + 1] - loca.offsets[gid]);
+      const components = glyf && glyf.numberOfContours < 0 ? (glyf.components ?? []).map((c) => ({ glyphID: c.glyphID, pos: c.pos })) : null;
+      d = { bytes, components, advance: glyph.advanceWidth, bearing: glyph._getMetrics().leftBearing };
+      data.set(gid, d);
+    }
+    return d;
+  };
+  const createSubset = font.createSubset.bind(font);
+  font.createSubset = () => {
+    const subset = createSubset();
+    // Not a TrueType subset (CFF), or outlines that depend on variation settings: fontkit's own path.
+    if (typeof subset._addGlyph !== 'function' || !font.loca || font._variationProcessor) return subset;
+    subset._addGlyph = function (this: TtfSubset, gid: number) {
+      const d = glyphData(gid);
+      let buffer = d.bytes;
+      if (d.components) {
+        // A compound glyph names its components by glyph id: renumbered for this subset, in a copy.
+        buffer = new Uint8Array(buffer);
+        const view = new DataView(buffer.buffer);
+        for (const c of d.components) view.setUint16(c.pos, this.includeGlyph(c.glyphID));
+      }
+      this.glyf.push(buffer);
+      this.loca.offsets.push(this.offset);
+      this.hmtx.metrics.push({ advance: d.advance, bearing: d.bearing });
+      this.offset += buffer.length;
+      return this.glyf.length - 1;
+    };
+    return subset;
+  };
 }
 
 /** What pdfkit is given: the shared font object, or (sharing off) the file's bytes, which pdfkit parses per document. */

@@ -1,8 +1,9 @@
 /**
  * Every character a user can type renders: text DejaVu has no glyphs for (Chinese, Japanese,
  * Korean) is drawn in the Noto fallback, embedded, measured with that font's widths, so no
- * glyph is .notdef and no words overlap. And the fonts parsed once per process give the same
- * document as pdfkit parsing them per document (docs/pdf-and-zugferd.md, "Fonts").
+ * glyph is .notdef and no words overlap. And the fonts parsed once per process (with their
+ * glyph data for subsets and shaped words kept for the process) give the same document as
+ * pdfkit parsing them per document (docs/pdf-and-zugferd.md, "Fonts").
  */
 import { describe, expect, it } from 'vitest';
 import { fontSharing } from '../../../shared/formats/pdf/fonts';
@@ -140,15 +141,21 @@ describe('fonts parsed once per process', () => {
     'a Japanese customer': input('ja'),
     'a Korean customer': input('ko'),
   };
-  for (const [name, doc] of Object.entries(cases)) {
+  const runs = [
+    ...Object.entries(cases).map(([name, doc]) => ({ name, doc, kind: 'pdf' as const })),
+    { name: 'ZUGFeRD of the default invoice', doc: makeDocumentInput(), kind: 'zugferd' as const },
+    { name: 'ZUGFeRD of a Korean customer', doc: input('ko'), kind: 'zugferd' as const },
+  ];
+  for (const { name, doc, kind } of runs) {
     it(`${name}: the same text, word boxes and bytes as with the fonts parsed per document`, async () => {
-      // Render twice first so the shared font objects carry state (glyph and layout caches) from other documents.
+      // Render twice first so the shared font objects carry state (glyph data, layout caches) from other documents.
       await renderDocument('pdf', input('zh'));
-      const shared = await renderDocument('pdf', doc);
+      await renderDocument('zugferd', input('ja'));
+      const shared = await renderDocument(kind, doc);
       fontSharing.enabled = false;
       let perDocument: Buffer;
       try {
-        perDocument = await renderDocument('pdf', doc);
+        perDocument = await renderDocument(kind, doc);
       } finally {
         fontSharing.enabled = true;
       }
