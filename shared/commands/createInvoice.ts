@@ -5,7 +5,6 @@ import { addDays, todayVienna } from '../domain/dates';
 import type { Actor } from '../actor';
 import { isTransaction, type Db } from '../db';
 import { runInTransaction } from '../outbox';
-import { subscribersOf } from '../queries/webhookSubscriptions';
 import { invoiceCreatedEvent } from '../domain/outboundWebhooks';
 import type { InvoiceInput } from '../domain/invoiceInput';
 import { checkExpectedTotal, checkNotNegative, partyFieldDetails, prepareItems, type ReceivedInvoiceOptions, typeFieldDetails } from '../domain/invoiceChecks';
@@ -46,11 +45,10 @@ export async function createInvoice(
   // Given no transaction (db()), an invoice to a customer is two statements on their own: the
   // reads, then one insert that re-checks and locks the customer (insertInvoiceWithItems). A
   // supplier or related invoice is checked by statements of its own, so those run in a transaction,
-  // and so does an invoice whose event a webhook subscription wants (written with it: emitEvent).
-  if (!isTransaction(trx) && (await subscribersOf(trx, actor.tenantId, invoiceCreatedEvent(input.type))).length) {
-    return runInTransaction((t) => createInvoice({ trx: t, actor }, input, opts));
-  }
-  if (!isTransaction(trx) && (input.supplierId || input.relatedInvoiceId || received?.relatedInvoiceId)) {
+  // and so does an invoice whose event a webhook subscription wants (written with it: emitEvent;
+  // the reads say whether one does, and the create starts over in a transaction if so).
+  const pooled = !isTransaction(trx);
+  if (pooled && (input.supplierId || input.relatedInvoiceId || received?.relatedInvoiceId)) {
     return runInTransaction((t) => createInvoice({ trx: t, actor }, input, opts));
   }
   const tenantId = actor.tenantId;
@@ -62,7 +60,8 @@ export async function createInvoice(
   details.push(...typeFieldDetails(type, input));
   if (details.length) throw invalidInput('Invoice failed validation', details);
 
-  const { tenant, customer } = await loadTenantAndCustomer(trx, tenantId, input.customerId);
+  const { tenant, customer, subscribed } = await loadTenantAndCustomer(trx, tenantId, input.customerId, pooled ? invoiceCreatedEvent(type) : undefined);
+  if (subscribed) return runInTransaction((t) => createInvoice({ trx: t, actor }, input, opts));
   if (input.supplierId) await activeSupplier(trx, tenantId, input.supplierId);
   const currency = input.currency ?? customer?.currency ?? tenant.currency ?? 'EUR';
   const relatedInvoice = received?.relatedInvoiceId

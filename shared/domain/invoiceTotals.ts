@@ -90,6 +90,15 @@ export function compareStatedTax(
  * the lines still add up to the group. The caller refuses what compareStatedTax refuses.
  */
 export function computeTotals(lines: ReadonlyArray<LineInput>, statedTax?: ReadonlyArray<StatedTax>): InvoiceTotals {
+  if (!statedTax?.length) {
+    const exact = integerTotals(lines);
+    if (exact) return exact;
+  }
+  return decimalTotals(lines, statedTax);
+}
+
+/** computeTotals in decimal.js throughout: what integerTotals is checked against (and falls back to). */
+export function decimalTotals(lines: ReadonlyArray<LineInput>, statedTax?: ReadonlyArray<StatedTax>): InvoiceTotals {
   const nets = lines.map((l) => roundMoney(dec(l.quantity).times(dec(l.unitPrice))));
   const rates = lines.map((l) => fmtRate(l.taxRate));
   const taxes: Dec[] = lines.map(() => ZERO);
@@ -147,6 +156,121 @@ export function computeTotals(lines: ReadonlyArray<LineInput>, statedTax?: Reado
     taxBreakdown: breakdown.map((g) => ({ taxRate: g.rate, net: fmtMoney(g.net), tax: fmtMoney(g.tax) })),
     ...(statedTaxApplied ? { statedTaxApplied } : {}),
   };
+}
+
+/**
+ * computeTotals without decimal.js: the same rules on scaled BigInts (cents, and the tax
+ * accumulated at the rate's scale), about ten times cheaper on a create's 10 lines. Exact, as
+ * decimalTotals is while no value exceeds its 40 significant digits: so any value of 10^38 or more
+ * at its scale, and any input dec() would not read as a plain decimal, returns null and
+ * decimalTotals decides (and throws what it throws). A property test compares both.
+ */
+function integerTotals(lines: ReadonlyArray<LineInput>): InvoiceTotals | null {
+  const n = lines.length;
+  const nets: bigint[] = new Array(n);
+  const rates: string[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const l = lines[i];
+    const q = scaled(typeof l.quantity === 'number' ? (Number.isFinite(l.quantity) ? String(l.quantity) : '') : l.quantity);
+    const p = scaled(l.unitPrice);
+    if (!q || !p) return null;
+    const product = q.value * p.value;
+    if (tooLarge(product)) return null;
+    nets[i] = roundScaled(product, q.scale + p.scale, 2);
+  }
+  // After the nets, as decimalTotals: an input bad in two ways fails on the same one.
+  for (let i = 0; i < n; i++) rates[i] = fmtRate(lines[i].taxRate);
+  const taxes: bigint[] = new Array(n).fill(0n);
+  // Groups in order of first appearance, then sorted by rate for a stable breakdown.
+  const groups = new Map<string, number[]>();
+  for (let i = 0; i < n; i++) {
+    const g = groups.get(rates[i]);
+    if (g) g.push(i);
+    else groups.set(rates[i], [i]);
+  }
+  const breakdown: { rate: string; r: { value: bigint; scale: number }; net: bigint; tax: bigint }[] = [];
+  for (const [rate, idx] of groups) {
+    const r = scaled(rate);
+    if (!r) return null;
+    // net (cents) × rate / 100 is exact at scale 2 + r.scale + 2.
+    const scale = r.scale + 4;
+    let cumulative = 0n;
+    let allocated = 0n;
+    let groupNet = 0n;
+    for (const i of idx) {
+      groupNet += nets[i];
+      const tax = nets[i] * r.value;
+      cumulative += tax;
+      if (tooLarge(tax) || tooLarge(cumulative)) return null;
+      const roundedCum = roundScaled(cumulative, scale, 2);
+      taxes[i] = roundedCum - allocated;
+      allocated = roundedCum;
+    }
+    if (tooLarge(groupNet) || tooLarge(groupNet * r.value)) return null;
+    breakdown.push({ rate, r, net: groupNet, tax: roundScaled(groupNet * r.value, scale, 2) });
+  }
+  breakdown.sort((a, b) => compareScaled(a.r, b.r));
+  let totalNet = 0n;
+  let totalTax = 0n;
+  for (const g of breakdown) {
+    totalNet += g.net;
+    totalTax += g.tax;
+  }
+  if (tooLarge(totalNet + totalTax) || tooLarge(totalNet) || tooLarge(totalTax)) return null;
+  return {
+    lines: lines.map((l, i) => ({
+      // A whole number prints as fmtQuantity() would print it, without a decimal.js round trip.
+      quantity: Number.isSafeInteger(l.quantity) ? String(l.quantity) : fmtQuantity(l.quantity),
+      unitPrice: fmtMoney(l.unitPrice),
+      taxRate: rates[i],
+      netAmount: fmtCents(nets[i]),
+      taxAmount: fmtCents(taxes[i]),
+      grossAmount: fmtCents(nets[i] + taxes[i]),
+    })),
+    totalNet: fmtCents(totalNet),
+    totalTax: fmtCents(totalTax),
+    totalGross: fmtCents(totalNet + totalTax),
+    taxBreakdown: breakdown.map((g) => ({ taxRate: g.rate, net: fmtCents(g.net), tax: fmtCents(g.tax) })),
+  };
+}
+
+/** What dec() accepts of a string (after trim), as an integer and its decimal places; else null. */
+const PLAIN_DECIMAL_RE = /^(-?)(\d+)(?:\.(\d+))?$/;
+function scaled(v: unknown): { value: bigint; scale: number } | null {
+  if (typeof v !== 'string') return null;
+  const m = PLAIN_DECIMAL_RE.exec(v.trim());
+  if (!m) return null;
+  const frac = m[3] ?? '';
+  const value = BigInt(m[2] + frac);
+  if (tooLarge(value)) return null;
+  return { value: m[1] ? -value : value, scale: frac.length };
+}
+
+/** The order of decimal.js's comparedTo on the two values. */
+function compareScaled(a: { value: bigint; scale: number }, b: { value: bigint; scale: number }): number {
+  const x = a.value * 10n ** BigInt(Math.max(0, b.scale - a.scale));
+  const y = b.value * 10n ** BigInt(Math.max(0, a.scale - b.scale));
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+const LIMIT = 10n ** 38n;
+const tooLarge = (v: bigint) => v >= LIMIT || v <= -LIMIT;
+
+/** v / 10^from rounded half away from zero (ROUND_HALF_UP) to `to` places, as an integer at that scale. */
+function roundScaled(v: bigint, from: number, to: number): bigint {
+  if (from <= to) return v * 10n ** BigInt(to - from);
+  const d = 10n ** BigInt(from - to);
+  const q = v / d;
+  const r = v % d;
+  if ((r < 0n ? -r : r) * 2n >= d) return v < 0n ? q - 1n : q + 1n;
+  return q;
+}
+
+/** Cents as fmtMoney() writes them: "1234.50", "-0.01", "0.00". */
+function fmtCents(c: bigint): string {
+  const neg = c < 0n;
+  const digits = (neg ? -c : c).toString().padStart(3, '0');
+  return `${neg ? '-' : ''}${digits.slice(0, -2)}.${digits.slice(-2)}`;
 }
 
 /** amountDue = totalGross − amountPaid, never below zero. */

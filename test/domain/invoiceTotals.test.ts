@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { Decimal } from 'decimal.js';
-import { computeTotals, amountDue, applyPayment } from '../../shared/domain/invoiceTotals';
+import { computeTotals, amountDue, applyPayment, decimalTotals } from '../../shared/domain/invoiceTotals';
 import { fmtMoney, fmtQuantity, fmtRate, isValidQuantity, dec, quantityNumber } from '../../shared/domain/money';
 import { AppError } from '../../shared/errors';
 
@@ -169,6 +169,71 @@ describe('computeTotals: properties', () => {
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+// computeTotals takes integer arithmetic (BigInt cents) where it is exact and decimal.js
+// (decimalTotals) elsewhere: both must give the same result, or throw the same error, for any input.
+const outcome = (f: () => unknown) => {
+  try {
+    return { ok: f() };
+  } catch (err) {
+    return { error: `${(err as Error).name}: ${(err as Error).message}` };
+  }
+};
+const digits = (min: number, max: number) => fc.stringMatching(new RegExp(`^[0-9]{${min},${max}}$`));
+const anyDecimalText = fc
+  .tuple(
+    fc.constantFrom('', '', '', '-'),
+    digits(1, 20),
+    fc.oneof(
+      fc.constant(''),
+      digits(1, 8).map((d) => `.${d}`),
+    ),
+    fc.constantFrom('', '', '', ' '),
+  )
+  .map(([sign, int, frac, pad]) => `${pad}${sign}${int}${frac}${pad}`);
+const anyQuantity = fc.oneof(
+  qty,
+  anyDecimalText,
+  fc.integer({ min: -1000, max: 1_000_000 }),
+  fc.double({ noNaN: false }),
+  fc.constantFrom(0.1, 1e-7, 1e21, 2.5e-3, -0, '1e3', '', 'abc', '1.', '.5'),
+);
+const anyPrice = fc.oneof(
+  cents.map((c) => new Decimal(c).dividedBy(100).toFixed(2)),
+  anyDecimalText,
+  fc.constantFrom('0', '-0.00', '0.005', '-0.005', '1.005', '99999999999999999999999999999999.99', '12,50', ''),
+);
+const anyRate = fc.oneof(rate, fc.constantFrom('5.5', '7.25', '20.00', ' 20 ', '0.00', '100', '-3', '33.333333', 'x'), anyDecimalText);
+
+describe('computeTotals: integer arithmetic equals decimal.js', () => {
+  it('on valid and arbitrary lines alike (same totals, or the same error)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(line, fc.record({ quantity: anyQuantity, unitPrice: anyPrice, taxRate: anyRate })), { minLength: 1, maxLength: 30 }),
+        (lines) => {
+          expect(outcome(() => computeTotals(lines as never))).toEqual(outcome(() => decimalTotals(lines as never)));
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('at the edges: ties either way, -0, huge values beyond the exact range', () => {
+    const cases = [
+      [{ quantity: '1', unitPrice: '0.005', taxRate: '20' }],
+      [{ quantity: '1', unitPrice: '-0.005', taxRate: '20' }],
+      [{ quantity: '-0', unitPrice: '-0.004', taxRate: '10' }],
+      [
+        { quantity: 3, unitPrice: '0.05', taxRate: '10' },
+        { quantity: 1, unitPrice: '-0.05', taxRate: '10' },
+      ],
+      [{ quantity: '99999999999999999999', unitPrice: '99999999999999999999.99', taxRate: '20' }],
+      [{ quantity: '1'.repeat(40), unitPrice: '1', taxRate: '20' }],
+      Array.from({ length: 200 }, (_, i) => ({ quantity: '9999999999.9999', unitPrice: '999999999999.99', taxRate: i % 2 ? '20' : '5.5' })),
+    ];
+    for (const lines of cases) expect(outcome(() => computeTotals(lines))).toEqual(outcome(() => decimalTotals(lines)));
   });
 });
 
