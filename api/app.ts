@@ -15,6 +15,7 @@ import { routers } from './routes';
 import { notFound } from '../shared/errors';
 import { measureRequests, metricsEndpoint } from './middleware/metrics';
 import { etag } from './middleware/etag';
+import { serializeJson } from './middleware/serializeJson';
 import { acceptContentEncoding, isDecodingError, undecodableBody } from './middleware/contentEncoding';
 
 /** Paths whose raw body must reach the handler untouched (signature checks over exact bytes). */
@@ -57,6 +58,7 @@ export function createApp(cfg: Config = loadedConfig()): Koa {
     }),
   );
   app.use(compress({ threshold: 1024 }));
+  app.use(serializeJson); // once, before compress measures it (Koa's length getter would stringify)
   app.use(etag); // inside compress: hashes the uncompressed JSON the router produced
   app.use(bullBoard(cfg));
 
