@@ -67,6 +67,11 @@ export interface InvoiceToPost {
   relatedInvoiceId?: string | null;
   /** The document's ECB rate (units per EUR) when it is in another currency: its lines' amounts are converted with it. */
   exchangeRate?: string | null;
+  /**
+   * True when the caller knows none of the invoice's lines owes purchase tax (owesPurchaseTax: it
+   * has just written them), so the posting need not read them back: a round trip per webhook event.
+   */
+  noPurchaseTaxLines?: boolean;
 }
 
 /**
@@ -511,6 +516,9 @@ type PurchaseKind = 'reverseCharge' | 'intraCommunityAcquisition';
 /** The stored line category of a purchase → which owed tax it is. */
 const PURCHASE_KIND: Record<string, PurchaseKind> = { reverseCharge: 'reverseCharge', intraCommunitySupply: 'intraCommunityAcquisition' };
 
+/** Whether a line of this tax category owes the buyer's purchase tax (postPurchaseTax), at rate 0. */
+export const owesPurchaseTax = (taxCategory: string | null | undefined): boolean => !!taxCategory && Object.hasOwn(PURCHASE_KIND, taxCategory);
+
 /**
  * Post the VAT the buyer owes on the invoice's 0 % lines under reverse charge (a service from a
  * business in another member state) or intra-Community acquisition (docs/ledger.md, "Reverse
@@ -521,10 +529,11 @@ const PURCHASE_KIND: Record<string, PurchaseKind> = { reverseCharge: 'reverseCha
  */
 async function postPurchaseTax(
   trx: Knex.Transaction,
-  invoice: Pick<InvoiceToPost, 'id' | 'tenantId' | 'invoiceDate' | 'exchangeRate'>,
+  invoice: Pick<InvoiceToPost, 'id' | 'tenantId' | 'invoiceDate' | 'exchangeRate' | 'noPurchaseTaxLines'>,
   expenseAccount: string,
   description: string,
 ): Promise<PurchaseTaxEntry | null> {
+  if (invoice.noPurchaseTaxLines) return null;
   // Small reads (the invoice's lines, the tenant's setting), run only for documents being posted.
   const nets: { category: string; net: string }[] = await trx('invoiceItems')
     .where({ tenantId: invoice.tenantId, invoiceId: invoice.id, taxRate: 0 })

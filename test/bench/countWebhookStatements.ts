@@ -2,7 +2,8 @@
  * Counts the SQL statements (BEGIN/COMMIT/SAVEPOINT included) of one webhook delivery and of one
  * pipeline job, as the webhook-ingest benchmark drives them: a new Stripe payment of a new payer,
  * a new payment of a known payer (the steady state), a re-delivery of a booked one (fast path),
- * and the jobs of the two new payments, then a known-payer job after 36 more (JIT warm). Not a
+ * and the jobs of the two new payments, then a known-payer job after 36 more (JIT warm), then a
+ * batch of 20 known-payer jobs in one transaction (as the worker books a backlog). Not a
  * benchmark: it prints counts and each statement's time to its answer (serial, idle machine), on
  * a throwaway database (test/bench/lib/env.ts), with no worker running, so only the request's and
  * the job's own statements are counted.
@@ -37,7 +38,7 @@ async function main() {
   try {
     const { db } = await import('../../shared/db');
     const { createTeam } = await import('../helpers/factories');
-    const { bookEvent } = await import('../../workers/jobs/webhooks/eventBatches');
+    const { bookEvent, bookEventBatch } = await import('../../workers/jobs/webhooks/eventBatches');
     const processStoredEvent = (eventRowId: string, tenantId: string) => bookEvent({ eventRowId, tenantId });
     const k = db();
     // Each statement with its time from sending to the answer (knex's query / query-response).
@@ -106,6 +107,18 @@ async function main() {
         if (i === 39) await counted('job: known payer, 37th', () => processStoredEvent(row, tenant.id));
         else await processStoredEvent(row, tenant.id);
       }
+      // A batch as the worker books a backlog (workers/jobs/webhooks/eventBatches.ts): 20 events of
+      // known payers in one transaction.
+      const batch: { eventRowId: string; tenantId: string }[] = [];
+      for (let i = 40; i < 60; i++) {
+        await deliver(stripeBody(i, `payer-${i % 5}`));
+        batch.push({ eventRowId: await lastRow(), tenantId: tenant.id });
+      }
+      for (let p = 0; p < 5; p++) {
+        await deliver(stripeBody(100 + p, `payer-${p}`));
+        await processStoredEvent(await lastRow(), tenant.id);
+      }
+      await counted('batch: 20 jobs, known payers', () => bookEventBatch(batch));
     } finally {
       await ours.close();
     }

@@ -12,6 +12,9 @@ import { BATCH_LOCK_TIMEOUT_MS, createEventBatches } from '../../workers/jobs/we
 import { concurrencyFor, startWorkers } from '../../workers/worker';
 import { waitUntil } from '../helpers/waitUntil';
 import { histogramOf } from '../helpers/metrics';
+import { createSupplier } from '../helpers/invoiceFactory';
+import { normalizedPayment } from '../helpers/normalizedEvents';
+import type { NormalizedEvent } from '../../shared/providers/payments/types';
 
 /**
  * Webhook events booked in batches (workers/jobs/webhooks/eventBatches.ts): several events in one
@@ -174,6 +177,125 @@ describe('webhook event batches', () => {
     expect(concurrencyFor(loadConfig({}), QUEUES.email)).toBe(5);
   });
 });
+
+/**
+ * What a batch does once per batch instead of once per event (shared/commands/webhooks: the rows
+ * locked by one statement, the payers' suppliers looked up by one, the final statuses written by
+ * one, outcomes.ts): each event must still end exactly as it would alone, also where a later
+ * event of the batch depends on what an earlier one did.
+ */
+describe('webhook event batches: statements shared by the batch', () => {
+  it('a payment and its refund in one batch: the refund sees the payment booked, not pending, and is linked to it', async () => {
+    const { tenant } = await createTeam();
+    const payment = normalizedPayment();
+    const refund = normalizedPayment({
+      kind: 'refund',
+      eventType: 'charge.refunded',
+      externalId: `re_${suffix()}`,
+      originalExternalId: payment.externalId,
+      amount: '4.00',
+    });
+    const refs = [await storeNormalized(tenant.id, payment), await storeNormalized(tenant.id, refund)];
+    const before = await batchMetric('committed');
+    const outcomes = await Promise.all(batchAll(refs));
+    expect(outcomes.map((o) => o.status)).toEqual(['processed', 'processed']);
+    // Not rolled back and run one by one (a RetryLater would have done that): one transaction.
+    expect(await writingTransactions(refs.map((r) => r.eventRowId))).toBe(1);
+    expect(await batchMetric('committed')).toEqual({ count: before.count + 1, sum: before.sum + 2 });
+    const refundInvoice = await db()('invoices').where({ id: outcomes[1].invoiceId }).first();
+    expect(refundInvoice.relatedInvoiceId).toBe(outcomes[0].invoiceId);
+    expect(refundInvoice.supplierId).toBe((await db()('invoices').where({ id: outcomes[0].invoiceId }).first()).supplierId);
+  });
+
+  it('two deliveries of one event that books nothing (a failed payment) in one batch: the first processed, the second duplicate', async () => {
+    const { tenant } = await createTeam();
+    const failed = normalizedPayment({ kind: 'failure', eventType: 'invoice.payment_failed' });
+    const refs = [await storeNormalized(tenant.id, failed), await storeNormalized(tenant.id, failed)];
+    const outcomes = await Promise.all(batchAll(refs));
+    expect(outcomes.map((o) => o.status)).toEqual(['processed', 'duplicate']);
+    expect(await writingTransactions(refs.map((r) => r.eventRowId))).toBe(1);
+    const rows = await db()('webhookEvents')
+      .whereIn(
+        'id',
+        refs.map((r) => r.eventRowId),
+      )
+      .orderBy('receivedAt');
+    expect(rows.map((r) => r.status).sort()).toEqual(['duplicate', 'processed']);
+    expect(rows.every((r) => r.processedAt)).toBe(true);
+    expect(await db()('invoices').where({ tenantId: tenant.id })).toHaveLength(0);
+  });
+
+  it('payers looked up for the whole batch match as each event alone would: by merchant id before e-mail, and a supplier created by an earlier event of the batch', async () => {
+    const { tenant } = await createTeam();
+    const byEmail = await createSupplier(tenant, { email: `known-${suffix()}@example.com` });
+    const byMerchant = await createSupplier(tenant, { merchantIds: { stripe: `cus_known_${suffix()}` } });
+    const newMerchant = `cus_new_${suffix()}`;
+    const cp = (c: NormalizedEvent['counterparty']) => normalizedPayment({ counterparty: c });
+    const events = [
+      cp({ name: 'Bekannt per E-Mail', email: byEmail.email!.toUpperCase() }),
+      cp({ name: 'Bekannt per Händler-Id', merchantId: byMerchant.merchantIds.stripe, email: byEmail.email }),
+      // A new payer: created by this event …
+      cp({ name: 'Neu GmbH', merchantId: newMerchant, email: `neu-${suffix()}@example.com` }),
+      // … and matched by its merchant id in the next one, though its e-mail is the known supplier's.
+      cp({ name: 'Neu GmbH', merchantId: newMerchant, email: byEmail.email }),
+      cp({ name: 'Neu GmbH', merchantId: newMerchant }),
+    ];
+    const refs = [];
+    for (const e of events) refs.push(await storeNormalized(tenant.id, e));
+    const outcomes = await Promise.all(batchAll(refs));
+    expect(outcomes.map((o) => o.status)).toEqual(Array(5).fill('processed'));
+    expect(await writingTransactions(refs.map((r) => r.eventRowId))).toBe(1);
+    const supplierOf = async (invoiceId: string | null | undefined) => (await db()('invoices').where({ id: invoiceId }).first()).supplierId as string;
+    const suppliers = await Promise.all(outcomes.map((o) => supplierOf(o.invoiceId)));
+    expect(suppliers[0]).toBe(byEmail.id);
+    expect(suppliers[1]).toBe(byMerchant.id);
+    expect(suppliers[2]).not.toBe(byEmail.id);
+    expect(suppliers.slice(3)).toEqual([suppliers[2], suppliers[2]]);
+    expect(await db()('suppliers').where({ tenantId: tenant.id })).toHaveLength(3);
+    expect(outcomes.map((o) => o.result!.steps.find((st) => st.step === 'supplier')!.result)).toEqual(['matched', 'matched', 'created', 'matched', 'matched']);
+  });
+
+  it('events of two tenants in one batch: each booked on its own tenant’s payer', async () => {
+    const [a, b] = [await createTeam(), await createTeam()];
+    const merchantId = `cus_shared_${suffix()}`;
+    const supplierA = await createSupplier(a.tenant, { merchantIds: { stripe: merchantId } });
+    const events = [normalizedPayment({ counterparty: { merchantId, name: 'Geteilt' } }), normalizedPayment({ counterparty: { merchantId, name: 'Geteilt' } })];
+    const refs = [await storeNormalized(a.tenant.id, events[0]), await storeNormalized(b.tenant.id, events[1])];
+    const outcomes = await Promise.all(batchAll(refs));
+    expect(outcomes.map((o) => o.status)).toEqual(['processed', 'processed']);
+    expect(await writingTransactions(refs.map((r) => r.eventRowId))).toBe(1);
+    const [invA, invB] = await Promise.all(outcomes.map((o) => db()('invoices').where({ id: o.invoiceId }).first()));
+    expect([invA.tenantId, invA.supplierId]).toEqual([a.tenant.id, supplierA.id]);
+    expect(invB.tenantId).toBe(b.tenant.id);
+    expect((await db()('suppliers').where({ id: invB.supplierId }).first()).tenantId).toBe(b.tenant.id);
+    const rows = await db()('webhookEvents').whereIn(
+      'id',
+      refs.map((r) => r.eventRowId),
+    );
+    expect(rows.map((r) => [r.tenantId, r.status, r.invoiceId]).sort()).toEqual(
+      [
+        [a.tenant.id, 'processed', invA.id],
+        [b.tenant.id, 'processed', invB.id],
+      ].sort(),
+    );
+  });
+});
+
+/** A verified event stored as ingest stores it (pending, no job), without an installation: settings {}. */
+async function storeNormalized(tenantId: string, event: NormalizedEvent) {
+  const [row] = await db()('webhookEvents')
+    .insert({
+      tenantId,
+      provider: event.provider,
+      event: event.eventType,
+      status: 'pending',
+      externalId: event.eventId,
+      moneyExternalId: event.externalId ?? null,
+      normalized: JSON.stringify(event),
+    })
+    .returning('id');
+  return { eventRowId: row.id as string, tenantId };
+}
 
 /** webhook_batch_events for one outcome: batches observed and events in them. */
 const batchMetric = (outcome: 'committed' | 'rolled_back') => histogramOf(webhookBatchEvents, outcome);

@@ -24,6 +24,8 @@ export interface BookedInvoice {
   id: string;
   totalGross: string;
   exchangeRate: string | null;
+  /** None of its lines owes purchase tax (posting.ts, owesPurchaseTax): the posting does not read them back. */
+  noPurchaseTaxLines?: boolean;
 }
 
 export interface AutoPostOutcome {
@@ -62,6 +64,7 @@ export async function autoPost({ trx, actor }: CommandContext, a: AutoPostInput)
     totalGross,
     invoiceNumber: draft.externalId,
     relatedInvoiceId: a.relatedInvoiceId,
+    noPurchaseTaxLines: a.invoice.noPurchaseTaxLines,
   };
   let entry: PostedEntry | null;
   try {

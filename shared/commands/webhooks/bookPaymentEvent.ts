@@ -11,8 +11,9 @@ import { emitPaymentEvents } from '../outboundWebhooks/emitEvent';
 import { type BookedInvoice, autoPost } from './autoPost';
 import { createIncomingInvoiceFromEvent, draftFromEvent, type IncomingInvoiceDraft } from './createIncomingInvoiceFromEvent';
 import { DuplicateInvoiceError } from './errors';
+import { flushOutcomes } from './outcomes';
 import { findRefundedPayment, recordPaymentRefs, type RefundedPayment } from './refundedPayment';
-import { createSupplierFor, findSupplier, type SupplierResolution } from './resolveSupplier';
+import { createSupplierFor, findSupplier, forgetPrefetchedSuppliers, type SupplierResolution } from './resolveSupplier';
 import { step, type StepResult } from './steps';
 
 /** The tenant's country (its tax rates) and currency (its ledger's). */
@@ -161,6 +162,8 @@ async function createSupplierAndInvoice(
     // A refund belongs to the payment's supplier, whatever the refund event names.
     const known = a.refunded.supplier ?? (await findSupplier(trx, actor.tenantId, event.provider, counterparty, a.settings.defaultSupplierId));
     if (known) return { supplier: known, invoice: await invoiceFor(trx, known.supplierId) };
+    // Events after this one in the transaction look for suppliers anew: this one may create one.
+    forgetPrefetchedSuppliers(trx);
     return await trx.transaction(async (sp) => {
       const supplier = await createSupplierFor(sp, actor.tenantId, event.provider, counterparty);
       return { supplier, invoice: await invoiceFor(sp, supplier.supplierId) };
@@ -209,6 +212,8 @@ async function bookNothing(
   const nothing = { invoiceId: null, entry: null, warning: null };
   if (isMain) {
     await lockKey(trx, eventLockKey(actor.tenantId, event.provider, event.eventId));
+    // Events booked before this one in the transaction (a batch) count as finished here.
+    await flushOutcomes(trx);
     const earlier = await WebhookEvent.query(trx)
       .where({ tenantId: actor.tenantId, provider: event.provider, externalId: event.eventId, status: 'processed' })
       .modify((q) => (input.eventRowId ? q.whereNot({ id: input.eventRowId }) : q))

@@ -1,3 +1,5 @@
+import type { Knex } from 'knex';
+import { systemActor } from '../../actor';
 import { runCompiled } from '../../db';
 import type { ConnectorSettings } from '../../domain/connectorSettings';
 import { moneyLockKeySql } from '../../locks';
@@ -6,6 +8,8 @@ import type { WebhookEvent } from '../../models/WebhookEvent';
 import { onCommit } from '../../outbox';
 import type { CommandContext } from '../types';
 import { bookPaymentEvent, type BookingResult } from './bookPaymentEvent';
+import { deferOutcome, flushOutcomes } from './outcomes';
+import { prefetchSuppliers } from './resolveSupplier';
 
 export interface StoredEventOutcome {
   status: 'processed' | 'duplicate' | 'skipped';
@@ -15,34 +19,74 @@ export interface StoredEventOutcome {
   provider?: string;
 }
 
-/**
- * The job's work: one stored webhook event (the actor's tenant's) booked in the caller's
- * transaction. The log row is locked first; a row that is no longer pending was finished by an
- * earlier attempt (a retry after a crash between commit and acknowledgement) and is left alone.
- * The row's final status, invoice and processed_at are written in the same transaction as the
- * booking, so a crash anywhere leaves either everything or nothing, and the retry starts from a
- * clean slate. Counted in the metrics once committed, so a rolled-back attempt is not counted twice.
- */
-export async function bookStoredEvent(ctx: CommandContext, input: { eventRowId: string }): Promise<StoredEventOutcome> {
-  const row = await lockStoredEvent(ctx, input.eventRowId);
-  if (!row) return { status: 'skipped', reason: 'missing' };
-  if (row.status !== 'pending') return { status: 'skipped', reason: `already ${row.status}` };
-
-  const result = await bookPaymentEvent(ctx, {
-    event: row.normalized,
-    settings: row.settings ?? {},
-    eventRowId: input.eventRowId,
-    tenant: { country: row.tenantCountry, currency: row.tenantCurrency },
-    lockedMoneyKey: row.lockedMoneyKey,
-  });
-
-  await recordOutcome(ctx, input.eventRowId, result);
-  onCommit(ctx.trx, () => recordWebhookOutcome(row.provider, result.status));
-  return { status: result.status, invoiceId: result.invoiceId, result, provider: row.provider };
+/** A stored event to book: its log row, of its tenant. */
+export interface StoredEventRef {
+  eventRowId: string;
+  tenantId: string;
 }
 
-/** The log row as the job reads it: locked, with what booking it needs from its connector and tenant. */
+/**
+ * The job's work: stored webhook events booked in the caller's transaction (a batch, or one), one after the other, each acting for
+ * its own tenant as the system. The log rows are locked first, all with one statement; a row that
+ * is no longer pending was finished by an earlier attempt (a retry after a crash between commit
+ * and acknowledgement) and is left alone. Each row's final status, invoice and processed_at are
+ * written in the same transaction as its booking, all with one statement at the end (outcomes.ts;
+ * earlier when a check in between reads log rows' statuses), so a crash anywhere leaves either
+ * everything or nothing, and the retry starts from a clean slate. Counted in the metrics once
+ * committed, so a rolled-back attempt is not counted twice. One outcome per ref, in order; a row
+ * named twice is booked once, the second ref sees it finished.
+ */
+export async function bookStoredEvents(trx: Knex.Transaction, refs: readonly StoredEventRef[]): Promise<StoredEventOutcome[]> {
+  const rows = await lockStoredEvents(trx, refs);
+  // The payers' suppliers of a batch with one statement (without a default supplier, which is
+  // read FOR SHARE by its own lookup; a refund's original supplier is found through the payment).
+  const payers = [...rows.values()].filter((r) => r.status === 'pending' && !r.settings?.defaultSupplierId && r.normalized.counterparty);
+  if (payers.length) {
+    await prefetchSuppliers(
+      trx,
+      payers.map((r) => ({ tenantId: r.tenantId, provider: r.normalized.provider, counterparty: r.normalized.counterparty })),
+    );
+  }
+  const outcomes: StoredEventOutcome[] = [];
+  const finished = new Map<string, StoredEventOutcome['status']>();
+  for (const ref of refs) {
+    const ctx: CommandContext = { trx, actor: systemActor(ref.tenantId) };
+    const row = rows.get(`${ref.eventRowId}:${ref.tenantId}`);
+    const status = finished.get(ref.eventRowId) ?? row?.status;
+    if (!row) {
+      outcomes.push({ status: 'skipped', reason: 'missing' });
+      continue;
+    }
+    if (status !== 'pending') {
+      outcomes.push({ status: 'skipped', reason: `already ${status}` });
+      continue;
+    }
+    const result = await bookPaymentEvent(ctx, {
+      event: row.normalized,
+      settings: row.settings ?? {},
+      eventRowId: ref.eventRowId,
+      tenant: { country: row.tenantCountry, currency: row.tenantCurrency },
+      lockedMoneyKey: row.lockedMoneyKey,
+    });
+    deferOutcome(trx, {
+      eventRowId: ref.eventRowId,
+      tenantId: ref.tenantId,
+      status: result.status,
+      invoiceId: result.invoiceId,
+      error: result.warning?.slice(0, 1000) ?? null,
+    });
+    finished.set(ref.eventRowId, result.status);
+    onCommit(trx, () => recordWebhookOutcome(row.provider, result.status));
+    outcomes.push({ status: result.status, invoiceId: result.invoiceId, result, provider: row.provider });
+  }
+  await flushOutcomes(trx);
+  return outcomes;
+}
+
+/** A log row as the job reads it: locked, with what booking it needs from its connector and tenant. */
 interface LockedEventRow extends Pick<WebhookEvent, 'status' | 'provider'> {
+  id: string;
+  tenantId: string;
   /** Every pending row has it (ingest stores only verified events as pending). */
   normalized: NonNullable<WebhookEvent['normalized']>;
   settings: ConnectorSettings | null;
@@ -53,23 +97,28 @@ interface LockedEventRow extends Pick<WebhookEvent, 'status' | 'provider'> {
 }
 
 /**
- * One statement for the row lock, the connector's settings, the tenant's country and currency
- * (three round trips before) and the money movement's advisory lock (one more). That lock is
- * taken here only for a pending payment or refund without related movements: with related ones
- * (Mollie) booking takes their locks oldest first, and taking the main one before them could
- * deadlock against another event of the same payment. Hot (once per event): compiled SQL
- * (runCompiled) rather than the WebhookEvent model.
+ * One statement for the rows' locks, their connectors' settings, their tenants' country and
+ * currency (three round trips per event before) and each money movement's advisory lock (one
+ * more). That lock is taken here only for a pending payment or refund without related movements:
+ * with related ones (Mollie) booking takes their locks oldest first, and taking the main one
+ * before them could deadlock against another event of the same payment. The rows are given as
+ * two arrays (ids, tenants), so the text and plan are the same for any number of them. Hot (once
+ * per batch): compiled SQL (runCompiled) rather than the WebhookEvent model. By `id:tenantId`.
  */
-async function lockStoredEvent({ trx, actor }: CommandContext, eventRowId: string): Promise<LockedEventRow | undefined> {
-  const [row] = await runCompiled<LockedEventRow>(trx, 'webhook-job:event', [eventRowId, actor.tenantId], (id, tenant) =>
+async function lockStoredEvents(trx: Knex.Transaction, refs: readonly StoredEventRef[]): Promise<Map<string, LockedEventRow>> {
+  const ids = refs.map((r) => r.eventRowId);
+  const tenants = refs.map((r) => r.tenantId);
+  const rows = await runCompiled<LockedEventRow>(trx, 'webhook-job:events', [ids, tenants], (idList, tenantList) =>
     trx('webhookEvents as we')
       .join('tenants as t', 't.id', 'we.tenantId')
       .leftJoin('connectorInstallations as ci', function () {
         this.on('ci.id', '=', 'we.connectorId').andOn('ci.tenantId', '=', 'we.tenantId');
       })
-      .where({ 'we.id': id, 'we.tenantId': tenant })
+      .whereRaw('(we.id, we.tenant_id) in (select * from unnest(cast(? as uuid[]), cast(? as uuid[])))', [idList, tenantList])
       .forUpdate('we')
-      .first(
+      .select(
+        'we.id',
+        'we.tenantId',
         'we.status',
         'we.provider',
         'we.normalized',
@@ -84,16 +133,5 @@ async function lockStoredEvent({ trx, actor }: CommandContext, eventRowId: strin
         ),
       ),
   );
-  return row;
-}
-
-/** The booking's final status, invoice and warning on the log row. Hot (once per event): compiled SQL, not the model. */
-async function recordOutcome({ trx, actor }: CommandContext, eventRowId: string, result: BookingResult): Promise<void> {
-  await runCompiled(
-    trx,
-    'webhook-job:finish',
-    [eventRowId, actor.tenantId, result.status, result.invoiceId, result.warning?.slice(0, 1000) ?? null],
-    (id, tenant, status, invoiceId, error) =>
-      trx('webhookEvents').where({ id, tenantId: tenant }).update({ status, invoiceId, error, processedAt: trx.fn.now() }),
-  );
+  return new Map(rows.map((r) => [`${r.id}:${r.tenantId}`, r]));
 }

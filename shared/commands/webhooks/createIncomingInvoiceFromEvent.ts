@@ -9,6 +9,7 @@ import { insertInvoiceWithItems } from '../invoices/insertInvoice';
 import { totalsColumns } from '../invoices/columns';
 import { exchangeRateOn } from '../../queries/exchangeRates';
 import { exchangeRateColumns } from '../invoices/exchangeRate';
+import { owesPurchaseTax } from '../../ledger/posting';
 import { DuplicateInvoiceError, PermanentPipelineError } from './errors';
 
 export interface IncomingInvoiceDraft {
@@ -74,7 +75,7 @@ export async function createIncomingInvoiceFromEvent(
     /** The tenant's country when the caller read it already (undefined: looked up here). */
     country?: string | null;
   },
-): Promise<{ id: string; totalGross: string; exchangeRate: string | null }> {
+): Promise<{ id: string; totalGross: string; exchangeRate: string | null; noPurchaseTaxLines: boolean }> {
   const { tenantId, event, draft } = args;
   const country = args.country !== undefined ? args.country : (await trx('tenants').where({ id: tenantId }).first('country'))?.country;
   const prepared = prepareItems([{ description: draft.description, quantity: '1', unitPrice: draft.totalGross, taxRate: '0' }], country ?? 'AT');
@@ -131,5 +132,10 @@ export async function createIncomingInvoiceFromEvent(
     throw err;
   }
   if (!written) throw new DuplicateInvoiceError(event.provider, draft.externalId);
-  return { id: written.row.id, totalGross: prepared.totals.totalGross, exchangeRate: ecb?.rate ?? null };
+  return {
+    id: written.row.id,
+    totalGross: prepared.totals.totalGross,
+    exchangeRate: ecb?.rate ?? null,
+    noPurchaseTaxLines: prepared.items.every((it) => !owesPurchaseTax(it.taxCategory)),
+  };
 }

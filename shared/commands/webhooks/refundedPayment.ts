@@ -1,5 +1,6 @@
 import type { NormalizedEvent } from '../../providers/payments/types';
 import { WebhookEvent } from '../../models/WebhookEvent';
+import { flushOutcomes } from './outcomes';
 import type { CommandContext } from '../types';
 import { RetryLaterError } from './errors';
 import type { SupplierResolution } from './resolveSupplier';
@@ -68,6 +69,8 @@ export async function findRefundedPayment(
     const moneyIds = awaited(ids);
     const refIds = awaited(byRefs);
     if (!eventRowId || (!moneyIds.length && !refIds.length)) return;
+    // Events booked before this one in the transaction (a batch) are not pending any more.
+    await flushOutcomes(trx);
     const waiting = await WebhookEvent.query(trx)
       .where({ tenantId, provider: event.provider, status: 'pending' })
       .whereNot({ id: eventRowId })

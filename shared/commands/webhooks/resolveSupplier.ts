@@ -26,18 +26,89 @@ const SUPPLIER_BY_MERCHANT_ID = `select s.id, s.name
    order by s.created_at
    limit 1`;
 
-async function match(trx: Knex.Transaction, tenantId: string, provider: ProviderSlug, cp: Counterparty): Promise<SupplierResolution | null> {
+/**
+ * What prefetchSuppliers found for a transaction's events, by matchKey: a supplier, or null for
+ * none. Valid until the transaction creates a supplier (the caller of createSupplierFor clears
+ * it first, forgetPrefetchedSuppliers): a supplier another transaction creates meanwhile is found
+ * by createSupplierFor's second match, which never uses it.
+ */
+const prefetchedByTrx = new WeakMap<Knex.Transaction, Map<string, { id: string; name: string } | null>>();
+const matchKey = (kind: 'm' | 'e', tenantId: string, provider: ProviderSlug, value: string) =>
+  kind === 'm' ? `m:${tenantId}:${provider}:${value}` : `e:${tenantId}:${value.toLowerCase()}`;
+
+/**
+ * The merchant-id and e-mail matches of many counterparties at once (a batch of events, one
+ * statement instead of up to two per event), for findSupplier to use instead of its queries. The
+ * same lookups as match(), each per counterparty: the oldest active supplier with the merchant id,
+ * and the oldest active one with the e-mail (case-insensitive).
+ */
+export async function prefetchSuppliers(
+  trx: Knex.Transaction,
+  wanted: readonly { tenantId: string; provider: ProviderSlug; counterparty: Counterparty | null | undefined }[],
+): Promise<void> {
+  const keys = new Map<string, { kind: 'm' | 'e'; tenant_id: string; provider: string; value: string }>();
+  for (const w of wanted) {
+    const cp = w.counterparty ?? {};
+    if (cp.merchantId)
+      keys.set(matchKey('m', w.tenantId, w.provider, cp.merchantId), { kind: 'm', tenant_id: w.tenantId, provider: w.provider, value: cp.merchantId });
+    if (cp.email) keys.set(matchKey('e', w.tenantId, w.provider, cp.email), { kind: 'e', tenant_id: w.tenantId, provider: w.provider, value: cp.email });
+  }
+  if (!keys.size) return;
+  const found = await runCompiledSql<{ kind: 'm' | 'e'; tenantId: string; provider: ProviderSlug; value: string; id: string | null; name: string | null }>(
+    trx,
+    SUPPLIERS_PREFETCH,
+    [JSON.stringify([...keys.values()])],
+  );
+  const cache = new Map<string, { id: string; name: string } | null>();
+  for (const f of found) cache.set(matchKey(f.kind, f.tenantId, f.provider, f.value), f.id && f.name !== null ? { id: f.id, name: f.name } : null);
+  prefetchedByTrx.set(trx, cache);
+}
+
+/** Before creating a supplier in trx (or a savepoint of it): what was not found may be found afterwards. */
+export const forgetPrefetchedSuppliers = (trx: Knex.Transaction): void => {
+  prefetchedByTrx.delete(trx);
+};
+
+/** prefetchSuppliers' statement: per wanted key one row, its supplier's id and name or nulls. Both lookups as match() runs them alone. */
+const SUPPLIERS_PREFETCH = `select w.kind, w.tenant_id as "tenantId", w.provider, w.value, s.id, s.name
+    from jsonb_to_recordset(cast(? as jsonb)) as w(kind text, tenant_id uuid, provider text, value text)
+    left join lateral (
+      select s.id, s.name, s.created_at
+        from supplier_merchant_ids m
+        cross join lateral (select id, name, tenant_id, created_at, deleted_at from suppliers where id = m.supplier_id offset 0) s
+       where w.kind = 'm' and m.tenant_id = w.tenant_id and m.provider = w.provider and m.merchant_id = w.value
+         and s.tenant_id = m.tenant_id and s.deleted_at is null
+      union all
+      select id, name, created_at from suppliers
+       where w.kind = 'e' and tenant_id = w.tenant_id and deleted_at is null and lower(email) = lower(w.value)
+      order by created_at
+      limit 1
+    ) s on true`;
+
+async function match(
+  trx: Knex.Transaction,
+  tenantId: string,
+  provider: ProviderSlug,
+  cp: Counterparty,
+  prefetched?: Map<string, { id: string; name: string } | null>,
+): Promise<SupplierResolution | null> {
   if (cp.merchantId) {
+    const key = matchKey('m', tenantId, provider, cp.merchantId);
     // supplier_merchant_ids mirrors suppliers.merchant_ids by key (migration 20261125140000); each
     // supplier is then read by its primary key alone (`offset 0`), so the plan stays a key lookup
     // whatever the tables' statistics.
-    const [s] = await runCompiledSql<{ id: string; name: string }>(trx, SUPPLIER_BY_MERCHANT_ID, [tenantId, provider, cp.merchantId]);
+    const [s] = prefetched?.has(key)
+      ? [prefetched.get(key)].filter((x) => !!x)
+      : await runCompiledSql<{ id: string; name: string }>(trx, SUPPLIER_BY_MERCHANT_ID, [tenantId, provider, cp.merchantId]);
     if (s) return { supplierId: s.id, name: s.name, how: 'merchantId' };
   }
   if (cp.email) {
-    const [s] = await runCompiled<{ id: string; name: string }>(trx, 'supplier-by-email', [tenantId, cp.email], (tenant, email) =>
-      active(trx, tenant).whereRaw('lower(email) = lower(?)', [email]).orderBy('createdAt').first('id', 'name'),
-    );
+    const key = matchKey('e', tenantId, provider, cp.email);
+    const [s] = prefetched?.has(key)
+      ? [prefetched.get(key)].filter((x) => !!x)
+      : await runCompiled<{ id: string; name: string }>(trx, 'supplier-by-email', [tenantId, cp.email], (tenant, email) =>
+          active(trx, tenant).whereRaw('lower(email) = lower(?)', [email]).orderBy('createdAt').first('id', 'name'),
+        );
     if (s) return { supplierId: s.id, name: s.name, how: 'email' };
   }
   return null;
@@ -46,7 +117,8 @@ async function match(trx: Knex.Transaction, tenantId: string, provider: Provider
 /**
  * Pipeline step 3 (docs/webhooks.md, "The pipeline job"), in two halves. This one writes nothing:
  * the connector's active default supplier, else one with the provider's merchant id, else with the
- * e-mail (case-insensitive). When it finds none, createSupplierFor creates one.
+ * e-mail (case-insensitive), as prefetchSuppliers found them when it ran in this transaction. When
+ * it finds none, createSupplierFor creates one.
  */
 export async function findSupplier(
   trx: Knex.Transaction,
@@ -61,7 +133,7 @@ export async function findSupplier(
     );
     if (s) return { supplierId: s.id, name: s.name, how: 'default' };
   }
-  return match(trx, tenantId, provider, cp);
+  return match(trx, tenantId, provider, cp, prefetchedByTrx.get(trx));
 }
 
 /**

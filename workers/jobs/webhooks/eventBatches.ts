@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { systemActor } from '../../../shared/actor';
 import { Batches } from '../../../shared/batches';
-import { bookStoredEvent, type StoredEventOutcome } from '../../../shared/commands/webhooks/bookStoredEvent';
+import { bookStoredEvents, type StoredEventOutcome } from '../../../shared/commands/webhooks/bookStoredEvent';
 import type { CommandContext } from '../../../shared/commands/types';
 import type { ProcessWebhookEventPayload } from '../../../shared/jobs/catalog';
 import { logger } from '../../../shared/logger';
@@ -21,7 +21,7 @@ export const jobContext = (trx: Knex.Transaction, tenantId: string): CommandCont
 
 /** One stored event booked in its own transaction. */
 export function bookEvent(ref: ProcessWebhookEventPayload): Promise<StoredEventOutcome> {
-  return runInTransaction((trx) => bookStoredEvent(jobContext(trx, ref.tenantId), { eventRowId: ref.eventRowId }));
+  return runInTransaction(async (trx) => (await bookStoredEvents(trx, [ref]))[0]);
 }
 
 /**
@@ -33,9 +33,7 @@ export function bookEvent(ref: ProcessWebhookEventPayload): Promise<StoredEventO
 export function bookEventBatch(refs: readonly ProcessWebhookEventPayload[]): Promise<StoredEventOutcome[]> {
   return runInTransaction(async (trx) => {
     await trx.raw(`set local lock_timeout = ${BATCH_LOCK_TIMEOUT_MS}`);
-    const done: StoredEventOutcome[] = [];
-    for (const ref of refs) done.push(await bookStoredEvent(jobContext(trx, ref.tenantId), { eventRowId: ref.eventRowId }));
-    return done;
+    return bookStoredEvents(trx, refs);
   });
 }
 
