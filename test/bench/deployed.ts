@@ -24,7 +24,7 @@ import { pathToFileURL } from 'node:url';
 import { prepareBenchEnv, type BenchEnv } from './lib/env';
 import { fmtLoad, interleavedLoads, mergeLoads, runLoad, type CpuReader, type LoadRequest, type LoadResult, type LoadSpec } from './lib/load';
 import { percentile } from './lib/measure';
-import { ProcessMeter, minus, treeCpuSeconds } from './lib/procStats';
+import { ProcessMeter, minus, statOf, treeCpuSeconds } from './lib/procStats';
 import { productionEnv, productionSecrets, runRelease, startBareProcess, startWeb, startWorker, type RunningProcess } from './lib/procfile';
 import { tenItems } from './lib/fixtures';
 import type { SeededTenant } from './lib/seed';
@@ -367,7 +367,18 @@ const rendering: DeployedBenchmark = {
     const { createRedis } = await import('../../shared/redis');
     const [ours, rssOurs] = await withPeaks(
       () => [d.web, d.worker],
-      () => renderThroughWorker({ n, kinds: ['pdf', 'zugferd'], prefix: d.env.redisPrefix, treeCpuSeconds: () => treeCpuSeconds(d.worker.pid), log: d.log }),
+      () =>
+        renderThroughWorker({
+          n,
+          kinds: ['pdf', 'zugferd'],
+          prefix: d.env.redisPrefix,
+          treeCpuSeconds: () => treeCpuSeconds(d.worker.pid),
+          mainCpuSeconds: () => {
+            const s = statOf(d.worker.pid);
+            return s.user + s.system;
+          },
+          log: d.log,
+        }),
     );
     // The baseline: pdfkit pages in a worker-like process (a BullMQ worker, one job at a time).
     const prefix = `${d.env.redisPrefix}:pdfkit`;

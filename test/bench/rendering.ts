@@ -147,6 +147,8 @@ export async function renderThroughWorker(opts: {
   kinds: readonly DocumentKind[];
   prefix: string;
   treeCpuSeconds: () => number;
+  /** CPU seconds of the worker's main process alone (the rest of the tree is its renderers), for the split in the log line. */
+  mainCpuSeconds?: () => number;
   log: (line: string) => void;
 }): Promise<RenderedThroughWorker[]> {
   const { n } = opts;
@@ -168,8 +170,12 @@ export async function renderThroughWorker(opts: {
   });
   const customer = await createCustomer(tenant, { ...E_INVOICE_CUSTOMER, buyerReference: 'KST-4711' });
   const renderers = concurrencyFor(loadConfig(process.env), 'documents');
-  // Warm-up jobs: each sandboxed renderer starts, loads its modules and gets its JIT warm on a few documents.
-  const warmupN = 4 * renderers;
+  // Warm-up jobs of each kind: each sandboxed renderer starts, loads its modules and parses the
+  // fonts, and gets as many documents to warm its JIT as the baseline's one process gets pages
+  // (20, deployed.ts): a renderer lives as long as its worker and renders thousands of documents,
+  // and with 4 per renderer the measured batch still paid V8's warm-up five times over
+  // (docs/benchmarks.md, "Rendering CPU per document").
+  const warmupN = Number(process.env.BENCH_RENDER_WARMUP ?? 20) * renderers;
   const ids: string[] = [];
   for (let i = 0; i < warmupN + n; i++) ids.push((await createSentInvoice(tenant, admin, { customerId: customer.id, items: manyItems(10) })).id);
   const versions = new Map((await k('invoices').whereIn('id', ids).select('id', 'version')).map((r: { id: string; version: number }) => [r.id, r.version]));
@@ -178,6 +184,7 @@ export async function renderThroughWorker(opts: {
   /** Queues one render job per invoice and waits until every artifact is stored; wall ms, worker CPU ms and per-job latencies. */
   const renderAll = async (kind: DocumentKind, invoiceIds: string[]) => {
     const cpu0 = opts.treeCpuSeconds();
+    const main0 = opts.mainCpuSeconds?.() ?? 0;
     const t0 = performance.now();
     const queuedAt = Date.now();
     const jobs = await queue.addBulk(
@@ -201,19 +208,21 @@ export async function renderThroughWorker(opts: {
     }
     const ms = performance.now() - t0;
     const cpuMs = (opts.treeCpuSeconds() - cpu0) * 1000;
+    const mainMs = ((opts.mainCpuSeconds?.() ?? 0) - main0) * 1000;
     // Queued → finished per job, from BullMQ's own timestamps (the jobs are kept on completion).
     const finished = await Promise.all(jobs.map((j) => queue.getJob(j.id!)));
     const waits = finished.filter((j) => j?.finishedOn).map((j) => j!.finishedOn! - queuedAt);
-    return { ms, cpuMs, waits };
+    return { ms, cpuMs, mainMs, waits };
   };
   try {
     // Warm-up: the sandboxed renderers start (and load their modules) with their first jobs.
     for (const kind of opts.kinds) await renderAll(kind, ids.slice(0, warmupN));
     const out: RenderedThroughWorker[] = [];
     for (const kind of opts.kinds) {
-      const { ms, cpuMs, waits } = await renderAll(kind, ids.slice(warmupN));
+      const { ms, cpuMs, mainMs, waits } = await renderAll(kind, ids.slice(warmupN));
       const perSec = (n * 1000) / ms;
-      const line = `${n} in ${ms.toFixed(0)} ms, ${renderers} sandboxed renderers, worker CPU ${(cpuMs / n).toFixed(1)} ms per document`;
+      const split = opts.mainCpuSeconds ? ` (main process ${(mainMs / n).toFixed(1)}, renderers ${((cpuMs - mainMs) / n).toFixed(1)})` : '';
+      const line = `${n} in ${ms.toFixed(0)} ms, ${renderers} sandboxed renderers warmed with ${warmupN / renderers} documents each, worker CPU ${(cpuMs / n).toFixed(1)} ms per document${split}`;
       opts.log(`  one worker process, ${kind}:${' '.repeat(14 - kind.length)}${perSec.toFixed(1)}/s (${line})`);
       out.push({
         kind,
