@@ -3,7 +3,8 @@
  * invoices (lib/seed.ts: 900k sales, 100k incoming, one item each, 90k payments), time and peak
  * RSS of this process; the DATEV stream is consumed as a download would be, with RSS printed at
  * 100k and 1M rows: flat memory shows that it streams. Baselines: one plain SQL aggregate over the
- * same rows (U30), a plain pg cursor writing naive CSV lines (DATEV).
+ * same rows (U30), a plain pg cursor writing the same rows as 125-column lines by string
+ * concatenation (DATEV, lib/bareRoutes.ts).
  *
  * Part of the runners (npm run bench:in-process -- reports; the deployed shape's DATEV download: deployed.ts); `npx tsx test/bench/reports.ts` still works and
  * runs just this one. BENCH_INVOICES=200000 makes a smaller run.
@@ -37,8 +38,8 @@ export const reports: Benchmark = {
     const { db } = await import('../../shared/db');
     const { loadVatAggregates } = await import('../../shared/queries/reports/vatAggregates');
     const { loadReportTenant, vatReturnReport } = await import('../../shared/queries/reports/vatReturn');
-    const { datevBookings, datevMeta } = await import('../../shared/queries/reports/datev');
-    const { datevCsvStream } = await import('../../shared/formats/datev/extfBuchungsstapel');
+    const { datevExportChunks, datevMeta } = await import('../../shared/queries/reports/datev');
+    const { datevCsvTextStream } = await import('../../shared/formats/datev/extfBuchungsstapel');
     const { monthPeriod, quarterPeriod } = await import('../../shared/domain/tax/period');
     const k = db();
     const s = ctx.sampler;
@@ -68,7 +69,7 @@ export const reports: Benchmark = {
       }
 
       const consume = async (period: typeof march, marks: number[] = []) => {
-        const stream = datevCsvStream(datevMeta(t, period), datevBookings(t, period, k));
+        const stream = datevCsvTextStream(datevMeta(t, period), datevExportChunks(t, period, k));
         let lines = -2; // the two header lines
         let bytes = 0;
         const seen: Array<{ rows: number; rss: number; heap: number }> = [];

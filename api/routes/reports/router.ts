@@ -3,7 +3,7 @@ import { db } from '../../../shared/db';
 import { runInTransaction } from '../../../shared/outbox';
 import { invalidInput } from '../../../shared/errors';
 import { parseTaxPeriod, type TaxPeriod } from '../../../shared/domain/tax/period';
-import { datevCsvStream } from '../../../shared/formats/datev/extfBuchungsstapel';
+import { datevCsvTextStream } from '../../../shared/formats/datev/extfBuchungsstapel';
 import {
   assertU30Tenant,
   elsterXml,
@@ -13,7 +13,7 @@ import {
   u30XmlFor,
   vatReturnReport,
 } from '../../../shared/queries/reports/vatReturn';
-import { assertDatevExportable, datevBookings, datevFileName, datevMeta } from '../../../shared/queries/reports/datev';
+import { assertDatevExportable, datevExportChunks, datevFileName, datevMeta } from '../../../shared/queries/reports/datev';
 import { bwaReport } from '../../../shared/queries/reports/bwa';
 import { zmReport, zmXmlFor } from '../../../shared/queries/reports/zm';
 import { loadSubmission } from '../../../shared/queries/reports/submissions';
@@ -187,7 +187,7 @@ add<unknown, PeriodQuery>({
     const period = periodOf(ctx.input.query);
     const tenant = await loadReportTenant(db(), ctx.state.actor.tenantId);
     await assertDatevExportable(db(), tenant, period);
-    const stream = datevCsvStream(datevMeta(tenant, period), datevBookings(tenant, period));
+    const stream = datevCsvTextStream(datevMeta(tenant, period), datevExportChunks(tenant, period));
     ctx.set('Content-Type', 'text/csv; charset=windows-1252');
     ctx.set('Content-Disposition', `attachment; filename="${datevFileName(period)}"`);
     ctx.set('Cache-Control', 'no-store');

@@ -261,13 +261,37 @@ const I = {
 
 /** One booking line with all 125 fields (without line end). */
 export function datevBookingLine(b: DatevBooking): string {
-  // Formatted from the validated string itself (exact, and the export's hottest line: no decimal.js).
-  const amount = AMOUNT_RE.exec(b.amount ?? '');
-  if (!amount || /^[0.]*$/.test(b.amount)) {
-    throw taxReportError('INVALID_BOOKING', `amount must be a positive decimal with at most 10 integer digits, got ${JSON.stringify(b.amount)}`, [
+  const amount = datevAmountField(b.amount);
+  const posting = datevPostingFields(b);
+  const date = parseIsoDate(b.documentDate, 'documentDate');
+  let serviceDate = '';
+  if (b.serviceDate) {
+    const s = parseIsoDate(b.serviceDate, 'serviceDate');
+    serviceDate = `${s.d}${s.m}${s.y}`;
+  }
+  return amount + posting + datevDocumentFields(`${date.d}${date.m}`, b.documentField1, b.text, serviceDate);
+}
+
+/**
+ * Umsatz: a positive decimal string ("1190.00", "5.5") as DATEV's decimal comma ("1190,00").
+ * Formatted from the validated string itself (exact: no decimal.js).
+ */
+export function datevAmountField(value: string): string {
+  const amount = AMOUNT_RE.exec(value ?? '');
+  if (!amount || /^[0.]*$/.test(value)) {
+    throw taxReportError('INVALID_BOOKING', `amount must be a positive decimal with at most 10 integer digits, got ${JSON.stringify(value)}`, [
       { field: 'amount', message: 'positive, non-zero, at most 2 decimals' },
     ]);
   }
+  return `${amount[1].replace(/^0+(?=\d)/, '')},${(amount[2] ?? '').padEnd(2, '0')}`;
+}
+
+/**
+ * The part of a booking line that depends on its posting only: from the separator after Umsatz
+ * through the one after BU-Schlüssel (S/H, WKZ, Konto, Gegenkonto, BU-Schlüssel), validated. The
+ * export builds it once per distinct posting, not per row (datev.ts).
+ */
+export function datevPostingFields(b: Pick<DatevBooking, 'debitCredit' | 'currency' | 'account' | 'contraAccount' | 'buKey'>): string {
   if (b.debitCredit !== 'S' && b.debitCredit !== 'H')
     throw taxReportError('INVALID_BOOKING', 'debitCredit must be S or H', [{ field: 'debitCredit', message: 'S or H' }]);
   for (const [field, value] of [
@@ -282,74 +306,91 @@ export function datevBookingLine(b: DatevBooking): string {
   }
   const currency = b.currency ?? 'EUR';
   if (!/^[A-Z]{3}$/.test(currency)) throw taxReportError('INVALID_BOOKING', 'currency must be an ISO 4217 code', [{ field: 'currency', message: 'invalid' }]);
-  const date = parseIsoDate(b.documentDate, 'documentDate');
-
-  let serviceDate = '';
-  if (b.serviceDate) {
-    const s = parseIsoDate(b.serviceDate, 'serviceDate');
-    serviceDate = `${s.d}${s.m}${s.y}`;
-  }
-  // The filled fields in column order (FILLED), with the empty columns between them as separators.
-  const v = [
-    `${amount[1].replace(/^0+(?=\d)/, '')},${(amount[2] ?? '').padEnd(2, '0')}`,
-    quote(b.debitCredit),
-    quote(currency),
-    b.account,
-    b.contraAccount,
-    b.buKey ? quote(b.buKey) : '',
-    `${date.d}${date.m}`,
-    quote((b.documentField1 ?? '').replace(BELEG1_DISALLOWED, '').slice(-36)),
-    quote(cleanText(b.text ?? '', 60)),
-    serviceDate,
-  ];
-  let line = '';
-  for (let k = 0; k < v.length; k++) line += v[k] + GAP[k];
-  return line;
+  return (
+    GAP[0] + quote(b.debitCredit) + GAP[1] + quote(currency) + GAP[2] + b.account + GAP[3] + b.contraAccount + GAP[4] + (b.buKey ? quote(b.buKey) : '') + GAP[5]
+  );
 }
 
 /**
- * The columns a booking line fills, in column order (the order of `v` in datevBookingLine), and
- * after each the separators up to the next one (the last: up to the 125th column). A line is
- * these ten values and separators: the same text as the 125 fields joined with ";", without
- * building 125 fields per row (the export's hottest function).
+ * The rest of a booking line after datevPostingFields: Belegdatum (DDMM, already formatted),
+ * Belegfeld 1 and Buchungstext (cleaned and quoted here), Leistungsdatum (DDMMYYYY or empty,
+ * already formatted), and the empty columns up to the 125th.
+ */
+export function datevDocumentFields(ddmm: string, documentField1: string | null | undefined, text: string | null | undefined, serviceDate: string): string {
+  return (
+    ddmm +
+    GAP[6] +
+    quote((documentField1 ?? '').replace(BELEG1_DISALLOWED, '').slice(-36)) +
+    GAP[7] +
+    quote(cleanText(text ?? '', 60)) +
+    GAP[8] +
+    serviceDate +
+    GAP[9]
+  );
+}
+
+/**
+ * The columns a booking line fills, in column order (amount, posting fields, document fields
+ * above), and after each the separators up to the next one (the last: up to the 125th column). A
+ * line is these ten values and separators: the same text as the 125 fields joined with ";",
+ * without building 125 fields per row (the export's hottest path).
  */
 const FILLED = [I.amount, I.side, I.currency, I.account, I.contra, I.bu, I.date, I.beleg1, I.text, I.serviceDate];
 const GAP = FILLED.map((col, k) => ';'.repeat((FILLED[k + 1] ?? DATEV_COLUMNS.length - 1) - col));
 if (FILLED.some((col, k) => k > 0 && col <= FILLED[k - 1])) throw new Error('DATEV booking columns out of order');
 
-const CRLF = '\r\n';
+export const CRLF = '\r\n';
 /** Lines per chunk: big enough to amortise encoding, small enough to keep memory flat. */
 const LINES_PER_CHUNK = 256;
 
-const encode = (text: string) => iconv.encode(text, 'windows-1252');
+/**
+ * Text outside what Windows-1252 and Latin-1 encode alike: 0x80-0x9F (the two differ there) and
+ * anything above 0xFF. Without any, Latin-1 (native, one pass) gives Windows-1252's bytes; the
+ * rare chunk with €, „ or a character it lacks goes through iconv-lite.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the range starts at U+0000 on purpose
+const NOT_LATIN1_ALIKE = /[^\x00-\x7F\xA0-\xFF]/;
+export const encodeWindows1252 = (text: string): Buffer => (NOT_LATIN1_ALIKE.test(text) ? iconv.encode(text, 'windows-1252') : Buffer.from(text, 'latin1'));
 
 /**
  * The whole file as a byte stream. Bookings are pulled from the iterable only as fast as the
  * consumer reads (Readable.from respects backpressure), so memory stays bounded whatever the
  * number of rows. Characters Windows-1252 cannot hold become "?" (iconv-lite's replacement).
- * The iterable may give bookings one by one or in batches (arrays; datevBookings does).
+ * The iterable may give bookings one by one or in batches (arrays).
  */
 export function datevCsvStream(
   meta: DatevHeaderMeta,
   bookings: AsyncIterable<DatevBooking | DatevBooking[]> | Iterable<DatevBooking | DatevBooking[]>,
 ): Readable {
-  // Validate the header before the stream exists, so a bad request fails fast, not mid-download.
-  const header = datevHeaderLine(meta) + CRLF + datevColumnHeaderLine() + CRLF;
-  async function* lines(): AsyncGenerator<Buffer> {
-    yield encode(header);
+  async function* lines(): AsyncGenerator<string> {
     let batch = '';
     let n = 0;
     for await (const item of bookings) {
       for (const b of Array.isArray(item) ? item : [item]) {
         batch += datevBookingLine(b) + CRLF;
         if (++n === LINES_PER_CHUNK) {
-          yield encode(batch);
+          yield batch;
           batch = '';
           n = 0;
         }
       }
     }
-    if (batch) yield encode(batch);
+    if (batch) yield batch;
   }
-  return Readable.from(lines(), { objectMode: false, highWaterMark: 64 * 1024 });
+  return datevCsvTextStream(meta, lines());
+}
+
+/**
+ * The file from booking lines already written (datevBookingLine's text, each followed by CRLF),
+ * in chunks of any number of lines: the header, then each chunk encoded as it comes, pulled only
+ * as fast as the consumer reads. The export's path (datevExportChunks in datev.ts).
+ */
+export function datevCsvTextStream(meta: DatevHeaderMeta, chunks: AsyncIterable<string>): Readable {
+  // Validate the header before the stream exists, so a bad request fails fast, not mid-download.
+  const header = datevHeaderLine(meta) + CRLF + datevColumnHeaderLine() + CRLF;
+  async function* bytes(): AsyncGenerator<Buffer> {
+    yield encodeWindows1252(header);
+    for await (const text of chunks) if (text) yield encodeWindows1252(text);
+  }
+  return Readable.from(bytes(), { objectMode: false, highWaterMark: 64 * 1024 });
 }

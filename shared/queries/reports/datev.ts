@@ -6,7 +6,14 @@ import type { TaxPeriod } from '../../domain/tax/period';
 import type { InvoiceType } from '../../domain/invoiceView';
 import type { TaxCategory } from '../../domain/tax/vatCategory';
 import { DATEV_CHARTS, datevPosting, datevSkrCode, type DatevChart, type DatevBookingSource } from '../../domain/tax/datevMapping';
-import type { DatevBooking, DatevHeaderMeta } from '../../formats/datev/extfBuchungsstapel';
+import {
+  CRLF,
+  datevBookingLine,
+  datevDocumentFields,
+  datevPostingFields,
+  type DatevBooking,
+  type DatevHeaderMeta,
+} from '../../formats/datev/extfBuchungsstapel';
 import {
   EU_VAT_PREFIXES,
   eurSql,
@@ -76,27 +83,55 @@ export const datevFileName = (period: TaxPeriod) => `EXTF_Buchungsstapel_${perio
  * batch's account length. 422 naming what to fix.
  */
 export async function assertDatevExportable(db: Knex, tenant: ReportTenant, period: TaxPeriod): Promise<void> {
-  await assertDatevRatesMapped(db, tenant, period);
-  await assertEurDocuments(db, tenant.id, { from: period.start, to: period.end }, `The DATEV export for ${period.label}`, { payments: true });
-  await assertDatevExpenseAccounts(db, tenant, period);
-  await assertDatevClearingAccounts(db, tenant, period);
+  // One read-only transaction for the planner setting the cursors use too (datevRows): the
+  // payment checks join a quarter's payments to their invoices by id.
+  await db.transaction(
+    async (trx) => {
+      await trx.raw(DATEV_PLANNER_SQL);
+      await assertDatevRatesMapped(trx, tenant, period);
+      await assertEurDocuments(trx, tenant.id, { from: period.start, to: period.end }, `The DATEV export for ${period.label}`, { payments: true });
+      await assertDatevExpenseAccounts(trx, tenant, period);
+      await assertDatevClearingAccounts(trx, tenant, period);
+    },
+    { readOnly: true },
+  );
 }
+
+/**
+ * For the export's statements: index lookups priced as what they are here (pages in cache), so
+ * a period's payments join their invoices by primary key instead of a hash over every invoice
+ * of every tenant (a quarter's payment rows: 290 → 50 ms at 100,000 invoices,
+ * docs/benchmarks.md "DATEV"); and no JIT: the tax breakdown's row estimates
+ * (jsonb_array_elements, 100 per invoice) make a year's cursor look big enough for JIT
+ * compilation, which then costs more than running it.
+ */
+const DATEV_PLANNER_SQL = 'set local random_page_cost = 1.1; set local jit = off';
 
 /** Every tax rate in the period must be mapped in the chart (foreign VAT aside). */
 export async function assertDatevRatesMapped(db: Knex, tenant: ReportTenant, period: TaxPeriod): Promise<void> {
   const chart = datevChartOf(tenant);
+  const allowed = DATEV_CHARTS[chart].rates;
+  const where = `i.tenant_id = ? and ${inBooksSql('i')} and (
+            (i.type in ('rechnung', 'gutschrift') and i.status = any(?::text[]) and i.issue_date between ? and ?)
+         or (i.type = 'eingangsrechnung' and i.status <> all(?::text[]) and i.invoice_date between ? and ?))`;
+  const bindings = [tenant.id, [...FINALIZED_STATUSES], period.start, period.end, [...INPUT_TAX_EXCLUDED_STATUSES], period.start, period.end];
+  // The period's rates first (no lookup per row); only a rate the chart lacks is checked for
+  // foreign VAT lines, which are booked without a key and need no account of their rate.
+  const { rows: rates } = await db.raw(
+    `select distinct tb->>'taxRate' as "rate" from invoices i cross join lateral jsonb_array_elements(i.tax_breakdown) tb where ${where}`,
+    bindings,
+  );
+  const unmapped = (rates as Array<{ rate: string }>).map((r) => String(r.rate)).filter((r) => !allowed.includes(normalizeRate(r)));
+  if (!unmapped.length) return;
   const { rows } = await db.raw(
     `select distinct tb->>'taxRate' as "rate"
        from invoices i cross join lateral jsonb_array_elements(i.tax_breakdown) tb
-      where i.tenant_id = ? and ${inBooksSql('i')} and (
-            (i.type in ('rechnung', 'gutschrift') and i.status = any(?::text[]) and i.issue_date between ? and ?)
-         or (i.type = 'eingangsrechnung' and i.status <> all(?::text[]) and i.invoice_date between ? and ?))
+      where ${where} and tb->>'taxRate' = any(?::text[])
         -- Foreign VAT (any rate) is booked at its gross without a key: it needs no account of its rate.
         and not exists (select 1 from invoice_items fv
                          where fv.invoice_id = i.id and fv.tax_category = 'foreignVat' and fv.tax_rate = (tb->>'taxRate')::numeric)`,
-    [tenant.id, [...FINALIZED_STATUSES], period.start, period.end, [...INPUT_TAX_EXCLUDED_STATUSES], period.start, period.end],
+    [...bindings, unmapped],
   );
-  const allowed = DATEV_CHARTS[chart].rates;
   const bad = (rows as Array<{ rate: string }>).map((r) => normalizeRate(String(r.rate))).filter((r) => !allowed.includes(r));
   if (bad.length) {
     throw taxReportError(
@@ -209,21 +244,10 @@ async function* cursor<Row>(trx: Knex.Transaction, name: string, sql: string, bi
   await trx.raw(`close ${name}`);
 }
 
-/** Each batch of rows as the bookings `toBooking` makes of them (null: no booking for that row). */
-async function* bookingsOf<Row>(batches: AsyncIterable<Row[]>, toBooking: (row: Row) => DatevBooking | null): AsyncGenerator<DatevBooking[]> {
-  for await (const rows of batches) {
-    const bookings: DatevBooking[] = [];
-    for (const r of rows) {
-      const b = toBooking(r);
-      if (b) bookings.push(b);
-    }
-    if (bookings.length) yield bookings;
-  }
-}
+const text = (number: string | null, partner: string | null) => (number ? (partner ? `${number} ${partner}` : number) : (partner ?? ''));
 
-const text = (number: string | null, partner: string | null) => [number, partner].filter(Boolean).join(' ');
-
-// The cursors' rows, as their statements name the columns (amounts as decimal text, dates YYYY-MM-DD).
+// The cursors' rows, as their statements name the columns (amounts as decimal text rounded to the
+// cent, so with exactly two decimals; dates YYYY-MM-DD).
 interface SalesRow {
   type: 'rechnung' | 'gutschrift';
   number: string | null;
@@ -235,8 +259,30 @@ interface SalesRow {
   /** Of the 0 % rows only (null for rates above 0 and for legacy unclassified lines). */
   taxCategory: TaxCategory | null;
   exemptionReason: string | null;
-  reverseCharge: boolean;
-  export: boolean;
+  /** Of the 0 % rows only (null above 0 %): the legacy inference by the buyer's VAT ID and country. */
+  reverseCharge: boolean | null;
+  export: boolean | null;
+}
+
+/** The sales cursor's row: a 0 % row carries its split by category, [category, reason, gross] each. */
+type SalesQueryRow = Omit<SalesRow, 'taxCategory' | 'exemptionReason'> & { zeroSplit: Array<[TaxCategory | null, string | null, string]> | null };
+
+/** A 0 % row as one row per category group of its lines; a row without a split (rates above 0, legacy lines) as it is. */
+function expandZeroSplit(rows: SalesQueryRow[]): SalesRow[] {
+  const out: SalesRow[] = [];
+  for (const r of rows) {
+    if (r.zeroSplit?.length) {
+      const { zeroSplit, ...row } = r;
+      for (const [taxCategory, exemptionReason, gross] of zeroSplit) out.push({ ...row, gross, taxCategory, exemptionReason });
+    } else {
+      // Most rows: the row object itself (no copy per row).
+      const plain = r as unknown as SalesRow;
+      plain.taxCategory = null;
+      plain.exemptionReason = null;
+      out.push(plain);
+    }
+  }
+  return out;
 }
 
 interface IncomingRow {
@@ -259,94 +305,201 @@ interface MoneyMovementRow {
   moneyAccount: string | null;
 }
 
+/** One FETCH of one of the three cursors, in file order: all sales, then incoming, then money movements. */
+type RowBatch = { kind: 'sales'; rows: SalesRow[] } | { kind: 'incoming'; rows: IncomingRow[] } | { kind: 'payments'; rows: MoneyMovementRow[] };
+
 /**
- * Every booking of the period, lazily, a batch at a time (one per FETCH); pass to datevCsvStream.
- * Amounts in EUR: a foreign-currency document's at its stored exchange rate (eurSql, per row; its
- * payments at the document's rate too). assertDatevExportable refuses such documents for now.
+ * A row as the booking source datevPosting maps: with the amount it books (a credit note's
+ * negated), or with `unit`, an amount of that sign already (the export's cached postings).
+ */
+function sourceOf(batch: RowBatch['kind'], r: SalesRow | IncomingRow | MoneyMovementRow, smallBusiness: boolean, unit?: string): DatevBookingSource {
+  if (batch === 'sales') {
+    const s = r as SalesRow;
+    return {
+      kind: 'salesInvoice',
+      taxRate: s.taxRate,
+      gross: unit ?? (s.type === 'gutschrift' ? negate(s.gross) : s.gross),
+      taxCategory: s.taxCategory,
+      exemptionReason: s.exemptionReason,
+      // Legacy lines without a category: the inference the export always made.
+      zeroRateKind: s.reverseCharge ? 'reverseChargeEu' : s.export ? 'export' : 'taxFree',
+    };
+  }
+  if (batch === 'incoming') {
+    const s = r as IncomingRow;
+    return { kind: 'incomingInvoice', taxRate: s.taxRate, gross: unit ?? s.gross, expenseAccount: s.expenseAccount, taxCategory: s.taxCategory, smallBusiness };
+  }
+  const m = r as MoneyMovementRow;
+  // A payment on a credit note is money paid back to the customer: a reversed receipt. A refund
+  // document's amount is negative already: money back from the supplier.
+  return {
+    kind: 'payment',
+    of: m.type === 'eingangsrechnung' ? 'incomingInvoice' : 'salesInvoice',
+    amount: unit ?? (m.type === 'gutschrift' ? negate(m.amount) : m.amount),
+    clearingAccount: m.moneyAccount ?? undefined,
+  };
+}
+
+const serviceDateOf = (batch: RowBatch['kind'], r: SalesRow | IncomingRow | MoneyMovementRow) => (batch === 'sales' ? (r as SalesRow).serviceDate : null);
+
+/** The booking of a row (null: nothing to book), by datevPosting: the mapping's one definition. */
+function bookingOf(chart: DatevChart, batch: RowBatch['kind'], r: SalesRow | IncomingRow | MoneyMovementRow, smallBusiness: boolean): DatevBooking | null {
+  const p = datevPosting(chart, sourceOf(batch, r, smallBusiness));
+  if (!p) return null;
+  // Every field named, one object shape for all rows (spreads made each row's object slow to build and to read).
+  return {
+    amount: p.amount,
+    debitCredit: p.debitCredit,
+    account: p.account,
+    contraAccount: p.contraAccount,
+    buKey: p.buKey,
+    currency: 'EUR',
+    documentDate: r.date,
+    documentField1: r.number ?? undefined,
+    text: text(r.number, r.partner),
+    serviceDate: serviceDateOf(batch, r) ?? undefined,
+  };
+}
+
+/**
+ * Every booking of the period as objects, lazily, a batch at a time (one per FETCH); with
+ * datevCsvStream the reference the export's text path (datevExportChunks) must equal byte for
+ * byte (test/api/reports/datevStream.test.ts). Amounts in EUR: a foreign-currency document's at
+ * its stored exchange rate (eurSql, per row; its payments at the document's rate too).
+ * assertDatevExportable refuses such documents for now.
  */
 export async function* datevBookings(tenant: ReportTenant, period: TaxPeriod, knex: Knex = defaultDb()): AsyncGenerator<DatevBooking[]> {
+  const chart = datevChartOf(tenant);
+  const smallBusiness = tenant.settings?.smallBusiness === true;
+  for await (const batch of datevRows(tenant, period, knex)) {
+    const bookings: DatevBooking[] = [];
+    for (const r of batch.rows) {
+      const b = bookingOf(chart, batch.kind, r, smallBusiness);
+      if (b) bookings.push(b);
+    }
+    if (bookings.length) yield bookings;
+  }
+}
+
+/** A rounded amount as the cursors give it: sign, at most 10 integer digits, two decimals. */
+const CENTS_TEXT = /^-?\d{1,10}\.\d\d$/;
+/** Distinct postings an export caches at most (accounts × rates × categories × sign: a few dozen in practice). */
+const MAX_CACHED_POSTINGS = 10_000;
+
+/**
+ * The booking lines of the period as Windows-1252-ready text, one string per FETCH (each line
+ * with its CRLF); pass to datevCsvTextStream. The same bytes as datevCsvStream over
+ * datevBookings, without a booking object, a decimal.js number or a validation per row: a row's
+ * posting (S/H, accounts, BU key) depends only on what it books (kind, rate, category, exemption
+ * reason, account) and the amount's sign, never on the amount itself, so datevPosting maps each
+ * distinct one once and its validated fields are reused; the amount is the cursor's
+ * cent-rounded text with a decimal comma. A row the text path cannot take as it is (an amount of
+ * another shape, an odd date) goes through datevBookingLine, errors included.
+ */
+export async function* datevExportChunks(tenant: ReportTenant, period: TaxPeriod, knex: Knex = defaultDb()): AsyncGenerator<string> {
+  const chart = datevChartOf(tenant);
+  const smallBusiness = tenant.settings?.smallBusiness === true;
+  const postings = new Map<string, string>();
+  for await (const batch of datevRows(tenant, period, knex)) {
+    const kind = batch.kind;
+    let chunk = '';
+    for (const r of batch.rows) {
+      const amount = kind === 'payments' ? (r as MoneyMovementRow).amount : (r as SalesRow | IncomingRow).gross;
+      const serviceDate = kind === 'sales' ? (r as SalesRow).serviceDate : null;
+      if (!CENTS_TEXT.test(amount) || r.date.length !== 10 || (serviceDate !== null && serviceDate.length !== 10)) {
+        const b = bookingOf(chart, kind, r, smallBusiness);
+        if (b) chunk += datevBookingLine(b) + CRLF;
+        continue;
+      }
+      let negative = amount.charCodeAt(0) === 45; // '-'
+      const abs = negative ? amount.slice(1) : amount;
+      if (abs === '0.00') continue; // DATEV refuses 0,00; datevPosting books nothing for it either
+      let key: string;
+      if (kind === 'sales') {
+        const s = r as SalesRow;
+        if (s.type === 'gutschrift') negative = !negative;
+        key = `s${negative ? '-' : '+'}${s.taxRate}|${s.taxCategory}|${s.exemptionReason}|${s.reverseCharge}|${s.export}`;
+      } else if (kind === 'incoming') {
+        const s = r as IncomingRow;
+        key = `i${negative ? '-' : '+'}${s.taxRate}|${s.taxCategory}|${s.expenseAccount}`;
+      } else {
+        const m = r as MoneyMovementRow;
+        if (m.type === 'gutschrift') negative = !negative;
+        key = `p${negative ? '-' : '+'}${m.type === 'eingangsrechnung'}|${m.moneyAccount}`;
+      }
+      let fields = postings.get(key);
+      if (fields === undefined) {
+        // The row's source with a unit amount of the sign it books (a credit note's flipped above).
+        const p = datevPosting(chart, sourceOf(kind, r, smallBusiness, negative ? '-1.00' : '1.00'));
+        if (!p) throw new Error('DATEV: no posting for a non-zero amount'); // datevPosting returns null for zero only
+        fields = datevPostingFields({ ...p, currency: 'EUR' });
+        if (postings.size >= MAX_CACHED_POSTINGS) postings.clear();
+        postings.set(key, fields);
+      }
+      const d = r.date;
+      chunk +=
+        abs.replace('.', ',') +
+        fields +
+        datevDocumentFields(
+          d.slice(8, 10) + d.slice(5, 7),
+          r.number,
+          text(r.number, r.partner),
+          serviceDate ? serviceDate.slice(8, 10) + serviceDate.slice(5, 7) + serviceDate.slice(0, 4) : '',
+        ) +
+        CRLF;
+    }
+    if (chunk) yield chunk;
+  }
+}
+
+/**
+ * The three cursors' rows, a FETCH at a time, in one read-only repeatable-read transaction (see
+ * the top of this file).
+ */
+async function* datevRows(tenant: ReportTenant, period: TaxPeriod, knex: Knex): AsyncGenerator<RowBatch> {
   const chart = datevChartOf(tenant);
   const trx = await knex.transaction();
   try {
     await trx.raw('set transaction isolation level repeatable read, read only');
-    // The row estimates of the tax breakdown's jsonb_array_elements (100 per invoice) make a year's
-    // cursor look big enough for JIT compilation, which then costs more than running it
-    // (docs/benchmarks.md).
-    await trx.raw('set local jit = off');
-    const emit = (
-      source: DatevBookingSource,
-      date: string,
-      number: string | null,
-      partner: string | null,
-      serviceDate?: string | null,
-    ): DatevBooking | null => {
-      const p = datevPosting(chart, source);
-      if (!p) return null;
-      // Every field named, one object shape for all rows (spreads made each row's object slow to build and to read).
-      return {
-        amount: p.amount,
-        debitCredit: p.debitCredit,
-        account: p.account,
-        contraAccount: p.contraAccount,
-        buKey: p.buKey,
-        currency: 'EUR',
-        documentDate: date,
-        documentField1: number ?? undefined,
-        text: text(number, partner),
-        serviceDate: serviceDate ?? undefined,
-      };
-    };
+    await trx.raw(DATEV_PLANNER_SQL);
 
     // Hand-written cursors: a year's bookings stream in batches without a row object per model.
-    const sales = cursor<SalesRow>(
+    // Amounts rounded to the cent here (half away from zero, as datevPosting rounds).
+    const sales = cursor<SalesQueryRow>(
       trx,
       'datev_sales',
       // DATEV's Leistungsdatum is one day: of a service period its last, when the service is complete.
+      // The 0 % group is split by the lines' stored category (and exemption reason): a row per
+      // invoice, rate and category (expandZeroSplit), rates above 0 are standard and keep the
+      // breakdown's tax. The split and the legacy flags are computed for 0 % rows alone: as a
+      // lateral join for every row they cost as much as the rest of the statement.
       `select i.type, i.number, i.issue_date as "date", coalesce(i.service_end_date, i.service_date) as "serviceDate",
               coalesce(i.customer_snapshot->>'company', i.customer_snapshot->>'name') as "partner",
-              tb->>'taxRate' as "taxRate", ${eurSql("coalesce(z.net, (tb->>'net')::numeric + (tb->>'tax')::numeric)")}::text as "gross",
-              z.category as "taxCategory", z.reason as "exemptionReason",
-              coalesce(${REVERSE_CHARGE_SQL}, false) as "reverseCharge", (${EXPORT_SQL}) as "export"
-         from invoices i cross join lateral jsonb_array_elements(i.tax_breakdown) tb
-         -- The 0 % group split by the lines' stored category (and exemption reason): a row per
-         -- invoice, rate and category. Rates above 0 are standard and keep the breakdown's tax.
-         left join lateral (
-           select ii.tax_category as category, ii.exemption_reason as reason, sum(ii.net_amount) as net
-             from invoice_items ii
-            where ii.invoice_id = i.id and ii.tax_rate = 0 and (tb->>'taxRate')::numeric = 0
-            group by ii.tax_category, ii.exemption_reason
-         ) z on true
+              tb.value->>'taxRate' as "taxRate", round(${eurSql("(tb.value->>'net')::numeric + (tb.value->>'tax')::numeric")}, 2)::text as "gross",
+              case when (tb.value->>'taxRate')::numeric = 0 then (
+                select json_agg(json_build_array(z.category, z.reason, round(${eurSql('z.net')}, 2)::text) order by z.category, z.reason)
+                  from (select ii.tax_category as category, ii.exemption_reason as reason, sum(ii.net_amount) as net
+                          from invoice_items ii
+                         where ii.invoice_id = i.id and ii.tax_rate = 0
+                         group by ii.tax_category, ii.exemption_reason) z
+              ) end as "zeroSplit",
+              case when (tb.value->>'taxRate')::numeric = 0 then coalesce(${REVERSE_CHARGE_SQL}, false) end as "reverseCharge",
+              case when (tb.value->>'taxRate')::numeric = 0 then (${EXPORT_SQL}) end as "export"
+         from invoices i cross join lateral jsonb_array_elements(i.tax_breakdown) with ordinality tb(value, n)
         where i.tenant_id = ? and i.type in ('rechnung', 'gutschrift') and i.status = any(?::text[])
           and ${inBooksSql('i')} and i.issue_date between ? and ?
-        order by i.issue_date, i.id`,
+        order by i.issue_date, i.id, tb.n`,
       [EU_VAT_PREFIXES, vatPrefixOf(tenant.country), ...exportBindings(tenant.country), tenant.id, [...FINALIZED_STATUSES], period.start, period.end],
     );
-    yield* bookingsOf(sales, (r) =>
-      emit(
-        {
-          kind: 'salesInvoice',
-          taxRate: r.taxRate,
-          gross: r.type === 'gutschrift' ? negate(r.gross) : r.gross,
-          taxCategory: r.taxCategory,
-          exemptionReason: r.exemptionReason,
-          // Legacy lines without a category: the inference the export always made.
-          zeroRateKind: r.reverseCharge ? 'reverseChargeEu' : r.export ? 'export' : 'taxFree',
-        },
-        r.date,
-        r.number,
-        r.partner,
-        r.serviceDate,
-      ),
-    );
+    for await (const rows of sales) yield { kind: 'sales', rows: expandZeroSplit(rows) };
 
     const x = expenseAccountSql(chart);
-    const smallBusiness = tenant.settings?.smallBusiness === true;
     const incoming = cursor<IncomingRow>(
       trx,
       'datev_incoming',
       `select i.invoice_number as "number", i.invoice_date as "date", s.name as "partner",
               ${x.account} as "expenseAccount",
-              tb->>'taxRate' as "taxRate", ${eurSql("coalesce(z.net, (tb->>'net')::numeric + (tb->>'tax')::numeric)")}::text as "gross",
+              tb->>'taxRate' as "taxRate", round(${eurSql("coalesce(z.net, (tb->>'net')::numeric + (tb->>'tax')::numeric)")}, 2)::text as "gross",
               z.category as "taxCategory"
          from invoices i ${x.joins}
          cross join lateral jsonb_array_elements(i.tax_breakdown) tb
@@ -365,14 +518,7 @@ export async function* datevBookings(tenant: ReportTenant, period: TaxPeriod, kn
       [tenant.id, [...INPUT_TAX_EXCLUDED_STATUSES], period.start, period.end],
     );
     // The account the ledger uses (assertDatevExportable checked its form before streaming).
-    yield* bookingsOf(incoming, (r) =>
-      emit(
-        { kind: 'incomingInvoice', taxRate: r.taxRate, gross: r.gross, expenseAccount: r.expenseAccount, taxCategory: r.taxCategory, smallBusiness },
-        r.date,
-        r.number,
-        r.partner,
-      ),
-    );
+    for await (const rows of incoming) yield { kind: 'incoming', rows };
 
     // Money movements by date: the payment records (not those of a void, cancelled incoming
     // invoice: books.ts), and a provider's refund, its own money movement without a payment
@@ -383,7 +529,7 @@ export async function* datevBookings(tenant: ReportTenant, period: TaxPeriod, kn
       trx,
       'datev_payments',
       `select m.amount, m.date, m.type, m.number, m.partner, m."moneyAccount"
-         from (select p.id, ${eurSql('p.amount')}::text as "amount", p.date as "date", i.type,
+         from (select p.id, round(${eurSql('p.amount')}, 2)::text as "amount", p.date as "date", i.type,
                       coalesce(i.number, i.invoice_number) as "number",
                       coalesce(i.customer_snapshot->>'company', i.customer_snapshot->>'name', s.name) as "partner",
                       ${c.account} as "moneyAccount"
@@ -392,25 +538,14 @@ export async function* datevBookings(tenant: ReportTenant, period: TaxPeriod, kn
                  left join suppliers s on s.id = i.supplier_id ${c.joins}
                 where p.tenant_id = ? and p.date between ? and ? and ${paymentsInBooksSql('i')}
                union all
-               select i.id, ${eurSql('i.total_gross')}::text, i.invoice_date, i.type, i.invoice_number, s.name, ${c.account}
+               select i.id, round(${eurSql('i.total_gross')}, 2)::text, i.invoice_date, i.type, i.invoice_number, s.name, ${c.account}
                  from invoices i
                  left join suppliers s on s.id = i.supplier_id ${c.joins}
                 where i.tenant_id = ? and ${PROVIDER_REFUND_SQL} and i.invoice_date between ? and ?) m
         order by m.date, m.id`,
       [tenant.id, period.start, period.end, tenant.id, [...INPUT_TAX_EXCLUDED_STATUSES], period.start, period.end],
     );
-    yield* bookingsOf(payments, (r) => {
-      const incomingPayment = r.type === 'eingangsrechnung';
-      // A payment on a credit note is money paid back to the customer: a reversed receipt. A
-      // refund document's amount is negative already: money back from the supplier.
-      const amount = r.type === 'gutschrift' ? negate(r.amount) : r.amount;
-      return emit(
-        { kind: 'payment', of: incomingPayment ? 'incomingInvoice' : 'salesInvoice', amount, clearingAccount: r.moneyAccount ?? undefined },
-        r.date,
-        r.number,
-        r.partner,
-      );
-    });
+    for await (const rows of payments) yield { kind: 'payments', rows };
   } finally {
     await trx.rollback().catch(() => undefined);
   }

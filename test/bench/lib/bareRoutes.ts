@@ -111,8 +111,41 @@ export function bareWebhookRoute(pool: pg.Pool, secret: string): Middleware {
 const SALES_STATUSES = ['offen', 'teilbezahlt', 'bezahlt', 'storniert'];
 
 /**
- * The DATEV export's rows (invoice × rate, payments) through a plain cursor as naive CSV lines,
- * each batch handed to `write` (a download stream or a counter).
+ * The DATEV export's rows in the export's order (sales by issue date, incoming invoices by
+ * invoice date, payments by date), each with the columns the export fills: the statements the
+ * bookings need, without the export's rules (0 % split by category, ledger accounts, foreign
+ * currency; the seeded tenant has none of them, so the rows are the same).
+ */
+const PLAIN_DATEV_SQL = [
+  `select i.type, i.number, i.issue_date::text as d, coalesce(i.customer_snapshot->>'company', i.customer_snapshot->>'name') as partner,
+          tb->>'taxRate' as rate, ((tb->>'net')::numeric + (tb->>'tax')::numeric)::text as gross, null as account
+     from invoices i cross join lateral jsonb_array_elements(i.tax_breakdown) tb
+    where i.tenant_id = $1 and i.deleted_at is null and i.type in ('rechnung', 'gutschrift') and i.status = any($4) and i.issue_date between $2 and $3
+    order by i.issue_date, i.id`,
+  `select i.type, i.invoice_number as number, i.invoice_date::text as d, s.name as partner,
+          tb->>'taxRate' as rate, ((tb->>'net')::numeric + (tb->>'tax')::numeric)::text as gross, s.default_expense_account as account
+     from invoices i left join suppliers s on s.id = i.supplier_id cross join lateral jsonb_array_elements(i.tax_breakdown) tb
+    where i.tenant_id = $1 and i.deleted_at is null and i.type = 'eingangsrechnung' and i.status not in ('entwurf', 'storniert') and i.invoice_date between $2 and $3
+    order by i.invoice_date, i.id`,
+  `select 'payment' as type, coalesce(i.number, i.invoice_number) as number, p.date::text as d,
+          coalesce(i.customer_snapshot->>'company', i.customer_snapshot->>'name') as partner, null as rate, p.amount::text as gross, null as account
+     from payments p join invoices i on i.id = p.invoice_id
+    where p.tenant_id = $1 and p.date between $2 and $3
+    order by p.date, p.id`,
+];
+
+/** EKR (the seeded tenant is Austrian): revenue account and BU key per rate, as fixed strings. */
+const PLAIN_REVENUE: Record<string, string> = { '20': '4000;"3"', '13': '4013;"4"', '10': '4010;"2"', '0': '4190;' };
+const PLAIN_INPUT_KEY: Record<string, string> = { '20': '"9"', '13': '"6"', '10': '"8"', '0': '' };
+/** DATEV EXTF: 125 columns; after Leistungsdatum (column 115) ten more separators. */
+const PLAIN_TAIL = ';'.repeat(10);
+const PLAIN_AFTER_TEXT = ';'.repeat(101);
+
+/**
+ * The DATEV export's rows (invoice × rate, payments) through a plain cursor as 125-column EXTF
+ * lines written by string concatenation (the same filled fields: amount, S/H, WKZ, accounts, BU
+ * key, Belegdatum, Belegfeld 1, Buchungstext, Leistungsdatum), each batch handed to `write` (a
+ * download stream or a counter) as Latin-1 text.
  */
 export async function plainCsvExport(
   client: pg.ClientBase,
@@ -125,27 +158,32 @@ export async function plainCsvExport(
   let bytes = 0;
   await client.query('begin isolation level repeatable read read only');
   try {
-    await client.query(
-      `declare c no scroll cursor for
-         select i.number, i.issue_date::text as d, tb->>'taxRate' as rate, tb->>'net' as net, tb->>'tax' as tax
-           from invoices i cross join lateral jsonb_array_elements(i.tax_breakdown) tb
-          where i.tenant_id = $1 and i.deleted_at is null
-            and ((i.type in ('rechnung', 'gutschrift') and i.status = any($4) and i.issue_date between $2 and $3)
-              or (i.type = 'eingangsrechnung' and i.status not in ('entwurf', 'storniert') and i.invoice_date between $2 and $3))
-         union all
-         select null, p.date::text, null, p.amount::text, null from payments p where p.tenant_id = $1 and p.date between $2 and $3`,
-      [tenantId, start, end, SALES_STATUSES],
-    );
-    for (;;) {
-      const { rows } = await client.query('fetch 2000 from c');
-      if (!rows.length) break;
-      let chunk = '';
-      for (const r of rows) {
-        chunk += `${r.net};S;EUR;${r.d};${r.number ?? ''};${r.rate ?? ''};${r.tax ?? ''}\r\n`;
-        lines++;
+    for (const [k, sql] of PLAIN_DATEV_SQL.entries()) {
+      await client.query(`declare c no scroll cursor for ${sql}`, k === 0 ? [tenantId, start, end, SALES_STATUSES] : [tenantId, start, end]);
+      for (;;) {
+        const { rows } = await client.query('fetch 2000 from c');
+        if (!rows.length) break;
+        let chunk = '';
+        for (const r of rows) {
+          const negative = r.gross.startsWith('-');
+          const amount = (negative ? r.gross.slice(1) : r.gross).replace('.', ',');
+          const sales = r.type === 'rechnung' || r.type === 'gutschrift';
+          // S for sales and money in, H for purchases; a negative amount or a credit note the other way.
+          const side = (r.type !== 'eingangsrechnung') !== (negative !== (r.type === 'gutschrift')) ? '"S"' : '"H"';
+          const accounts =
+            r.type === 'payment'
+              ? '2800;2000;'
+              : sales
+                ? `2000;${PLAIN_REVENUE[r.rate] ?? '4190;'}`
+                : `3300;${r.account ?? '7890'};${PLAIN_INPUT_KEY[r.rate] ?? ''}`;
+          const text = r.number ? (r.partner ? `${r.number} ${r.partner}` : r.number) : (r.partner ?? '');
+          chunk += `${amount};${side};"EUR";;;;${accounts};${r.d.slice(8, 10)}${r.d.slice(5, 7)};"${r.number ?? ''}";;;"${text}"${PLAIN_AFTER_TEXT}${PLAIN_TAIL}\r\n`;
+          lines++;
+        }
+        bytes += Buffer.byteLength(chunk, 'latin1');
+        await write(chunk);
       }
-      bytes += Buffer.byteLength(chunk);
-      await write(chunk);
+      await client.query('close c');
     }
   } finally {
     await client.query('commit');
@@ -166,7 +204,7 @@ export function bareDatevRoute(pool: pg.Pool, tenantId: string): Middleware {
     res.writeHead(200, { 'content-type': 'text/csv' });
     try {
       await plainCsvExport(client, tenantId, start, end, (chunk) =>
-        res.write(chunk) ? undefined : new Promise<void>((resolve) => res.once('drain', () => resolve())),
+        res.write(chunk, 'latin1') ? undefined : new Promise<void>((resolve) => res.once('drain', () => resolve())),
       );
     } finally {
       client.release();

@@ -6,6 +6,7 @@ import {
   datevColumnHeaderLine,
   datevCsvStream,
   datevHeaderLine,
+  encodeWindows1252,
   type DatevBooking,
   type DatevHeaderMeta,
 } from '../../../shared/formats/datev/extfBuchungsstapel';
@@ -203,6 +204,16 @@ describe('DATEV stream', () => {
     expect(parseLine(lines[0])).toHaveLength(31);
     expect(lines[1].split(';')).toHaveLength(125);
     expect(parseLine(lines[2])[13].value).toBe('Müller ÄÖÜß „€“ ?');
+  });
+
+  it('encodes every character as iconv-lite does, Latin-1 where Windows-1252 agrees', () => {
+    const all = `${Array.from({ length: 0xd800 }, (_, c) => String.fromCharCode(c)).join('')}\u{1F600}`;
+    // Per character (either path for each) and as one text (iconv-lite for all of it).
+    for (let c = 0; c < 0x800; c++)
+      expect(encodeWindows1252(String.fromCharCode(c)).equals(iconv.encode(String.fromCharCode(c), 'windows-1252')), `U+${c.toString(16)}`).toBe(true);
+    expect(encodeWindows1252(all).equals(iconv.encode(all, 'windows-1252'))).toBe(true);
+    const latin = 'Grüße, Müller & Söhne; "Ölmühle" ©½ÿ';
+    expect(encodeWindows1252(latin).equals(iconv.encode(latin, 'windows-1252'))).toBe(true);
   });
 
   it('streams 100k bookings from an async generator with bounded buffering', async () => {
