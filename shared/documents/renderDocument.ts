@@ -1,8 +1,6 @@
 import type { DocumentInput } from '../domain/invoiceView';
 import type { DocumentKind } from './kinds';
-import { renderInvoicePdf } from '../formats/pdf/invoicePdf';
 import { buildCiiXml } from '../formats/cii/ciiInvoice';
-import { renderZugferdPdf } from '../formats/zugferd/facturx';
 import { buildEbInterfaceXml } from '../formats/ebinterface/ebInterfaceInvoice';
 import { buildXRechnungCiiXml } from '../formats/xrechnung/xrechnungCii';
 import { buildUblXml } from '../formats/ubl/ublInvoice';
@@ -22,14 +20,18 @@ export function asIssued(input: DocumentInput): DocumentInput {
   return { ...input, invoice: { ...invoice, status, payments: [], amountPaid: '0.00', amountDue: invoice.totalGross } };
 }
 
-/** Turn an invoice into the bytes of one document kind. Pure apart from CPU: no I/O. */
+/**
+ * Turn an invoice into the bytes of one document kind. Pure apart from CPU: no I/O. The PDF
+ * writers (pdfkit, fontkit, the fonts) are imported on first use: the web process imports this
+ * module for assertEInvoiceWritable and never renders, so it does not carry them (docs/production.md).
+ */
 export async function renderDocument(kind: DocumentKind, raw: DocumentInput): Promise<Buffer> {
   const input = asIssued(raw);
   switch (kind) {
     case 'pdf':
-      return renderInvoicePdf(input);
+      return (await import('../formats/pdf/invoicePdf')).renderInvoicePdf(input);
     case 'zugferd':
-      return renderZugferdPdf(input, einvoiceXmlOf(kind, input));
+      return (await import('../formats/zugferd/facturx')).renderZugferdPdf(input, einvoiceXmlOf(kind, input));
     default:
       return Buffer.from(einvoiceXmlOf(kind, input), 'utf8');
   }

@@ -6,8 +6,6 @@ import { AppError, serviceUnavailable } from '../errors';
 import { logger } from '../logger';
 import { loadReportTenant, u30Report, type ReportTenant } from '../queries/reports/vatReturn';
 import { bwaReport } from '../queries/reports/bwa';
-import { renderU30Pdf } from '../formats/reportPdf/u30Pdf';
-import { renderBwaPdf } from '../formats/reportPdf/bwaPdf';
 
 /**
  * Report PDFs are rendered by the `reports` worker (CPU stays out of the API); the API queues the
@@ -30,12 +28,15 @@ export async function renderReportPdf(db: Knex, data: ReportPdfPayload): Promise
   const createdAt = new Date();
   if (data.report === 'u30') {
     const r = await u30Report(db, tenant, periodOfJob(data));
+    // Imported on first use: only the worker's renderers draw report PDFs (docs/production.md).
+    const { renderU30Pdf } = await import('../formats/reportPdf/u30Pdf');
     return renderU30Pdf({
       ...r,
       company: { name: tenant.name, taxNumber: tenant.taxNumber, vatId: tenant.vatId, address: tenant.address },
       createdAt,
     });
   }
+  const { renderBwaPdf } = await import('../formats/reportPdf/bwaPdf');
   return renderBwaPdf({ companyName: tenant.name, report: await bwaReport(db, tenant, data.year), createdAt });
 }
 

@@ -7,7 +7,6 @@
  */
 import { readCii } from './cii';
 import { readEbInterface } from './ebinterface';
-import { extractInvoiceXml } from './pdfAttachment';
 import type { InboundResult } from './types';
 import { readUbl } from './ubl';
 import { InboundRefusal, Numbers, type ParsedXml, child, parseInboundXml, refuse, text } from './xmlTree';
@@ -84,7 +83,8 @@ export async function readEInvoice(bytes: Buffer, mediaType: string): Promise<In
     const mismatch = (declared === 'application/pdf') !== (kind === 'pdf') && /pdf|xml/.test(declared);
     let result: InboundResult;
     if (kind === 'pdf') {
-      const { xml } = await extractInvoiceXml(bytes);
+      // pdf-lib on first use: most documents are XML, and the web process only sniffs them.
+      const { xml } = await (await import('./pdfAttachment')).extractInvoiceXml(bytes);
       result = readXml(parseInboundXml(xml), true);
     } else {
       result = readXml(parseInboundXml(bytes), false);
