@@ -188,17 +188,16 @@ const list: DeployedBenchmark = {
     const qs = listQueries();
     const bare = await startBareProcess({ mode: 'list', tenantId: seeded.tenantId }, d.logDir);
     try {
-      const load = { connections: d.connections, duration: d.duration, warmupSec: 2 };
       const ours: LoadRequest[] = qs.map((q) => ({ method: 'GET', path: `/api/invoices?${toQuery(q)}`, headers: { authorization: `Bearer ${viewer.token}` } }));
-      const { o, b, oCpu, bCpu, rss } = await httpPair(
-        d,
-        bare,
-        { ...load, requests: ours },
-        { ...load, requests: qs.map((q) => ({ method: 'GET' as const, path: `/invoices?${toQuery(q)}` })) },
-      );
-      return [
-        {
-          name: `list p95, ${seeded.total.toLocaleString('en')} invoices, ${qs.length} filter variants`,
+      const theirs: LoadRequest[] = qs.map((q) => ({ method: 'GET' as const, path: `/invoices?${toQuery(q)}` }));
+      const rows: DeployedRow[] = [];
+      // Saturated (the run's connections, closed loop: latency is mostly the queue behind the
+      // CPU of 2 cores), then one connection: what a bookkeeper's request costs on its own.
+      for (const connections of [d.connections, 1]) {
+        const load = { connections, duration: d.duration, warmupSec: 2 };
+        const { o, b, oCpu, bCpu, rss } = await httpPair(d, bare, { ...load, requests: ours }, { ...load, requests: theirs });
+        rows.push({
+          name: `list p95, ${seeded.total.toLocaleString('en')} invoices, ${qs.length} filter variants, ${connections} connection${connections === 1 ? '' : 's'}`,
           metric: 'ms',
           better: 'lower',
           ours: o.latencyMs.p95,
@@ -207,10 +206,11 @@ const list: DeployedBenchmark = {
           latency: { ours: latencyOf(o), baseline: latencyOf(b) },
           cpu: { ours: oCpu, baseline: bCpu },
           rss,
-          target: '≤ 20 ms (1M)',
+          target: '≤ 20 ms, ≤ 0.05 (1M)',
           notes: [`${o.okPerSec.toFixed(0)} vs ${b.okPerSec.toFixed(0)} requests/s`, ...(o.non2xx ? [`ours non-2xx: ${JSON.stringify(o.statusCodes)}`] : [])],
-        },
-      ];
+        });
+      }
+      return rows;
     } finally {
       await bare.stop();
     }
