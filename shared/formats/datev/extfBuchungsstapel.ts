@@ -317,17 +317,20 @@ export function datevPostingFields(b: Pick<DatevBooking, 'debitCredit' | 'curren
  * already formatted), and the empty columns up to the 125th.
  */
 export function datevDocumentFields(ddmm: string, documentField1: string | null | undefined, text: string | null | undefined, serviceDate: string): string {
-  return (
-    ddmm +
-    GAP[6] +
-    quote((documentField1 ?? '').replace(BELEG1_DISALLOWED, '').slice(-36)) +
-    GAP[7] +
-    quote(cleanText(text ?? '', 60)) +
-    GAP[8] +
-    serviceDate +
-    GAP[9]
-  );
+  const b = documentField1 ?? '';
+  const t = text ?? '';
+  // Most values need no change: one test each instead of the replace, trim and slice passes
+  // (the same result; the export calls this once per row).
+  const beleg = BELEG1_AS_IS.test(b) ? `"${b}"` : quote(b.replace(BELEG1_DISALLOWED, '').slice(-36));
+  const quoted = t.length <= 60 && TEXT_AS_IS.test(t) && t.trim() === t ? `"${t}"` : quote(cleanText(t, 60));
+  return ddmm + GAP[6] + beleg + GAP[7] + quoted + GAP[8] + serviceDate + GAP[9];
 }
+
+/** A Belegfeld 1 that datevDocumentFields writes as it is (allowed characters only, at most 36). */
+const BELEG1_AS_IS = /^[A-Za-z0-9$&%*+\-/]{0,36}$/;
+/** A Buchungstext without what cleanText replaces or quote escapes. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the characters cleanText replaces
+const TEXT_AS_IS = /^[^\u0000-\u001F\u007F"]*$/;
 
 /**
  * The columns a booking line fills, in column order (amount, posting fields, document fields

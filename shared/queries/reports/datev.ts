@@ -83,18 +83,23 @@ export const datevFileName = (period: TaxPeriod) => `EXTF_Buchungsstapel_${perio
  * batch's account length. 422 naming what to fix.
  */
 export async function assertDatevExportable(db: Knex, tenant: ReportTenant, period: TaxPeriod): Promise<void> {
-  // One read-only transaction for the planner setting the cursors use too (datevRows): the
-  // payment checks join a quarter's payments to their invoices by id.
-  await db.transaction(
-    async (trx) => {
-      await trx.raw(DATEV_PLANNER_SQL);
-      await assertDatevRatesMapped(trx, tenant, period);
-      await assertEurDocuments(trx, tenant.id, { from: period.start, to: period.end }, `The DATEV export for ${period.label}`, { payments: true });
-      await assertDatevExpenseAccounts(trx, tenant, period);
-      await assertDatevClearingAccounts(trx, tenant, period);
-    },
-    { readOnly: true },
-  );
+  // The four checks at once, each on its own connection (they are independent reads, and the
+  // download waits for all of them); a failure is reported in this order, as if one ran after
+  // the other. The clearing accounts join a period's payments to their invoices: in a read-only
+  // transaction with the export's planner setting (DATEV_PLANNER_SQL).
+  const results = await Promise.allSettled([
+    assertDatevRatesMapped(db, tenant, period),
+    assertEurDocuments(db, tenant.id, { from: period.start, to: period.end }, `The DATEV export for ${period.label}`, { payments: true }),
+    assertDatevExpenseAccounts(db, tenant, period),
+    db.transaction(
+      async (trx) => {
+        await trx.raw(DATEV_PLANNER_SQL);
+        await assertDatevClearingAccounts(trx, tenant, period);
+      },
+      { readOnly: true },
+    ),
+  ]);
+  for (const r of results) if (r.status === 'rejected') throw r.reason;
 }
 
 /**

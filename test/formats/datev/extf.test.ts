@@ -176,6 +176,19 @@ describe('DATEV booking line', () => {
     expect(cells[13].value.startsWith('Zeile1 Zeile2 xxx')).toBe(true);
   });
 
+  it('writes Belegfeld 1 and Buchungstext as they are only when cleaning would not change them', () => {
+    const cells = (documentField1: string, text: string) => {
+      const c = parseLine(datevBookingLine({ ...booking, documentField1, text }));
+      return [c[10].value, c[13].value];
+    };
+    expect(cells('RE-2026/1', 'Müller GmbH')).toEqual(['RE-2026/1', 'Müller GmbH']);
+    expect(cells('RE 2026_1', ' padded\u00A0')).toEqual(['RE20261', 'padded']);
+    expect(cells('A'.repeat(40), 'x'.repeat(61))).toEqual(['A'.repeat(36), 'x'.repeat(60)]);
+    expect(cells('B'.repeat(36), 'y'.repeat(60))).toEqual(['B'.repeat(36), 'y'.repeat(60)]);
+    expect(cells('', 'a\tb "c"')).toEqual(['', 'a b "c"']);
+    expect(cells('1', '\u2028x')).toEqual(['1', 'x']);
+  });
+
   it('refuses amounts DATEV rejects and bad accounts or dates', () => {
     for (const amount of ['0.00', '0', '000.0', '-1.00', '1,00', '12345678901.00', '1.005', '1.', '.5', '']) {
       expect(() => datevBookingLine({ ...booking, amount }), amount).toThrow(/amount/);
