@@ -345,7 +345,7 @@ interface ViewJsonRow {
   relatedJson: { id: string; number: string | null } | null;
 }
 
-type ListPageRow = ViewJsonRow & { deletedAt: string | null } & Record<string, unknown>;
+type ListPageRow = ViewJsonRow & { deletedAt: string | null; listTotal: number | string } & Record<string, unknown>;
 
 /** The single read's one row: the list's columns plus deliveries and the view's version (SINGLE_READ_RELATED). */
 interface SingleReadRow extends ViewJsonRow {
@@ -593,25 +593,25 @@ export async function listInvoices(db: Db, tenantId: string, f: InvoiceListFilte
     .limit(f.limit + 1)
     .offset(f.cursor !== undefined ? 0 : (f.page - 1) * f.limit);
   if (!sync && f.cursor !== undefined) applyKeyset(keys, keyset, decodeCursor(keyset, f.cursor));
-  // The page's rows with their items, customer, payments and related number as JSON, in one
-  // statement (the single read's columns, without deliveries): seven round trips were most of a
-  // list request's cost on a busy host, and JSON columns parse natively (docs/lists.md).
-  const pageRows = async (): Promise<ListPageRow[]> =>
-    db
-      .withMaterialized('p', keys)
-      .from('p')
-      .join('invoices as i', 'i.id', 'p.id')
-      .join('tenants as t', 't.id', 'i.tenantId')
-      .where('i.tenantId', tenantId)
-      .select(
-        't.country as tenantCountry',
-        db.raw(`${SINGLE_READ_INVOICE}, ${RELATED_JSON}, ${isoSql('i.deleted_at')} as "deletedAt", ${keyColumns(keyset, 'p')}`),
-      )
-      .orderBy(keysetOrder(keyset, 'p'));
   // A sync page counts the changes still ahead of its cursor (the sync index range, docs/sync.md);
   // the list sums the counters.
-  const total = async () => (sync ? Number((await q.clone().count<{ count: number }[]>({ count: '*' }))[0].count) : countInvoices(db, tenantId, f, q));
-  const [rows, count] = (db as { isTransaction?: boolean }).isTransaction ? [await pageRows(), await total()] : await Promise.all([pageRows(), total()]);
+  const totalQuery = sync ? q.clone().count({ total: '*' }) : countQuery(db, tenantId, f, q);
+  // The page's rows with their items, customer, payments and related number as JSON, and the
+  // total, in one statement (the single read's columns, without deliveries): round trips were
+  // most of a list request's cost on a busy host, and JSON columns parse natively (docs/lists.md).
+  // An empty page carries no total, so that one case asks for it on its own.
+  const rows: ListPageRow[] = await db
+    .withMaterialized('p', keys)
+    .from('p')
+    .join('invoices as i', 'i.id', 'p.id')
+    .join('tenants as t', 't.id', 'i.tenantId')
+    .where('i.tenantId', tenantId)
+    .select(
+      't.country as tenantCountry',
+      db.raw(`${SINGLE_READ_INVOICE}, ${RELATED_JSON}, ${isoSql('i.deleted_at')} as "deletedAt", ${keyColumns(keyset, 'p')}, (?) as "listTotal"`, [totalQuery]),
+    )
+    .orderBy(keysetOrder(keyset, 'p'));
+  const count = Number(rows.length ? rows[0].listTotal : ((await totalQuery) as Array<{ total: number | string }>)[0].total);
   const nextCursor = nextCursorOf(keyset, rows, f.limit);
   const data = rows.slice(0, f.limit).map((r) => ({
     ...assembleViews(
@@ -638,14 +638,13 @@ export async function listInvoices(db: Db, tenantId: string, f: InvoiceListFilte
  * (an invoice has one or the other in practice) is counted on the rows, within that customer's
  * index range.
  */
-async function countInvoices(db: Db, tenantId: string, f: InvoiceListFilters, rows: Knex.QueryBuilder): Promise<number> {
-  if (f.customerId && f.supplierId) return Number((await rows.clone().count<{ count: number }[]>({ count: '*' }))[0].count);
+function countQuery(db: Db, tenantId: string, f: InvoiceListFilters, rows: Knex.QueryBuilder): Knex.QueryBuilder {
+  if (f.customerId && f.supplierId) return rows.clone().count({ total: '*' });
   const party = f.customerId ? { party: 'c', partyId: f.customerId } : f.supplierId ? { party: 's', partyId: f.supplierId } : null;
   const c = db(party ? 'invoicePartyCounts' : 'invoiceDayCounts').where({ tenantId, ...(party ?? {}) });
   if (f.type) c.where('type', f.type);
   if (f.status) c.where('status', f.status);
   if (f.from) c.where('issueDate', '>=', f.from);
   if (f.to) c.where('issueDate', '<=', f.to);
-  const [{ total }] = await c.select(db.raw('coalesce(sum(n), 0)::bigint as total'));
-  return Number(total);
+  return c.select(db.raw('coalesce(sum(n), 0)::bigint as total'));
 }

@@ -54,6 +54,11 @@ it('every list entry equals GET /api/invoices/:id without deliveries: drafts, se
     const { deliveries: _deliveries, ...expected } = single.body;
     expect(entry).toEqual({ ...expected, deletedAt: null });
   }
+  // A page past the end has no row to carry the total: it is asked for on its own.
+  const past = await http.get('/api/invoices?limit=5&page=9');
+  expect(past.body.data).toEqual([]);
+  expect(past.body.pagination).toMatchObject({ page: 9, total: 6, totalPages: 2, nextCursor: null });
+  expect((await http.get('/api/invoices?limit=5&page=2')).body.pagination).toMatchObject({ total: 6, totalPages: 2 });
   // Deleted drafts show in the incremental sync with their deletedAt as ISO text.
   const draft = res.body.data.find((e: { status: string }) => e.status === 'entwurf');
   const since = new Date(Date.now() - 60_000).toISOString();
