@@ -46,10 +46,28 @@ try {
     const { db } = await import('../../shared/db');
     const { startWorkers } = await import('../../workers/worker');
     const k = db();
+    // PostgreSQL's share: CPU of this database's backends (the worker's pool and its relay's LISTEN connection).
+    const backendsCpu = async (): Promise<Map<number, number>> => {
+      const { rows: pids } = await k.raw('select pid from pg_stat_activity where datname = current_database()');
+      const { readFileSync } = await import('node:fs');
+      const cpu = new Map<number, number>();
+      for (const { pid } of pids as Array<{ pid: number }>) {
+        try {
+          const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+          cpu.set(pid, ((Number(f[11]) + Number(f[12])) * 1e6) / 100);
+        } catch {
+          // not on this machine, or gone
+        }
+      }
+      return cpu;
+    };
+    const pg0 = await backendsCpu();
     const w0 = process.cpuUsage();
     const running = await startWorkers({ queues: ['webhooks'], schedule: false, sandbox: false });
     await drained(k, tenant.id);
     const wc = process.cpuUsage(w0);
+    const pg1 = await backendsCpu();
+    const pgUs = [...pg1].reduce((a, [pid, us]) => a + us - (pg0.get(pid) ?? 0), 0);
     await running.close();
     const { rows } = await k.raw(
       `select extract(epoch from max(processed_at) - min(processed_at)) as "sec", count(*)::int as "rows",
@@ -64,7 +82,8 @@ try {
     const fmt = (h: { count: number; sum: number }) => `${h.count} with ${h.sum} events`;
     console.log(
       `booked ${booked} events (${processed} processed) in ${Number(sec).toFixed(2)} s: ${(booked / Number(sec)).toFixed(0)}/s; ` +
-        `${transactions} transactions (batches committed ${fmt(committed)}, rolled back ${fmt(rolledBack)}); worker CPU ${((wc.user + wc.system) / booked).toFixed(0)} µs per event (user ${(wc.user / booked).toFixed(0)}, system ${(wc.system / booked).toFixed(0)})`,
+        `${transactions} transactions (batches committed ${fmt(committed)}, rolled back ${fmt(rolledBack)}); worker CPU ${((wc.user + wc.system) / booked).toFixed(0)} µs per event (user ${(wc.user / booked).toFixed(0)}, system ${(wc.system / booked).toFixed(0)}), ` +
+        `PostgreSQL backends ${(pgUs / booked).toFixed(0)} µs per event`,
     );
   }
 } finally {

@@ -92,10 +92,11 @@ describe('webhook event batches', () => {
     expect(await batchMetric('rolled_back')).toEqual({ count: before.count + 1, sum: before.sum + 4 });
   });
 
-  it(`a lock held elsewhere: the batch gives up after ${BATCH_LOCK_TIMEOUT_MS} ms, the others are booked at once, the held one when its lock is free`, async () => {
+  it('a money lock held elsewhere: the batch leaves that event out and commits the others at once; the held one is booked alone when its lock is free', async () => {
     const { tenant } = await createTeam();
     const refs = await Promise.all([storePendingBankEvent(tenant.id), storePendingBankEvent(tenant.id), storePendingBankEvent(tenant.id)]);
     const held = refs[1];
+    const before = await batchMetric('rolled_back');
     const lock = await db().transaction();
     try {
       await lock.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`webhook:money:${tenant.id}:bank:${held.moneyExternalId}`]);
@@ -112,7 +113,36 @@ describe('webhook event batches', () => {
     } finally {
       if (!lock.isCompleted()) await lock.rollback();
     }
+    // The free two in the batch's transaction, the held one in its own; no batch rolled back.
+    expect(await writingTransactions([refs[0].eventRowId, refs[2].eventRowId])).toBe(1);
+    expect(await writingTransactions(refs.map((r) => r.eventRowId))).toBe(2);
+    expect(await batchMetric('rolled_back')).toEqual(before);
+    expect(await db()('invoices').where({ tenantId: tenant.id })).toHaveLength(3);
+  });
+
+  it(`a log row locked elsewhere: the batch gives up after ${BATCH_LOCK_TIMEOUT_MS} ms, the others are booked at once, the held one when its lock is free`, async () => {
+    const { tenant } = await createTeam();
+    const refs = await Promise.all([storePendingBankEvent(tenant.id), storePendingBankEvent(tenant.id), storePendingBankEvent(tenant.id)]);
+    const held = refs[1];
+    const before = await batchMetric('rolled_back');
+    const lock = await db().transaction();
+    try {
+      await lock('webhookEvents').where({ id: held.eventRowId }).forUpdate().first();
+      const pending = batchAll(refs, settle);
+      await waitUntil(
+        async () => (await db()('webhookEvents').whereIn('id', [refs[0].eventRowId, refs[2].eventRowId]).where({ status: 'processed' })).length === 2,
+        'the two free events booked',
+        10_000,
+      );
+      expect((await db()('webhookEvents').where({ id: held.eventRowId }).first()).status).toBe('pending');
+      await lock.commit();
+      const results = await Promise.all(pending);
+      expect(results.map((r) => ('ok' in r ? r.ok.status : r.err))).toEqual(['processed', 'processed', 'processed']);
+    } finally {
+      if (!lock.isCompleted()) await lock.rollback();
+    }
     expect(await writingTransactions(refs.map((r) => r.eventRowId))).toBe(3);
+    expect(await batchMetric('rolled_back')).toEqual({ count: before.count + 1, sum: before.sum + 3 });
     expect(await db()('invoices').where({ tenantId: tenant.id })).toHaveLength(3);
   });
 

@@ -12,7 +12,8 @@ import { deferOutcome, flushOutcomes } from './outcomes';
 import { prefetchSuppliers } from './resolveSupplier';
 
 export interface StoredEventOutcome {
-  status: 'processed' | 'duplicate' | 'skipped';
+  /** deferred: not booked, its money movement's lock is held by another transaction (bookStoredEvents' `tryLocks`). */
+  status: 'processed' | 'duplicate' | 'skipped' | 'deferred';
   invoiceId?: string | null;
   reason?: string;
   result?: BookingResult;
@@ -35,9 +36,18 @@ export interface StoredEventRef {
  * everything or nothing, and the retry starts from a clean slate. Counted in the metrics once
  * committed, so a rolled-back attempt is not counted twice. One outcome per ref, in order; a row
  * named twice is booked once, the second ref sees it finished.
+ *
+ * `tryLocks` (a batch): a money movement whose lock another transaction holds (the same payment's
+ * event in another batch, mostly a redelivery) is not waited for: its event is left out, outcome
+ * `deferred`, and the caller books it alone once this transaction is over, where waiting is
+ * normal. Before, the batch waited for it until its lock_timeout and rolled back all its events.
  */
-export async function bookStoredEvents(trx: Knex.Transaction, refs: readonly StoredEventRef[]): Promise<StoredEventOutcome[]> {
-  const rows = await lockStoredEvents(trx, refs);
+export async function bookStoredEvents(
+  trx: Knex.Transaction,
+  refs: readonly StoredEventRef[],
+  opts: { tryLocks?: boolean } = {},
+): Promise<StoredEventOutcome[]> {
+  const rows = await lockStoredEvents(trx, refs, opts.tryLocks === true);
   // The payers' suppliers of a batch with one statement (without a default supplier, which is
   // read FOR SHARE by its own lookup; a refund's original supplier is found through the payment).
   const payers = [...rows.values()].filter((r) => r.status === 'pending' && !r.settings?.defaultSupplierId && r.normalized.counterparty);
@@ -59,6 +69,10 @@ export async function bookStoredEvents(trx: Knex.Transaction, refs: readonly Sto
     }
     if (status !== 'pending') {
       outcomes.push({ status: 'skipped', reason: `already ${status}` });
+      continue;
+    }
+    if (row.moneyBusy) {
+      outcomes.push({ status: 'deferred', reason: 'its money movement is locked by another transaction' });
       continue;
     }
     const result = await bookPaymentEvent(ctx, {
@@ -94,6 +108,8 @@ interface LockedEventRow extends Pick<WebhookEvent, 'status' | 'provider'> {
   tenantCurrency: string | null;
   /** The money movement's advisory lock, when this statement took it (see below). */
   lockedMoneyKey: string | null;
+  /** With tryLocks: the row needs a money lock that another transaction holds (not taken). */
+  moneyBusy: boolean | null;
 }
 
 /**
@@ -104,11 +120,16 @@ interface LockedEventRow extends Pick<WebhookEvent, 'status' | 'provider'> {
  * before them could deadlock against another event of the same payment. The rows are given as
  * two arrays (ids, tenants), so the text and plan are the same for any number of them. Hot (once
  * per batch): compiled SQL (runCompiled) rather than the WebhookEvent model. By `id:tenantId`.
+ * `tryLock`: pg_try_advisory_xact_lock, a money lock held elsewhere is reported (moneyBusy), not waited for.
  */
-async function lockStoredEvents(trx: Knex.Transaction, refs: readonly StoredEventRef[]): Promise<Map<string, LockedEventRow>> {
+async function lockStoredEvents(trx: Knex.Transaction, refs: readonly StoredEventRef[], tryLock: boolean): Promise<Map<string, LockedEventRow>> {
   const ids = refs.map((r) => r.eventRowId);
   const tenants = refs.map((r) => r.tenantId);
-  const rows = await runCompiled<LockedEventRow>(trx, 'webhook-job:events', [ids, tenants], (idList, tenantList) =>
+  // The money key when the row needs the lock; `locked` whether this statement holds it now.
+  const moneyLock = tryLock
+    ? `select k.key, pg_try_advisory_xact_lock(hashtextextended(k.key, 0)) as locked from (select ${moneyLockKeySql} as key) k`
+    : `select k.key, true as locked from (select ${moneyLockKeySql} as key) k, lateral (select pg_advisory_xact_lock(hashtextextended(k.key, 0))) l`;
+  const rows = await runCompiled<LockedEventRow>(trx, `webhook-job:events:${tryLock ? 'try' : 'wait'}`, [ids, tenants], (idList, tenantList) =>
     trx('webhookEvents as we')
       .join('tenants as t', 't.id', 'we.tenantId')
       .leftJoin('connectorInstallations as ci', function () {
@@ -125,12 +146,14 @@ async function lockStoredEvents(trx: Knex.Transaction, refs: readonly StoredEven
         'ci.settings',
         't.country as tenantCountry',
         't.currency as tenantCurrency',
-        trx.raw(
-          `(select k.key from (select ${moneyLockKeySql} as key) k, lateral (select pg_advisory_xact_lock(hashtextextended(k.key, 0))) l
-             where we.status = 'pending' and we.money_external_id is not null and we.normalized ->> 'kind' in ('payment', 'refund')
-               and coalesce(jsonb_array_length(case when jsonb_typeof(we.normalized -> 'related') = 'array' then we.normalized -> 'related' end), 0) = 0
-           ) as "lockedMoneyKey"`,
-        ),
+        trx.raw('case when m.locked then m.key end as "lockedMoneyKey"'),
+        trx.raw('(m.key is not null and not m.locked) as "moneyBusy"'),
+      )
+      .joinRaw(
+        `left join lateral (${moneyLock}
+            where we.status = 'pending' and we.money_external_id is not null and we.normalized ->> 'kind' in ('payment', 'refund')
+              and coalesce(jsonb_array_length(case when jsonb_typeof(we.normalized -> 'related') = 'array' then we.normalized -> 'related' end), 0) = 0
+           offset 0) m on true`,
       ),
   );
   return new Map(rows.map((r) => [`${r.id}:${r.tenantId}`, r]));

@@ -33,7 +33,7 @@ export function bookEvent(ref: ProcessWebhookEventPayload): Promise<StoredEventO
 export function bookEventBatch(refs: readonly ProcessWebhookEventPayload[]): Promise<StoredEventOutcome[]> {
   return runInTransaction(async (trx) => {
     await trx.raw(`set local lock_timeout = ${BATCH_LOCK_TIMEOUT_MS}`);
-    return bookStoredEvents(trx, refs);
+    return bookStoredEvents(trx, refs, { tryLocks: true });
   });
 }
 
@@ -41,11 +41,12 @@ export function bookEventBatch(refs: readonly ProcessWebhookEventPayload[]): Pro
  * The webhook jobs a worker process is running, booked in batches (shared/batches.ts): up to
  * `maxSize` events in one transaction, `inFlight` batches at a time, each on its own connection.
  * Each event keeps its own BullMQ job; only the database work is shared. A batch that throws
- * committed nothing, and its events run again each in its own transaction. Why and the lock
- * timeout (BATCH_LOCK_TIMEOUT_MS): docs/webhooks.md, "Batches". maxSize 1: no batching.
+ * committed nothing, and its events run again each in its own transaction. An event whose money
+ * lock another transaction holds is left out of its batch and booked alone after it. Why and the
+ * lock timeout (BATCH_LOCK_TIMEOUT_MS): docs/webhooks.md, "Batches". maxSize 1: no batching.
  */
-export function createEventBatches(maxSize: number, inFlight = 1): Batches<ProcessWebhookEventPayload, StoredEventOutcome> {
-  return new Batches({
+export function createEventBatches(maxSize: number, inFlight = 1): { run: (ref: ProcessWebhookEventPayload) => Promise<StoredEventOutcome> } {
+  const batches = new Batches<ProcessWebhookEventPayload, StoredEventOutcome>({
     maxSize,
     maxInFlight: inFlight,
     runBatch: bookEventBatch,
@@ -55,4 +56,12 @@ export function createEventBatches(maxSize: number, inFlight = 1): Batches<Proce
       if (err) logger.debug({ events: size, err: String(err) }, 'webhook batch rolled back; its events run one by one');
     },
   });
+  return {
+    // An event its batch left out (its money movement locked by another transaction, mostly the
+    // same payment's event in the other batch in flight) is booked alone once that batch is over.
+    run: async (ref) => {
+      const outcome = await batches.run(ref);
+      return outcome.status === 'deferred' ? bookEvent(ref) : outcome;
+    },
+  };
 }
