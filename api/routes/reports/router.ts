@@ -3,7 +3,6 @@ import { db } from '../../../shared/db';
 import { runInTransaction } from '../../../shared/outbox';
 import { invalidInput } from '../../../shared/errors';
 import { parseTaxPeriod, type TaxPeriod } from '../../../shared/domain/tax/period';
-import { datevCsvTextStream } from '../../../shared/formats/datev/extfBuchungsstapel';
 import {
   assertU30Tenant,
   elsterXml,
@@ -13,7 +12,7 @@ import {
   u30XmlFor,
   vatReturnReport,
 } from '../../../shared/queries/reports/vatReturn';
-import { assertDatevExportable, datevExportChunks, datevFileName, datevMeta } from '../../../shared/queries/reports/datev';
+import { datevExportStream, datevFileName } from '../../../shared/queries/reports/datev';
 import { bwaReport } from '../../../shared/queries/reports/bwa';
 import { zmReport, zmXmlFor } from '../../../shared/queries/reports/zm';
 import { loadSubmission } from '../../../shared/queries/reports/submissions';
@@ -186,8 +185,7 @@ add<unknown, PeriodQuery>({
   handler: async (ctx) => {
     const period = periodOf(ctx.input.query);
     const tenant = await loadReportTenant(db(), ctx.state.actor.tenantId);
-    await assertDatevExportable(db(), tenant, period);
-    const stream = datevCsvTextStream(datevMeta(tenant, period), datevExportChunks(tenant, period));
+    const stream = await datevExportStream(tenant, period); // 422 before any byte
     ctx.set('Content-Type', 'text/csv; charset=windows-1252');
     ctx.set('Content-Disposition', `attachment; filename="${datevFileName(period)}"`);
     ctx.set('Cache-Control', 'no-store');

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { Knex } from 'knex';
 import { db as defaultDb } from '../../db';
 import { taxReportError } from '../../domain/tax/errors';
@@ -9,6 +10,7 @@ import { DATEV_CHARTS, datevPosting, datevSkrCode, type DatevChart, type DatevBo
 import {
   CRLF,
   datevBookingLine,
+  datevCsvTextStream,
   datevDocumentFields,
   datevPostingFields,
   type DatevBooking,
@@ -454,6 +456,54 @@ export async function* datevExportChunks(tenant: ReportTenant, period: TaxPeriod
         CRLF;
     }
     if (chunk) yield chunk;
+  }
+}
+
+/** Chunks the export reads ahead while its checks run: at most this many FETCHes held (about 0.4 MB each). */
+const READ_AHEAD_CHUNKS = 8;
+
+/**
+ * The download: assertDatevExportable, and meanwhile the export's first chunks
+ * (datevExportChunks, at most READ_AHEAD_CHUNKS held), so it does not wait for the checks and
+ * then for the cursors in turn. Resolves, once the checks passed and the header is valid, to the
+ * file's byte stream (datevCsvTextStream); rejects before any byte with the checks' error, the
+ * header's, or one the first chunks met, the cursors' transaction rolled back. The checks and
+ * the cursors read in snapshots of their own, as they did one after the other.
+ */
+export async function datevExportStream(tenant: ReportTenant, period: TaxPeriod, knex: Knex = defaultDb(), createdAt = new Date()): Promise<Readable> {
+  const source = datevExportChunks(tenant, period, knex);
+  const ahead: string[] = [];
+  let finished = false;
+  let stop = false;
+  const readAhead = (async () => {
+    while (!stop && ahead.length < READ_AHEAD_CHUNKS) {
+      const r = await source.next();
+      if (r.done) {
+        finished = true;
+        return;
+      }
+      ahead.push(r.value);
+    }
+  })();
+  readAhead.catch(() => undefined); // awaited below, after the checks
+  try {
+    try {
+      await assertDatevExportable(knex, tenant, period);
+    } finally {
+      stop = true;
+      await readAhead.catch(() => undefined);
+    }
+    await readAhead;
+    return datevCsvTextStream(
+      datevMeta(tenant, period, createdAt),
+      (async function* () {
+        while (ahead.length) yield ahead.shift() as string;
+        if (!finished) yield* source; // a consumer that stops early returns it: the transaction ends
+      })(),
+    );
+  } catch (err) {
+    await source.return(undefined);
+    throw err;
   }
 }
 

@@ -4,7 +4,7 @@ import { db } from '../../../shared/db';
 import { monthPeriod, quarterPeriod, type TaxPeriod } from '../../../shared/domain/tax/period';
 import type { TaxCategory } from '../../../shared/domain/tax/vatCategory';
 import { datevCsvStream, datevCsvTextStream, type DatevBooking } from '../../../shared/formats/datev/extfBuchungsstapel';
-import { datevBookings, datevExportChunks, datevMeta } from '../../../shared/queries/reports/datev';
+import { datevBookings, datevExportChunks, datevExportStream, datevMeta } from '../../../shared/queries/reports/datev';
 import { loadReportTenant } from '../../../shared/queries/reports/vatReturn';
 import { createTeam } from '../../helpers/factories';
 import { client } from '../../helpers/http';
@@ -66,6 +66,8 @@ async function files(tenantId: string, period: TaxPeriod) {
   const tenant = await loadReportTenant(db(), tenantId);
   const meta = datevMeta(tenant, period, FIXED);
   const streamed = await bytesOf(datevCsvTextStream(meta, datevExportChunks(tenant, period)));
+  // The route's stream (checks while the first chunks are read ahead) writes the same bytes.
+  expect((await bytesOf(await datevExportStream(tenant, period, db(), FIXED))).equals(streamed)).toBe(true);
   const objects = await bytesOf(datevCsvStream(meta, datevBookings(tenant, period)));
   const before = await bytesOf(datevCsvStream(meta, referenceDatevBookings(tenant, period) as AsyncIterable<DatevBooking[]>));
   return { streamed, objects, before };
@@ -169,5 +171,19 @@ describe('DATEV: the streamed text path writes what the booking objects and the 
     await purchase(small.tenant, s.id, '2026-03-12', [line('250.00', '0')], 'reverseCharge');
     await purchase(small.tenant, s.id, '2026-03-12', [line('100.00', '19')]);
     await expectSame(small.tenant.id, monthPeriod(2026, 3), 3);
+  });
+
+  it('a check that fails rejects before any byte and ends the transaction of the chunks read ahead', async () => {
+    const team = await createTeam({ country: 'DE', vatId: 'DE123456789', taxNumber: '9198011310010', address: 'Musterstraße 1\n10115 Berlin' });
+    const home = await createCustomer(team.tenant, { name: 'Inland', country: 'DE' });
+    await sale(team.tenant, home.id, [line('100.00', '19')], '2026-03-10');
+    await db()('tenants')
+      .where({ id: team.tenant.id })
+      .update({ settings: JSON.stringify({ datev: { chart: 'EKR' } }) }); // no 19 % in EKR
+    const tenant = await loadReportTenant(db(), team.tenant.id);
+    const pool = (db().client as { pool: { numUsed(): number } }).pool;
+    const usedBefore = pool.numUsed();
+    await expect(datevExportStream(tenant, monthPeriod(2026, 3))).rejects.toThrow(/19/);
+    expect(pool.numUsed()).toBe(usedBefore);
   });
 });
