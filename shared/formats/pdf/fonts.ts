@@ -88,7 +88,7 @@ function parsedFont(file: string): FontkitFont {
 /** The parts of fontkit's TrueType font and its subset (TTFSubset) that `reuseGlyphData` touches. */
 interface SubsettableFont {
   _variationProcessor?: unknown;
-  loca?: { offsets: number[] };
+  loca?: { offsets: number[]; version: number };
   _getTableStream(tag: string): { pos: number; readBuffer(n: number): Uint8Array };
   getGlyph(gid: number): {
     advanceWidth: number;
@@ -99,9 +99,11 @@ interface SubsettableFont {
 }
 interface TtfSubset {
   _addGlyph?: (gid: number) => number;
+  encode(): Uint8Array;
   includeGlyph(gid: number): number;
+  glyphs: number[];
   glyf: Uint8Array[];
-  loca: { offsets: number[] };
+  loca: { offsets: number[]; version: number };
   hmtx: { metrics: Array<{ advance: number; bearing: number }> };
   offset: number;
 }
@@ -118,8 +120,12 @@ interface GlyphData {
  * every document, only to learn whether it is a compound glyph and which glyphs it refers to,
  * then copies its bytes from the glyf table: about a fifth of a PDF's CPU. That depends on the
  * font and the glyph id alone, so it is read once per process and the subset is built from it
- * exactly as fontkit's `_addGlyph` builds it (same bytes: test/formats/pdf/fontFallback.test.ts
- * compares with pdfkit parsing the files per document). Fonts with variations keep fontkit's path.
+ * exactly as fontkit's `_addGlyph` builds it. Writing the subset file, fontkit then encoded
+ * every table field by field (the hinting programs byte by byte) for every document; the tables
+ * that do not depend on the glyphs (head, cvt, prep, fpgm) are taken from a subset fontkit wrote
+ * once, and the rest written in fontkit's layout (`encodeSubset`). Same bytes as fontkit's:
+ * test/formats/pdf/fontFallback.test.ts compares with pdfkit parsing the files per document.
+ * Fonts with variations keep fontkit's path.
  */
 function reuseGlyphData(font: SubsettableFont): void {
   const data = new Map<number, GlyphData>();
@@ -139,10 +145,18 @@ function reuseGlyphData(font: SubsettableFont): void {
     return d;
   };
   const createSubset = font.createSubset.bind(font);
+  let template: Array<{ tag: string; bytes: Uint8Array }> | null = null;
   font.createSubset = () => {
     const subset = createSubset();
     // Not a TrueType subset (CFF), or outlines that depend on variation settings: fontkit's own path.
     if (typeof subset._addGlyph !== 'function' || !font.loca || font._variationProcessor) return subset;
+    // The tables of a subset fontkit writes itself (of .notdef alone), in its order: the static
+    // ones are used as they are, the others give their layout.
+    template ??= readTables(createSubset().encode());
+    const tables = template;
+    subset.encode = function (this: TtfSubset) {
+      return encodeSubset(this, (font.loca as { version: number }).version, tables);
+    };
     subset._addGlyph = function (this: TtfSubset, gid: number) {
       const d = glyphData(gid);
       let buffer = d.bytes;
@@ -160,6 +174,100 @@ function reuseGlyphData(font: SubsettableFont): void {
     };
     return subset;
   };
+}
+
+/** The tables of a TrueType file as fontkit writes it: tag 'true', a 16-byte record per table, the tables after the records. */
+function readTables(file: Uint8Array): Array<{ tag: string; bytes: Uint8Array }> {
+  const view = new DataView(file.buffer, file.byteOffset, file.byteLength);
+  const out: Array<{ tag: string; bytes: Uint8Array }> = [];
+  for (let i = 0; i < view.getUint16(4); i++) {
+    const at = 12 + 16 * i;
+    const tag = String.fromCharCode(file[at], file[at + 1], file[at + 2], file[at + 3]);
+    const offset = view.getUint32(at + 8);
+    out.push({ tag, bytes: file.slice(offset, offset + view.getUint32(at + 12)) });
+  }
+  return out;
+}
+
+/**
+ * fontkit's TTFSubset.encode() with the glyph-independent tables copied: the glyphs are added as
+ * fontkit adds them, then the file is laid out as fontkit's Directory writes it (tables in the
+ * template's order, unpadded, checksums 0; hhea's numberOfMetrics and maxp's numGlyphs set; loca
+ * in the font's format; hmtx one advance/bearing pair per glyph).
+ */
+function encodeSubset(subset: TtfSubset, locaVersion: number, template: Array<{ tag: string; bytes: Uint8Array }>): Uint8Array {
+  subset.glyf = [];
+  subset.offset = 0;
+  subset.loca = { offsets: [], version: locaVersion };
+  subset.hmtx = { metrics: [], bearings: [] } as TtfSubset['hmtx'];
+  for (let i = 0; i < subset.glyphs.length; i++) (subset._addGlyph as (gid: number) => number).call(subset, subset.glyphs[i]);
+  subset.loca.offsets.push(subset.offset);
+  const { offsets, version } = subset.loca;
+  const metrics = subset.hmtx.metrics;
+
+  const tables = template.map(({ tag, bytes }) => {
+    switch (tag) {
+      case 'hhea': {
+        const b = bytes.slice();
+        new DataView(b.buffer).setUint16(34, metrics.length);
+        return b;
+      }
+      case 'maxp': {
+        const b = bytes.slice();
+        new DataView(b.buffer).setUint16(4, subset.glyf.length);
+        return b;
+      }
+      case 'loca': {
+        // Format 0 stores offset / 2 in 16 bits, format 1 the offset in 32.
+        const b = new Uint8Array(offsets.length * (version === 0 ? 2 : 4));
+        const v = new DataView(b.buffer);
+        offsets.forEach((o, i) => (version === 0 ? v.setUint16(2 * i, o >>> 1) : v.setUint32(4 * i, o)));
+        return b;
+      }
+      case 'glyf': {
+        const b = new Uint8Array(subset.offset);
+        let at = 0;
+        for (const g of subset.glyf) {
+          b.set(g, at);
+          at += g.length;
+        }
+        return b;
+      }
+      case 'hmtx': {
+        const b = new Uint8Array(metrics.length * 4);
+        const v = new DataView(b.buffer);
+        metrics.forEach((m, i) => {
+          v.setUint16(4 * i, m.advance);
+          v.setInt16(4 * i + 2, m.bearing);
+        });
+        return b;
+      }
+      default:
+        return bytes;
+    }
+  });
+
+  const n = tables.length;
+  const headerSize = 12 + 16 * n;
+  const out = new Uint8Array(headerSize + tables.reduce((sum, t) => sum + t.length, 0));
+  const view = new DataView(out.buffer);
+  const pow2 = 2 ** Math.floor(Math.log2(n));
+  out.set([0x74, 0x72, 0x75, 0x65]); // 'true'
+  view.setUint16(4, n);
+  view.setUint16(6, pow2 * 16);
+  view.setUint16(8, Math.log2(pow2));
+  view.setUint16(10, n * 16 - pow2 * 16);
+  let offset = headerSize;
+  template.forEach(({ tag }, i) => {
+    const at = 12 + 16 * i;
+    for (let c = 0; c < 4; c++) out[at + c] = tag.charCodeAt(c);
+    view.setUint32(at + 4, 0);
+    view.setUint32(at + 8, offset);
+    view.setUint32(at + 12, tables[i].length);
+    out.set(tables[i], offset);
+    offset += tables[i].length;
+  });
+  return out;
 }
 
 /** What pdfkit is given: the shared font object, or (sharing off) the file's bytes, which pdfkit parses per document. */
