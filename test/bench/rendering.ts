@@ -181,6 +181,10 @@ export async function renderThroughWorker(opts: {
   const versions = new Map((await k('invoices').whereIn('id', ids).select('id', 'version')).map((r: { id: string; version: number }) => [r.id, r.version]));
 
   const { queue, close: closeQueue } = queueAt('documents', opts.prefix);
+  await settleSendingEmails(opts.prefix, opts.log);
+  // The e-mail jobs attached a PDF of each invoice and stored it as its artifact: removed, so
+  // every render job measured renders (a stored artifact ends a job at once).
+  await k('documents').where({ tenantId: tenant.id }).del();
   /** Queues one render job per invoice and waits until every artifact is stored; wall ms, worker CPU ms and per-job latencies. */
   const renderAll = async (kind: DocumentKind, invoiceIds: string[]) => {
     const cpu0 = opts.treeCpuSeconds();
@@ -235,5 +239,33 @@ export async function renderThroughWorker(opts: {
     return out;
   } finally {
     await closeQueue();
+  }
+}
+
+/**
+ * Sending the invoices queued one e-mail job each (through the outbox), and a worker on `prefix`
+ * works them off in its e-mail renderers: each renders the invoice's PDF to attach it and stores
+ * it. Until 2026-11-27 those jobs ran during the measured batches, so the worker's CPU per
+ * document included them, and PDF jobs found their artifacts already stored. Waits (bounded)
+ * until none is pending on `prefix`; a worker under another prefix never sees them.
+ */
+async function settleSendingEmails(prefix: string, log: (line: string) => void): Promise<void> {
+  const { db } = await import('../../shared/db');
+  const { queue, close } = queueAt('email', prefix);
+  try {
+    const deadline = Date.now() + 3 * 60_000;
+    for (;;) {
+      const [{ relaying }] = await db()('outbox').where({ prefix, queue: 'email' }).whereNull('enqueuedAt').count({ relaying: '*' });
+      const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+      const pending = Number(relaying) + Object.values(counts).reduce((a, b) => a + b, 0);
+      if (pending === 0) return;
+      if (Date.now() > deadline) {
+        log(`  (${pending} e-mail jobs still pending after 3 minutes; measuring anyway)`);
+        return;
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  } finally {
+    await close();
   }
 }
