@@ -5,6 +5,9 @@
  * Rounds alternate ours and the baseline; the median round is printed.
  *   node --import tsx test/bench/profileRender.ts [n per round] [rounds]
  *   node --cpu-prof --import tsx test/bench/profileRender.ts   # and open the .cpuprofile
+ * RENDER_BEFORE=<dir> adds an older version's renderer to the same rounds ("pdf before",
+ * "zugferd before"): a directory holding that commit's shared/ and test/, e.g.
+ *   git archive <commit> shared test package.json tsconfig.json | tar -x -C /tmp/before && ln -s "$PWD/node_modules" /tmp/before/
  */
 import { renderDocument } from '../../shared/documents/renderDocument';
 import { makeDocumentInput, manyItems } from '../formats/pdf/fixtures';
@@ -27,11 +30,15 @@ async function cpuMsPer(fn: () => Promise<unknown>): Promise<number> {
   return (d.user + d.system) / 1000 / n;
 }
 
-const kinds = {
+const before: typeof renderDocument | null = process.env.RENDER_BEFORE
+  ? (await import(`${process.env.RENDER_BEFORE}/shared/documents/renderDocument.ts`)).renderDocument
+  : null;
+const kinds: Record<string, () => Promise<unknown>> = {
+  ...(before ? { 'pdf before': () => before('pdf', input), 'zugferd before': () => before('zugferd', input) } : {}),
   pdf: () => renderDocument('pdf', input),
   zugferd: () => renderDocument('zugferd', input),
   'pdfkit page': () => pdfkitInvoice(rows),
-} as const;
+};
 for (const fn of Object.values(kinds)) for (let i = 0; i < 5; i++) await fn(); // warm-up
 const samples: Record<string, number[]> = Object.fromEntries(Object.keys(kinds).map((k) => [k, []]));
 for (let r = 0; r < rounds; r++) for (const [k, fn] of Object.entries(kinds)) samples[k].push(await cpuMsPer(fn));
@@ -40,6 +47,6 @@ const page = median(samples['pdfkit page']);
 for (const [k, xs] of Object.entries(samples)) {
   const m = median(xs);
   console.log(
-    `${k.padEnd(12)} ${m.toFixed(2)} ms CPU per document (rounds ${xs.map((x) => x.toFixed(1)).join(' ')}), ${(page / m).toFixed(2)} × the pdfkit page`,
+    `${k.padEnd(14)} ${m.toFixed(2)} ms CPU per document (rounds ${xs.map((x) => x.toFixed(1)).join(' ')}), ${(page / m).toFixed(2)} × the pdfkit page`,
   );
 }
