@@ -137,8 +137,9 @@ async function pacedBreakdown() {
       }
     }
     for (const [name, v] of Object.entries(parts)) {
+      const slowest = [...v].sort((x, y) => y - x).slice(0, 5);
       console.log(
-        `${name.padEnd(28)} p50 ${percentile(v, 50).toFixed(1)} / p95 ${percentile(v, 95).toFixed(1)} / p99 ${percentile(v, 99).toFixed(1)} ms (${v.length})`,
+        `${name.padEnd(28)} p50 ${percentile(v, 50).toFixed(1)} / p95 ${percentile(v, 95).toFixed(1)} / p99 ${percentile(v, 99).toFixed(1)} ms (${v.length}); slowest ${slowest.map((x) => x.toFixed(0)).join(', ')}`,
       );
     }
   } finally {
