@@ -271,23 +271,18 @@ interface SalesRow {
   export: boolean | null;
 }
 
-/** The sales cursor's row: a 0 % row carries its split by category, [category, reason, gross] each. */
-type SalesQueryRow = Omit<SalesRow, 'taxCategory' | 'exemptionReason'> & { zeroSplit: Array<[TaxCategory | null, string | null, string]> | null };
+/** The sales cursor's row (taxCategory and exemptionReason null): a 0 % row carries its split by category, [category, reason, gross] each. */
+type SalesQueryRow = SalesRow & { zeroSplit: Array<[TaxCategory | null, string | null, string]> | null };
 
 /** A 0 % row as one row per category group of its lines; a row without a split (rates above 0, legacy lines) as it is. */
 function expandZeroSplit(rows: SalesQueryRow[]): SalesRow[] {
-  const out: SalesRow[] = [];
+  // Most batches have no split row: the rows themselves (their taxCategory and exemptionReason
+  // columns are null), no copy.
+  if (!rows.some((r) => r.zeroSplit?.length)) return rows;
+  const out: SalesQueryRow[] = [];
   for (const r of rows) {
-    if (r.zeroSplit?.length) {
-      const { zeroSplit, ...row } = r;
-      for (const [taxCategory, exemptionReason, gross] of zeroSplit) out.push({ ...row, gross, taxCategory, exemptionReason });
-    } else {
-      // Most rows: the row object itself (no copy per row).
-      const plain = r as unknown as SalesRow;
-      plain.taxCategory = null;
-      plain.exemptionReason = null;
-      out.push(plain);
-    }
+    if (!r.zeroSplit?.length) out.push(r);
+    else for (const [taxCategory, exemptionReason, gross] of r.zeroSplit) out.push({ ...r, zeroSplit: null, gross, taxCategory, exemptionReason });
   }
   return out;
 }
@@ -407,6 +402,14 @@ export async function* datevExportChunks(tenant: ReportTenant, period: TaxPeriod
   const chart = datevChartOf(tenant);
   const smallBusiness = tenant.settings?.smallBusiness === true;
   const postings = new Map<string, string>();
+  const salesPositive = new Map<string, string>();
+  const salesNegative = new Map<string, string>();
+  // The row's source with a unit amount of the sign it books (a credit note's flipped by the caller).
+  const postingFieldsOf = (kind: RowBatch['kind'], r: SalesRow | IncomingRow | MoneyMovementRow, negative: boolean) => {
+    const p = datevPosting(chart, sourceOf(kind, r, smallBusiness, negative ? '-1.00' : '1.00'));
+    if (!p) throw new Error('DATEV: no posting for a non-zero amount'); // datevPosting returns null for zero only
+    return datevPostingFields({ ...p, currency: 'EUR' });
+  };
   for await (const batch of datevRows(tenant, period, knex)) {
     const kind = batch.kind;
     let chunk = '';
@@ -421,11 +424,19 @@ export async function* datevExportChunks(tenant: ReportTenant, period: TaxPeriod
       let negative = amount.charCodeAt(0) === 45; // '-'
       const abs = negative ? amount.slice(1) : amount;
       if (abs === '0.00') continue; // DATEV refuses 0,00; datevPosting books nothing for it either
-      let key: string;
+      let fields: string | undefined;
+      let key = '';
       if (kind === 'sales') {
         const s = r as SalesRow;
         if (s.type === 'gutschrift') negative = !negative;
-        key = `s${negative ? '-' : '+'}${s.taxRate}|${s.taxCategory}|${s.exemptionReason}|${s.reverseCharge}|${s.export}`;
+        if (s.reverseCharge === null && s.taxCategory === null) {
+          // A row above 0 % (most of a file): told apart by sign and rate alone, no key to build.
+          const byRate = negative ? salesNegative : salesPositive;
+          fields = byRate.get(s.taxRate);
+          if (fields === undefined) byRate.set(s.taxRate, (fields = postingFieldsOf(kind, r, negative)));
+        } else {
+          key = `s${negative ? '-' : '+'}${s.taxRate}|${s.taxCategory}|${s.exemptionReason}|${s.reverseCharge}|${s.export}`;
+        }
       } else if (kind === 'incoming') {
         const s = r as IncomingRow;
         key = `i${negative ? '-' : '+'}${s.taxRate}|${s.taxCategory}|${s.expenseAccount}`;
@@ -434,14 +445,13 @@ export async function* datevExportChunks(tenant: ReportTenant, period: TaxPeriod
         if (m.type === 'gutschrift') negative = !negative;
         key = `p${negative ? '-' : '+'}${m.type === 'eingangsrechnung'}|${m.moneyAccount}`;
       }
-      let fields = postings.get(key);
       if (fields === undefined) {
-        // The row's source with a unit amount of the sign it books (a credit note's flipped above).
-        const p = datevPosting(chart, sourceOf(kind, r, smallBusiness, negative ? '-1.00' : '1.00'));
-        if (!p) throw new Error('DATEV: no posting for a non-zero amount'); // datevPosting returns null for zero only
-        fields = datevPostingFields({ ...p, currency: 'EUR' });
-        if (postings.size >= MAX_CACHED_POSTINGS) postings.clear();
-        postings.set(key, fields);
+        fields = postings.get(key);
+        if (fields === undefined) {
+          fields = postingFieldsOf(kind, r, negative);
+          if (postings.size >= MAX_CACHED_POSTINGS) postings.clear();
+          postings.set(key, fields);
+        }
       }
       const d = r.date;
       chunk +=
@@ -537,7 +547,7 @@ async function* datevRows(tenant: ReportTenant, period: TaxPeriod, knex: Knex): 
                           from invoice_items ii
                          where ii.invoice_id = i.id and ii.tax_rate = 0
                          group by ii.tax_category, ii.exemption_reason) z
-              ) end as "zeroSplit",
+              ) end as "zeroSplit", null as "taxCategory", null as "exemptionReason",
               case when (tb.value->>'taxRate')::numeric = 0 then coalesce(${REVERSE_CHARGE_SQL}, false) end as "reverseCharge",
               case when (tb.value->>'taxRate')::numeric = 0 then (${EXPORT_SQL}) end as "export"
          from invoices i cross join lateral jsonb_array_elements(i.tax_breakdown) with ordinality tb(value, n)
