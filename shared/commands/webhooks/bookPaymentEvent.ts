@@ -56,7 +56,7 @@ export interface BookingResult {
 
 /**
  * Book a verified payment event: pipeline steps 3–6 of docs/webhooks.md ("The pipeline job") in the
- * caller's transaction. The job commits it (bookStoredEvent); test-webhook runs it and rolls back.
+ * caller's transaction. The job commits it (bookStoredEvents); test-webhook runs it and rolls back.
  * Exactly once: an advisory lock per money movement, under which the unique index
  * invoices_external_unique decides whether the movement is booked already (a refused insert is a
  * duplicate, and writes nothing).

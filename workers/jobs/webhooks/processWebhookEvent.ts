@@ -37,7 +37,7 @@ const failEvent = ({ eventRowId, tenantId }: ProcessWebhookEventPayload, reason:
   runInTransaction((trx) => failStoredEvent(jobContext(trx, tenantId), { eventRowId, reason }));
 
 /**
- * Job "process-webhook-event": one stored, verified event booked (bookStoredEvent), batched with
+ * Job "process-webhook-event": one stored, verified event booked (bookStoredEvents), batched with
  * the process's other webhook jobs (./eventBatches.ts). The log row is the state; a finished row
  * is skipped. Transient errors throw for a retry; permanent ones and the last attempt fail the row.
  * Refused input (isRefusedInput) fails the row but completes the job with a warn, keeping "job
