@@ -433,7 +433,10 @@ export async function* datevExportChunks(tenant: ReportTenant, period: TaxPeriod
           // A row above 0 % (most of a file): told apart by sign and rate alone, no key to build.
           const byRate = negative ? salesNegative : salesPositive;
           fields = byRate.get(s.taxRate);
-          if (fields === undefined) byRate.set(s.taxRate, (fields = postingFieldsOf(kind, r, negative)));
+          if (fields === undefined) {
+            fields = postingFieldsOf(kind, r, negative);
+            byRate.set(s.taxRate, fields);
+          }
         } else {
           key = `s${negative ? '-' : '+'}${s.taxRate}|${s.taxCategory}|${s.exemptionReason}|${s.reverseCharge}|${s.export}`;
         }
