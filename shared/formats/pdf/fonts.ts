@@ -221,7 +221,10 @@ function encodeSubset(subset: TtfSubset, locaVersion: number, template: Array<{ 
         // Format 0 stores offset / 2 in 16 bits, format 1 the offset in 32.
         const b = new Uint8Array(offsets.length * (version === 0 ? 2 : 4));
         const v = new DataView(b.buffer);
-        offsets.forEach((o, i) => (version === 0 ? v.setUint16(2 * i, o >>> 1) : v.setUint32(4 * i, o)));
+        for (let i = 0; i < offsets.length; i++) {
+          if (version === 0) v.setUint16(2 * i, offsets[i] >>> 1);
+          else v.setUint32(4 * i, offsets[i]);
+        }
         return b;
       }
       case 'glyf': {
