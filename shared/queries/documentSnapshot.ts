@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { DocumentInput } from '../domain/invoiceView';
-import { loadDocumentInput } from './invoices';
+import { loadDocumentRow } from './invoices';
 
 /**
  * How the caller opens the transaction for loadDocumentSnapshot: one repeatable-read snapshot,
@@ -16,11 +16,11 @@ export interface DocumentSnapshot {
 
 /**
  * The invoice's version and document content, read in the caller's transaction (opened with
- * SNAPSHOT); null when the invoice does not exist or is deleted, or is no longer at `atVersion`
- * (then its content is not read).
+ * SNAPSHOT); null when the invoice does not exist or is deleted, or is no longer at `atVersion`.
  */
 export async function loadDocumentSnapshot(trx: Knex.Transaction, tenantId: string, invoiceId: string, atVersion?: number): Promise<DocumentSnapshot | null> {
-  const row: { version: number } | undefined = await trx('invoices').where({ tenantId, id: invoiceId }).whereNull('deletedAt').first('version');
-  if (!row || (atVersion !== undefined && row.version !== atVersion)) return null;
-  return { version: row.version, input: await loadDocumentInput(trx, tenantId, invoiceId) };
+  // Version and content come from one statement, so they are of one snapshot anyway.
+  const found = await loadDocumentRow(trx, tenantId, invoiceId);
+  if (!found || (atVersion !== undefined && found.version !== atVersion)) return null;
+  return found;
 }

@@ -200,47 +200,6 @@ export interface Related {
 }
 
 /**
- * Turn invoice rows into views with a fixed number of queries whatever the number of rows
- * (items, customers, payments, related numbers: one query each, so a list page
- * costs the same few statements for 1 or 100 entries). `deliveries` adds the e-mail deliveries
- * (single reads and documents only).
- */
-export async function buildInvoiceViews(db: Db, tenantId: string, rows: InvoiceViewRow[], opts: { deliveries?: boolean } = {}): Promise<InvoiceView[]> {
-  if (!rows.length) return [];
-  const ids = rows.map((r) => r.id);
-  const customerIds = [...new Set(rows.filter((r) => r.customerId && !r.customerSnapshot).map((r) => r.customerId!))];
-  const relatedIds = [...new Set(rows.map((r) => r.relatedInvoiceId).filter(Boolean))];
-  // Hand-written knex reads, no models: the list path builds up to 100 views per request.
-  const queries = [
-    async (): Promise<{ country: string } | undefined> => db('tenants').where({ id: tenantId }).first('country'),
-    async (): Promise<ItemViewRow[]> => db('invoiceItems').where({ tenantId }).whereIn('invoiceId', ids).orderBy(['invoiceId', 'position']),
-    async (): Promise<Array<PartySource & { id: string }>> => (customerIds.length ? db('customers').where({ tenantId }).whereIn('id', customerIds) : []),
-    async (): Promise<PaymentViewRow[]> =>
-      db('payments')
-        .where({ tenantId })
-        .whereIn('invoiceId', ids)
-        .orderBy([{ column: 'date' }, { column: 'createdAt' }]),
-    async (): Promise<Related['related']> =>
-      relatedIds.length ? db('invoices').where({ tenantId }).whereIn('id', relatedIds).select('id', db.raw('coalesce(number, invoice_number) as number')) : [],
-    // Single reads show the e-mail deliveries (status, SMTP answer), newest first.
-    async (): Promise<DeliveryViewRow[]> =>
-      opts.deliveries
-        ? db('deliveries')
-            .where({ tenantId })
-            .whereIn('invoiceId', ids)
-            .orderBy('createdAt', 'desc')
-            .select('id', 'invoiceId', 'to', 'status', 'attempts', 'smtpResponse', 'error', 'sentAt', 'createdAt')
-        : [],
-  ] as const;
-  // A transaction is one connection: run its queries one after the other; a pool may run them in parallel.
-  const [q0, q1, q2, q3, q4, q5] = queries;
-  const [tenant, items, customers, payments, related, deliveries] = (db as { isTransaction?: boolean }).isTransaction
-    ? ([await q0(), await q1(), await q2(), await q3(), await q4(), await q5()] as const)
-    : await Promise.all([q0(), q1(), q2(), q3(), q4(), q5()]);
-  return assembleViews(rows, { tenantCountry: tenant?.country ?? null, items, customers, payments, related, deliveries }, opts);
-}
-
-/**
  * The view of a freshly created invoice from the rows its command just wrote, so answering a
  * create costs no read-back statement.
  */
@@ -530,14 +489,46 @@ const SINGLE_READ_RELATED = `${RELATED_JSON},
 
 /** The invoice plus its seller, as document renderers need it (seller frozen at finalization). */
 export async function loadDocumentInput(db: Db, tenantId: string, id: string): Promise<DocumentInput> {
-  // Knex rows, no model instances: the documents path shares buildInvoiceViews() with the lists.
-  const row: (InvoiceViewRow & Pick<Invoice, 'sellerSnapshot'>) | undefined = await db('invoices').where({ tenantId, id }).whereNull('deletedAt').first();
-  if (!row) throw notFound('Invoice');
-  const [invoice] = await buildInvoiceViews(db, tenantId, [row], { deliveries: true });
-  const tenant: SellerSource = await db('tenants').where({ id: tenantId }).first();
-  const seller: SellerView = row.sellerSnapshot ? { ...sellerFromTenant(tenant), ...row.sellerSnapshot } : sellerFromTenant(tenant);
-  return { invoice, seller };
+  const found = await loadDocumentRow(db, tenantId, id);
+  if (!found) throw notFound('Invoice');
+  return found.input;
 }
+
+/**
+ * The invoice's version and document content in one statement (the single read's JSON columns
+ * without deliveries, which no document shows, plus the seller's snapshot and the tenant): a
+ * render job's load was nine statements, about a third of a PDF job's CPU in the renderers
+ * (docs/benchmarks.md, "Rendering"). Null when missing, deleted or another tenant's.
+ */
+export async function loadDocumentRow(db: Db, tenantId: string, id: string): Promise<{ version: number; input: DocumentInput } | null> {
+  const { rows } = await db.raw(DOCUMENT_SQL, [tenantId, id]);
+  const row = rows[0] as (ViewJsonRow & { version: number; sellerSnapshot: Partial<SellerView> | null; tenantJson: SellerSource }) | undefined;
+  if (!row) return null;
+  const [invoice] = assembleViews(
+    [row.invoiceJson],
+    {
+      tenantCountry: row.tenantCountry,
+      items: row.itemsJson,
+      customers: row.customerJson ? [row.customerJson] : [],
+      payments: row.paymentsJson,
+      related: row.relatedJson ? [row.relatedJson] : [],
+      deliveries: [],
+    },
+    {},
+  );
+  const seller = sellerFromTenant(row.tenantJson);
+  return { version: row.version, input: { invoice, seller: row.sellerSnapshot ? { ...seller, ...row.sellerSnapshot } : seller } };
+}
+
+/** loadDocumentRow's statement; bindings (tenantId, id). The tenant as SellerSource's keys. */
+const DOCUMENT_SQL = `select i.version, t.country as "tenantCountry", ${SINGLE_READ_INVOICE}, ${RELATED_JSON},
+       i.seller_snapshot as "sellerSnapshot",
+       json_build_object('name', t.name, 'email', t.email, 'address', t.address, 'vatId', t.vat_id, 'taxNumber', t.tax_number,
+         'iban', t.iban, 'bic', t.bic, 'country', t.country,
+         'settings', json_build_object('contactName', t.settings->'contactName', 'contactPhone', t.settings->'contactPhone',
+           'contactEmail', t.settings->'contactEmail', 'peppolId', t.settings->'peppolId')) as "tenantJson"
+  from invoices i join tenants t on t.id = i.tenant_id
+ where i.tenant_id = ? and i.id = ? and i.deleted_at is null`;
 
 export interface InvoiceListFilters extends SyncCursor {
   type?: InvoiceType;

@@ -46,8 +46,8 @@ export const list: Benchmark = {
     );
     ctx.log(`  baseline: ${fmtLoad(b)}`);
 
-    // Where the time goes: the plans of one request's statements (count, page, and the credit-note
-    // lookup buildInvoiceViews makes for the page's ids).
+    // Where the time goes: the plans of the bare baseline's count and page, and of a credit-note
+    // lookup by the page's ids (the list's statement does it per row, by primary key).
     const plain = barePool();
     try {
       const q = qs[1];

@@ -20,8 +20,8 @@ import { CII_XSD, CII_XSD_FILE } from '../formats/cii/fixtures';
 
 /**
  * Seams for the failure and race tests, keyed by invoice id so the worker's other jobs are not
- * affected: `afterLoad` runs once right after the invoice content was read (a concurrent edit
- * lands exactly between content and version reads); `renderFailure` makes rendering throw.
+ * affected: `afterLoad` runs once right after the invoice's version and content were read (a
+ * concurrent edit lands between that read and the caching of the artifact); `renderFailure` makes rendering throw.
  */
 const hooks = vi.hoisted(() => ({
   afterLoad: new Map<string, () => Promise<void>>(),
@@ -31,8 +31,8 @@ vi.mock('../../shared/queries/invoices', async (importOriginal) => {
   const mod = await importOriginal<typeof import('../../shared/queries/invoices')>();
   return {
     ...mod,
-    loadDocumentInput: async (...args: Parameters<typeof mod.loadDocumentInput>) => {
-      const input = await mod.loadDocumentInput(...args);
+    loadDocumentRow: async (...args: Parameters<typeof mod.loadDocumentRow>) => {
+      const input = await mod.loadDocumentRow(...args);
       const hook = hooks.afterLoad.get(args[2]);
       if (hook) {
         hooks.afterLoad.delete(args[2]);
