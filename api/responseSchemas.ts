@@ -37,8 +37,11 @@ const compiled = new WeakMap<object, ValidateFunction>();
  * file: scripts/test.ts does). A mismatch is appended there as one JSON line and the test run
  * fails at its end; production never sets it, so this costs nothing there.
  */
+/** Read once: process.env is a lookup per access, and this runs on every answer. */
+const RESPONSE_SCHEMA_LOG = process.env.RESPONSE_SCHEMA_LOG;
+
 export function checkResponse(route: string, status: number, schema: object | undefined, body: unknown): void {
-  const log = process.env.RESPONSE_SCHEMA_LOG;
+  const log = RESPONSE_SCHEMA_LOG;
   if (!log || body === undefined || body === null || typeof body !== 'object' || Buffer.isBuffer(body)) return;
   if (typeof (body as { pipe?: unknown }).pipe === 'function') return;
   if (!schema) {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
 import { describe, expect, it } from 'vitest';
 import { createTeam } from '../helpers/factories';
 import { storePendingBankEvent, suffix, workersPerTest } from '../helpers/webhookFactory';
@@ -31,6 +32,30 @@ async function writingTransactions(ids: string[]): Promise<number> {
 }
 
 type StoredRef = Awaited<ReturnType<typeof storePendingBankEvent>>;
+
+/**
+ * Books three events in one batch while `hold` keeps a lock the middle one needs (taken in a
+ * transaction of the test's): the other two are booked at once, the middle one stays pending
+ * until the lock is released, then all three are processed.
+ */
+async function bookWhileHeld(refs: StoredRef[], hold: (lock: Knex.Transaction) => Promise<unknown>): Promise<void> {
+  const lock = await db().transaction();
+  try {
+    await hold(lock);
+    const pending = batchAll(refs, settle);
+    await waitUntil(
+      async () => (await db()('webhookEvents').whereIn('id', [refs[0].eventRowId, refs[2].eventRowId]).where({ status: 'processed' })).length === 2,
+      'the two free events booked',
+      10_000,
+    );
+    expect((await db()('webhookEvents').where({ id: refs[1].eventRowId }).first()).status).toBe('pending');
+    await lock.commit();
+    const results = await Promise.all(pending);
+    expect(results.map((r) => ('ok' in r ? r.ok.status : r.err))).toEqual(['processed', 'processed', 'processed']);
+  } finally {
+    if (!lock.isCompleted()) await lock.rollback();
+  }
+}
 
 const settle = (p: Promise<ProcessOutcome>) =>
   p.then(
@@ -97,22 +122,9 @@ describe('webhook event batches', () => {
     const refs = await Promise.all([storePendingBankEvent(tenant.id), storePendingBankEvent(tenant.id), storePendingBankEvent(tenant.id)]);
     const held = refs[1];
     const before = await batchMetric('rolled_back');
-    const lock = await db().transaction();
-    try {
-      await lock.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`webhook:money:${tenant.id}:bank:${held.moneyExternalId}`]);
-      const pending = batchAll(refs, settle);
-      await waitUntil(
-        async () => (await db()('webhookEvents').whereIn('id', [refs[0].eventRowId, refs[2].eventRowId]).where({ status: 'processed' })).length === 2,
-        'the two free events booked',
-        10_000,
-      );
-      expect((await db()('webhookEvents').where({ id: held.eventRowId }).first()).status).toBe('pending');
-      await lock.commit();
-      const results = await Promise.all(pending);
-      expect(results.map((r) => ('ok' in r ? r.ok.status : r.err))).toEqual(['processed', 'processed', 'processed']);
-    } finally {
-      if (!lock.isCompleted()) await lock.rollback();
-    }
+    await bookWhileHeld(refs, (lock) =>
+      lock.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`webhook:money:${tenant.id}:bank:${held.moneyExternalId}`]),
+    );
     // The free two in the batch's transaction, the held one in its own; no batch rolled back.
     expect(await writingTransactions([refs[0].eventRowId, refs[2].eventRowId])).toBe(1);
     expect(await writingTransactions(refs.map((r) => r.eventRowId))).toBe(2);
@@ -125,22 +137,7 @@ describe('webhook event batches', () => {
     const refs = await Promise.all([storePendingBankEvent(tenant.id), storePendingBankEvent(tenant.id), storePendingBankEvent(tenant.id)]);
     const held = refs[1];
     const before = await batchMetric('rolled_back');
-    const lock = await db().transaction();
-    try {
-      await lock('webhookEvents').where({ id: held.eventRowId }).forUpdate().first();
-      const pending = batchAll(refs, settle);
-      await waitUntil(
-        async () => (await db()('webhookEvents').whereIn('id', [refs[0].eventRowId, refs[2].eventRowId]).where({ status: 'processed' })).length === 2,
-        'the two free events booked',
-        10_000,
-      );
-      expect((await db()('webhookEvents').where({ id: held.eventRowId }).first()).status).toBe('pending');
-      await lock.commit();
-      const results = await Promise.all(pending);
-      expect(results.map((r) => ('ok' in r ? r.ok.status : r.err))).toEqual(['processed', 'processed', 'processed']);
-    } finally {
-      if (!lock.isCompleted()) await lock.rollback();
-    }
+    await bookWhileHeld(refs, (lock) => lock('webhookEvents').where({ id: held.eventRowId }).forUpdate().first());
     expect(await writingTransactions(refs.map((r) => r.eventRowId))).toBe(3);
     expect(await batchMetric('rolled_back')).toEqual({ count: before.count + 1, sum: before.sum + 3 });
     expect(await db()('invoices').where({ tenantId: tenant.id })).toHaveLength(3);

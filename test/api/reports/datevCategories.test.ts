@@ -5,7 +5,7 @@ import { client } from '../../helpers/http';
 import { createTeam } from '../../helpers/factories';
 import { createCustomer, createIncomingInvoice, createSentInvoice, createSupplier } from '../../helpers/invoiceFactory';
 import { datevBookings } from '../../helpers/datevCsv';
-import type { TaxCategory } from '../../../shared/domain/tax/vatCategory';
+import { taxLine, type TaxLine } from '../../helpers/taxLines';
 
 /**
  * The DATEV export books each stored VAT category on its own account and BU key
@@ -22,19 +22,11 @@ afterAll(async () => {
   await server?.close();
 });
 
-type Line = { description: string; quantity: string; unitPrice: string; taxRate: string; taxCategory?: TaxCategory; exemptionReason?: string };
-const line = (unitPrice: string, taxRate: string, taxCategory?: TaxCategory, exemptionReason?: string): Line => ({
-  description: `Leistung ${taxCategory ?? taxRate}`,
-  quantity: '1',
-  unitPrice,
-  taxRate,
-  ...(taxCategory ? { taxCategory } : {}),
-  ...(exemptionReason ? { exemptionReason } : {}),
-});
+const line = taxLine;
 
 type Tenant = { id: string };
 
-async function sale(t: Tenant, customerId: string, items: Line[], date = '2026-03-10') {
+async function sale(t: Tenant, customerId: string, items: TaxLine[], date = '2026-03-10') {
   const inv = await createSentInvoice(t, undefined, { customerId, items });
   await db()('invoices').where({ id: inv.id }).update({ issueDate: date, dueDate: date });
   return inv;

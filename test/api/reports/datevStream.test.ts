@@ -3,6 +3,7 @@ import iconv from 'iconv-lite';
 import { db } from '../../../shared/db';
 import { monthPeriod, quarterPeriod, type TaxPeriod } from '../../../shared/domain/tax/period';
 import type { TaxCategory } from '../../../shared/domain/tax/vatCategory';
+import { taxLine, type TaxLine } from '../../helpers/taxLines';
 import { datevCsvStream, datevCsvTextStream, type DatevBooking } from '../../../shared/formats/datev/extfBuchungsstapel';
 import { datevBookings, datevExportChunks, datevExportStream, datevMeta } from '../../../shared/queries/reports/datev';
 import { loadReportTenant } from '../../../shared/queries/reports/vatReturn';
@@ -31,24 +32,16 @@ afterAll(async () => {
   await server?.close();
 });
 
-type Line = { description: string; quantity: string; unitPrice: string; taxRate: string; taxCategory?: TaxCategory; exemptionReason?: string };
-const line = (unitPrice: string, taxRate: string, taxCategory?: TaxCategory, exemptionReason?: string): Line => ({
-  description: `Leistung ${taxCategory ?? taxRate}`,
-  quantity: '1',
-  unitPrice,
-  taxRate,
-  ...(taxCategory ? { taxCategory } : {}),
-  ...(exemptionReason ? { exemptionReason } : {}),
-});
+const line = taxLine;
 type Tenant = { id: string };
 
-async function sale(t: Tenant, customerId: string, items: Line[], date: string, extra: Record<string, unknown> = {}) {
+async function sale(t: Tenant, customerId: string, items: TaxLine[], date: string, extra: Record<string, unknown> = {}) {
   const inv = await createSentInvoice(t, undefined, { customerId, items, ...extra });
   await db()('invoices').where({ id: inv.id }).update({ issueDate: date, dueDate: date });
   return inv;
 }
 
-async function purchase(t: Tenant, supplierId: string, date: string, items: Line[], category?: TaxCategory, extra: Record<string, unknown> = {}) {
+async function purchase(t: Tenant, supplierId: string, date: string, items: TaxLine[], category?: TaxCategory, extra: Record<string, unknown> = {}) {
   const inv = await createIncomingInvoice(t, undefined, { supplierId, invoiceDate: date, items, ...extra });
   if (category) await db()('invoiceItems').where({ invoiceId: inv.id }).update({ taxCategory: category });
   return inv;
