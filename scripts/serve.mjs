@@ -115,8 +115,10 @@ async function serve(role) {
   // The process is known by its source file (PostgreSQL's application_name, shared/db.ts).
   process.argv[1] = source;
   if (bundle) {
-    // Stack traces point at the TypeScript sources, as under tsx.
+    // Stack traces point at the TypeScript sources, as under tsx: here, and in the sandboxed
+    // renderers BullMQ forks (they inherit the environment, not this call).
     process.setSourceMapsEnabled(true);
+    process.env.NODE_OPTIONS = [process.env.NODE_OPTIONS, '--enable-source-maps'].filter(Boolean).join(' ');
     const { main } = await import(pathToFileURL(bundle).href);
     await main();
   } else {
