@@ -3,6 +3,7 @@ import type { Role } from '../actor';
 import { notFound } from '../errors';
 import type { ApiKey } from '../models/ApiKey';
 import { API_KEY_PREFIX } from '../auth/apiKeys';
+import { pageEnvelope } from './paging';
 
 /** An API key as the list shows it: never the secret or its hash. */
 export interface ApiKeyView {
@@ -47,7 +48,7 @@ export async function listApiKeys(q: Db, tenantId: string, page: { page: number;
     .limit(page.limit)
     .offset((page.page - 1) * page.limit);
   const t = Number(total);
-  return { data: rows.map(apiKeyView), pagination: { page: page.page, limit: page.limit, total: t, totalPages: Math.ceil(t / page.limit) } };
+  return { data: rows.map(apiKeyView), pagination: pageEnvelope(page, t) };
 }
 
 export async function getApiKey(q: Db, tenantId: string, id: string): Promise<ApiKeyView> {

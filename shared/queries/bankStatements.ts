@@ -5,6 +5,7 @@ import type { BankFlag, BankStatementStatus } from '../models/BankStatement';
 import type { BankTransactionStatus } from '../models/BankTransaction';
 import type { Direction, MatchCandidate, StatementEntry } from '../domain/bankStatements';
 import { amountDue } from '../domain/invoiceTotals';
+import { pageEnvelope } from './paging';
 
 const iso = (v: Date | string | null) => (v == null ? null : v instanceof Date ? v.toISOString() : String(v));
 
@@ -153,7 +154,7 @@ export async function listBankTransactions(
   const total = Number(count);
   return {
     data: rows.map(toBankTransactionView),
-    pagination: { page: q.page, limit: q.limit, total, totalPages: Math.ceil(total / q.limit) },
+    pagination: pageEnvelope(q, total),
   };
 }
 

@@ -5,6 +5,7 @@ import { IncomingEinvoice, type IncomingEinvoiceStatus, type IncomingProblem } f
 import { Supplier } from '../models/Supplier';
 import { normalizeVatId } from '../domain/vatId';
 import { normalizeIban } from '../domain/iban';
+import { pageEnvelope } from './paging';
 
 /** What GET /api/incoming-einvoices(/:id) answers: the row without its bytes. */
 export interface IncomingEinvoiceView {
@@ -91,7 +92,7 @@ export async function listIncomingEinvoices(db: Db, tenantId: string, q: { statu
   const total = Number(count);
   return {
     data: rows.map(toIncomingEinvoiceView),
-    pagination: { page: q.page, limit: q.limit, total, totalPages: Math.ceil(total / q.limit) },
+    pagination: pageEnvelope(q, total),
   };
 }
 

@@ -25,6 +25,7 @@ import type { CustomerSnapshot, Invoice } from '../models/Invoice';
 import type { TenantSettingsJson } from '../models/Tenant';
 import type { InvoiceItem } from '../models/InvoiceItem';
 import type { Payment } from '../models/Payment';
+import { pageEnvelope } from './paging';
 
 /**
  * Read side of invoices. loadInvoiceView() is THE way to get an invoice as the API returns it and
@@ -619,7 +620,7 @@ export async function listInvoices(db: Db, tenantId: string, f: InvoiceListFilte
     )[0],
     deletedAt: r.deletedAt,
   }));
-  return { data, pagination: { page: f.page, limit: f.limit, total: count, totalPages: Math.ceil(count / f.limit), nextCursor } };
+  return { data, pagination: { ...pageEnvelope(f, count), nextCursor } };
 }
 
 /**

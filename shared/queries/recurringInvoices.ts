@@ -2,6 +2,7 @@ import type { Db } from '../db';
 import { notFound } from '../errors';
 import type { InvoiceItemInput } from '../domain/invoiceInput';
 import { periodsFrom, type Interval, type Period, type Schedule } from '../domain/recurrence';
+import { pageEnvelope } from './paging';
 
 /** A recurring invoice template as the API shows it (docs/recurring-invoices.md). */
 export interface RecurringInvoiceView {
@@ -88,7 +89,7 @@ export async function listRecurringInvoices(db: Db, tenantId: string, q: { page:
     .limit(q.limit)
     .offset((q.page - 1) * q.limit)) as RecurringInvoiceRow[];
   const total = Number(count);
-  return { data: rows.map(recurringView), pagination: { page: q.page, limit: q.limit, total, totalPages: Math.ceil(total / q.limit) } };
+  return { data: rows.map(recurringView), pagination: pageEnvelope(q, total) };
 }
 
 /** The next 12 periods still to bill (fewer when endDate comes first; none when paused or ended). */
@@ -125,7 +126,7 @@ export async function listRecurringInvoicePeriods(db: Db, tenantId: string, id: 
       deleted: r.deletedAt != null,
       createdAt: iso(r.createdAt as Date)!,
     })),
-    pagination: { page: q.page, limit: q.limit, total, totalPages: Math.ceil(total / q.limit) },
+    pagination: pageEnvelope(q, total),
   };
 }
 

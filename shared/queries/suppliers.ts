@@ -4,6 +4,7 @@ import { applySyncCursor, assertCursor, isSync, syncKeyset, type SyncCursor } fr
 import { applyKeyset, decodeCursor, keyColumns, keysetOrder, nextCursorOf, type Keyset } from './cursor';
 import type { ModelObject } from 'objection';
 import { Supplier } from '../models/Supplier';
+import { pageEnvelope } from './paging';
 
 export interface SupplierView {
   id: string;
@@ -78,7 +79,7 @@ export async function listSuppliers(db: Db, tenantId: string, page: SyncCursor &
   const [rows, total]: [Array<ModelObject<Supplier> & Record<string, unknown>>, number] = await Promise.all([rowsQ, count()]);
   return {
     data: rows.slice(0, page.limit).map(toSupplierView),
-    pagination: { page: page.page, limit: page.limit, total, totalPages: Math.ceil(total / page.limit), nextCursor: nextCursorOf(keyset, rows, page.limit) },
+    pagination: { ...pageEnvelope(page, total), nextCursor: nextCursorOf(keyset, rows, page.limit) },
   };
 }
 

@@ -2,6 +2,7 @@ import type { Db } from '../db';
 import type { Role } from '../actor';
 import { notFound } from '../errors';
 import type { User } from '../models/User';
+import { pageEnvelope } from './paging';
 
 /** A user as the team API shows it: never a hash, secret or counter. */
 export interface UserView {
@@ -68,7 +69,7 @@ export async function listUsers(q: Db, tenantId: string, page: { page: number; l
     .limit(page.limit)
     .offset((page.page - 1) * page.limit);
   const t = Number(total);
-  return { data: rows.map(view), pagination: { page: page.page, limit: page.limit, total: t, totalPages: Math.ceil(t / page.limit) } };
+  return { data: rows.map(view), pagination: pageEnvelope(page, t) };
 }
 
 /** Where a notice about an account goes: the user's address and name (deactivated users too). */
