@@ -4,9 +4,9 @@
  * ledger postings; the same and an overlapping statement again change nothing; manual match,
  * ignore and unmatch; hostile files.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { db } from '../../../shared/db';
-import { startWorkers, type RunningWorkers } from '../../../workers/worker';
+import { useWorkers } from '../../helpers/workers';
 import { creditorReferenceFor } from '../../../shared/domain/creditorReference';
 import { dec, fmtMoney } from '../../../shared/domain/money';
 import { createTeam } from '../../helpers/factories';
@@ -17,11 +17,7 @@ import { camt053, mt940, type TestEntry } from '../../helpers/bankFiles';
 import type { InvoiceView } from '../../../shared/domain/invoiceView';
 
 const env = useTestServer();
-let workers: RunningWorkers;
-beforeAll(async () => {
-  workers = await startWorkers({ queues: ['documents', 'maintenance'], schedule: false });
-});
-afterAll(async () => workers?.close());
+useWorkers(['documents', 'maintenance']);
 
 type Team = Awaited<ReturnType<typeof createTeam>>;
 const IBAN = 'AT611904300234573201'; // createTenant's default IBAN

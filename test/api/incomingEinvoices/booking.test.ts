@@ -4,12 +4,12 @@
  * of the UStVA / U30 input tax, a credit note linked to the supplier's invoice it corrects, and a
  * foreign currency without a stored ECB rate booked without one until the user enters it.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import iconv from 'iconv-lite';
 import { db } from '../../../shared/db';
 import { dec, fmtMoney, roundMoney } from '../../../shared/domain/money';
 import { storeExchangeRates } from '../../../shared/commands/exchangeRates';
-import { startWorkers, type RunningWorkers } from '../../../workers/worker';
+import { useWorkers } from '../../helpers/workers';
 import { createTeam } from '../../helpers/factories';
 import { useTestServer } from '../../helpers/server';
 import { uploadAndSettle } from '../../helpers/incomingEinvoices';
@@ -87,11 +87,7 @@ function ubl(d: Doc): Buffer {
 }
 
 const env = useTestServer();
-let workers: RunningWorkers;
-beforeAll(async () => {
-  workers = await startWorkers({ queues: ['documents', 'maintenance'], schedule: false });
-});
-afterAll(async () => workers?.close());
+useWorkers(['documents', 'maintenance']);
 
 type Team = Awaited<ReturnType<typeof createTeam>>;
 const deTeam = () => createTeam({ country: 'DE', vatId: 'DE811907980' });

@@ -6,11 +6,11 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { db } from '../../../shared/db';
 import { renderDocument } from '../../../shared/documents/renderDocument';
 import { loadDocumentSnapshot, SNAPSHOT } from '../../../shared/queries/documentSnapshot';
-import { startWorkers, type RunningWorkers } from '../../../workers/worker';
+import { useWorkers } from '../../helpers/workers';
 import { createTeam } from '../../helpers/factories';
 import { createIncomingInvoice, createSentInvoice } from '../../helpers/invoiceFactory';
 import { needsOfficialFiles, officialPath } from '../../helpers/officialFiles';
@@ -24,11 +24,7 @@ const manifest: { id: string; file: string; invoice_number: string }[] = officia
 const sample = (id: string) => readFileSync(path.join(path.dirname(officialPath(MANIFEST)), manifest.find((e) => e.id === id)!.file));
 
 const env = useTestServer({ RENDER_WAIT_MS: '30000' });
-let workers: RunningWorkers;
-beforeAll(async () => {
-  workers = await startWorkers({ queues: ['documents', 'maintenance'], schedule: false });
-});
-afterAll(async () => workers?.close());
+useWorkers(['documents', 'maintenance']);
 
 type Team = Awaited<ReturnType<typeof createTeam>>;
 // pdftotext lays text out in columns; the checks read it with its whitespace collapsed.

@@ -5,9 +5,9 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { db } from '../../../shared/db';
-import { startWorkers, type RunningWorkers } from '../../../workers/worker';
+import { useWorkers } from '../../helpers/workers';
 import { createTeam } from '../../helpers/factories';
 import { useTestServer } from '../../helpers/server';
 import { settledImport } from '../../helpers/incomingEinvoices';
@@ -30,11 +30,7 @@ const sample = (id: string) => {
 const money = (v: string | null) => Number(v).toFixed(2);
 
 const env = useTestServer();
-let workers: RunningWorkers;
-beforeAll(async () => {
-  workers = await startWorkers({ queues: ['documents', 'maintenance'], schedule: false });
-});
-afterAll(async () => workers?.close());
+useWorkers(['documents', 'maintenance']);
 
 type Team = Awaited<ReturnType<typeof createTeam>>;
 const upload = (team: Team, bytes: Buffer | string, contentType: string, query = '') =>

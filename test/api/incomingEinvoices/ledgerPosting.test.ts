@@ -7,13 +7,13 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Job } from 'bullmq';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { db } from '../../../shared/db';
 import { storeExchangeRates } from '../../../shared/commands/exchangeRates';
 import { dec, fmtMoney, roundMoney } from '../../../shared/domain/money';
 import type { ImportIncomingEinvoicePayload } from '../../../shared/jobs/catalog';
 import { importIncomingEinvoiceJob } from '../../../workers/jobs/einvoices/importIncomingEinvoice';
-import { startWorkers, type RunningWorkers } from '../../../workers/worker';
+import { useWorkers } from '../../helpers/workers';
 import { createTeam, createTenant, createUser } from '../../helpers/factories';
 import { needsOfficialFiles, officialPath } from '../../helpers/officialFiles';
 import { useTestServer } from '../../helpers/server';
@@ -73,11 +73,7 @@ function ubl(d: {
 }
 
 const env = useTestServer();
-let workers: RunningWorkers;
-beforeAll(async () => {
-  workers = await startWorkers({ queues: ['documents', 'maintenance'], schedule: false });
-});
-afterAll(async () => workers?.close());
+useWorkers(['documents', 'maintenance']);
 
 type Team = Awaited<ReturnType<typeof createTeam>>;
 const teams: Team[] = [];

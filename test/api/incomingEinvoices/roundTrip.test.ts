@@ -10,20 +10,16 @@
  * 0 % reverse charge / intra-Community supply), so no case depends on importing foreign VAT.
  */
 import Decimal from 'decimal.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { db } from '../../../shared/db';
-import { startWorkers, type RunningWorkers } from '../../../workers/worker';
+import { useWorkers } from '../../helpers/workers';
 import { createTeam } from '../../helpers/factories';
 import { useTestServer } from '../../helpers/server';
 import { uploadAndSettle } from '../../helpers/incomingEinvoices';
 
 const env = useTestServer({ RENDER_WAIT_MS: '60000' });
-let workers: RunningWorkers;
-beforeAll(async () => {
-  // documents: rendering and the import job; maintenance: the outbox relay that queues the import.
-  workers = await startWorkers({ queues: ['documents', 'maintenance'], schedule: false });
-});
-afterAll(async () => workers?.close());
+// documents: rendering and the import job; maintenance: the outbox relay that queues the import.
+useWorkers(['documents', 'maintenance']);
 
 type Team = Awaited<ReturnType<typeof createTeam>>;
 

@@ -5,8 +5,8 @@
  * (docs/e-invoicing-inbound.md, "Validation report").
  */
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorkers, type RunningWorkers } from '../../../workers/worker';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useWorkers } from '../../helpers/workers';
 import { createTeam } from '../../helpers/factories';
 import { useTestServer } from '../../helpers/server';
 import { uploadAndSettle } from '../../helpers/incomingEinvoices';
@@ -16,11 +16,7 @@ const SAMPLE = 'samples:einvoices/xrechnung-testsuite/01.01a-INVOICE_ubl.xml' as
 const official = needsOfficialFiles([SAMPLE]);
 
 const env = useTestServer();
-let workers: RunningWorkers;
-beforeAll(async () => {
-  workers = await startWorkers({ queues: ['documents', 'maintenance'], schedule: false });
-});
-afterAll(async () => workers?.close());
+useWorkers(['documents', 'maintenance']);
 
 type Team = Awaited<ReturnType<typeof createTeam>>;
 
