@@ -10,67 +10,21 @@ import type { Job } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { db } from '../../../shared/db';
 import { storeExchangeRates } from '../../../shared/commands/exchangeRates';
-import { dec, fmtMoney, roundMoney } from '../../../shared/domain/money';
+import { dec, fmtMoney } from '../../../shared/domain/money';
 import type { ImportIncomingEinvoicePayload } from '../../../shared/jobs/catalog';
 import { importIncomingEinvoiceJob } from '../../../workers/jobs/einvoices/importIncomingEinvoice';
 import { useWorkers } from '../../helpers/workers';
 import { createTeam, createTenant, createUser } from '../../helpers/factories';
 import { needsOfficialFiles, officialPath } from '../../helpers/officialFiles';
 import { useTestServer } from '../../helpers/server';
-import { uploadAndSettle } from '../../helpers/incomingEinvoices';
+import { uploadAndSettle, ublDocument, type UblDoc } from '../../helpers/incomingEinvoices';
 
 const MANIFEST = 'samples:einvoices/manifest.json' as const;
 const official = needsOfficialFiles([MANIFEST]);
 const sampleBytes = (file: string) => readFileSync(path.join(path.dirname(officialPath(MANIFEST)), file));
 
 /** A one-rate EN 16931 UBL document whose totals add up. */
-function ubl(d: {
-  kind?: 'Invoice' | 'CreditNote';
-  number: string;
-  currency?: string;
-  date?: string;
-  seller?: { name: string; vatId: string; country: string };
-  net: string;
-  rate: string;
-  preceding?: string;
-}) {
-  const kind = d.kind ?? 'Invoice';
-  const seller = d.seller ?? { name: 'Muster Lieferant GmbH', vatId: 'DE136695976', country: 'DE' };
-  const net = dec(d.net);
-  const tax = roundMoney(net.times(dec(d.rate)).dividedBy(100));
-  const cur = d.currency ?? 'EUR';
-  const m = (v: ReturnType<typeof dec>) => `currencyID="${cur}">${fmtMoney(v)}`;
-  const cat = `<cac:TaxCategory><cbc:ID>S</cbc:ID><cbc:Percent>${d.rate}</cbc:Percent><cac:TaxScheme><cbc:ID>VAT</cbc:ID></cac:TaxScheme></cac:TaxCategory>`;
-  const line = kind === 'Invoice' ? 'InvoiceLine' : 'CreditNoteLine';
-  const qty = kind === 'Invoice' ? 'InvoicedQuantity' : 'CreditedQuantity';
-  return Buffer.from(`<?xml version="1.0" encoding="UTF-8"?>
-<${kind} xmlns="urn:oasis:names:specification:ubl:schema:xsd:${kind}-2"
-  xmlns:cac="urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2"
-  xmlns:cbc="urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2">
-  <cbc:CustomizationID>urn:cen.eu:en16931:2017</cbc:CustomizationID>
-  <cbc:ID>${d.number}</cbc:ID>
-  <cbc:IssueDate>${d.date ?? '2026-03-10'}</cbc:IssueDate>
-  <cbc:${kind}TypeCode>${kind === 'Invoice' ? 380 : 381}</cbc:${kind}TypeCode>
-  <cbc:DocumentCurrencyCode>${cur}</cbc:DocumentCurrencyCode>
-  ${d.preceding ? `<cac:BillingReference><cac:InvoiceDocumentReference><cbc:ID>${d.preceding}</cbc:ID></cac:InvoiceDocumentReference></cac:BillingReference>` : ''}
-  <cac:AccountingSupplierParty><cac:Party>
-    <cac:PostalAddress><cbc:CityName>Stadt</cbc:CityName><cac:Country><cbc:IdentificationCode>${seller.country}</cbc:IdentificationCode></cac:Country></cac:PostalAddress>
-    <cac:PartyTaxScheme><cbc:CompanyID>${seller.vatId}</cbc:CompanyID><cac:TaxScheme><cbc:ID>VAT</cbc:ID></cac:TaxScheme></cac:PartyTaxScheme>
-    <cac:PartyLegalEntity><cbc:RegistrationName>${seller.name}</cbc:RegistrationName></cac:PartyLegalEntity>
-  </cac:Party></cac:AccountingSupplierParty>
-  <cac:AccountingCustomerParty><cac:Party><cac:PartyLegalEntity><cbc:RegistrationName>Käufer</cbc:RegistrationName></cac:PartyLegalEntity></cac:Party></cac:AccountingCustomerParty>
-  <cac:TaxTotal><cbc:TaxAmount ${m(tax)}</cbc:TaxAmount>
-    <cac:TaxSubtotal><cbc:TaxableAmount ${m(net)}</cbc:TaxableAmount><cbc:TaxAmount ${m(tax)}</cbc:TaxAmount>${cat}</cac:TaxSubtotal>
-  </cac:TaxTotal>
-  <cac:LegalMonetaryTotal>
-    <cbc:LineExtensionAmount ${m(net)}</cbc:LineExtensionAmount><cbc:TaxExclusiveAmount ${m(net)}</cbc:TaxExclusiveAmount>
-    <cbc:TaxInclusiveAmount ${m(net.plus(tax))}</cbc:TaxInclusiveAmount><cbc:PayableAmount ${m(net.plus(tax))}</cbc:PayableAmount>
-  </cac:LegalMonetaryTotal>
-  <cac:${line}><cbc:ID>1</cbc:ID><cbc:${qty} unitCode="C62">1</cbc:${qty}><cbc:LineExtensionAmount ${m(net)}</cbc:LineExtensionAmount>
-    <cac:Item><cbc:Name>Position 1</cbc:Name><cac:ClassifiedTaxCategory><cbc:ID>S</cbc:ID><cbc:Percent>${d.rate}</cbc:Percent><cac:TaxScheme><cbc:ID>VAT</cbc:ID></cac:TaxScheme></cac:ClassifiedTaxCategory></cac:Item>
-    <cac:Price><cbc:PriceAmount currencyID="${cur}">${d.net}</cbc:PriceAmount></cac:Price></cac:${line}>
-</${kind}>`);
-}
+const ubl = ({ net, rate, ...d }: Omit<UblDoc, 'lines'> & { net: string; rate: string }) => ublDocument({ ...d, lines: [{ net, rate }] });
 
 const env = useTestServer();
 useWorkers(['documents', 'maintenance']);
