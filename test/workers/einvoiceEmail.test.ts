@@ -19,6 +19,7 @@ import { needsOfficialFiles, officialPath, type OfficialFile } from '../helpers/
 import { detachList } from '../formats/pdf/pdfTools';
 import { CII_D16B_XSD_FILE, EBI_XSD_FILE } from '../formats/cii/fixtures';
 import { EBINTERFACE_61_NAMESPACE } from '../../shared/formats/ebinterface/ebInterfaceInvoice';
+import { SPREE_SELLER, POTSDAM_BUYER } from '../helpers/einvoiceParties';
 
 const UBL_INVOICE_XSD: OfficialFile = 'schemas:ubl-2.1/maindoc/UBL-Invoice-2.1.xsd';
 const official = needsOfficialFiles([UBL_INVOICE_XSD, CII_D16B_XSD_FILE, EBI_XSD_FILE]);
@@ -46,25 +47,9 @@ afterAll(async () => {
   await smtp.close();
 });
 
-const DE_SELLER = {
-  country: 'DE',
-  name: 'Spree Software GmbH',
-  vatId: 'DE123456789',
-  taxNumber: '9198011310010',
-  address: 'Musterstraße 1\n10115 Berlin',
-  iban: 'DE89370400440532013000',
-  bic: 'COBADEFFXXX',
-};
+const DE_SELLER = SPREE_SELLER;
 const CONTACT = { contactName: 'Erika Muster', contactPhone: '+49 30 1234567', contactEmail: 'rechnung@spree.example' };
-const PUBLIC_BUYER = {
-  name: 'Einkauf',
-  company: 'Stadtverwaltung Potsdam',
-  address: 'Friedrich-Ebert-Straße 79\n14469 Potsdam',
-  country: 'DE',
-  email: 'eingang@potsdam.example',
-  buyerReference: '04011000-12345-03',
-  peppolId: { scheme: '0204', id: '04011000-12345-03' },
-};
+const PUBLIC_BUYER = { name: 'Einkauf', ...POTSDAM_BUYER };
 const AT_SELLER = { country: 'AT', name: 'Alpen Software GmbH', vatId: 'ATU12345678', address: 'Mariahilfer Straße 1\n1060 Wien' };
 const AT_BUYER = {
   name: 'Einkauf',

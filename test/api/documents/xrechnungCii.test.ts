@@ -16,6 +16,7 @@ import { needsOfficialFiles } from '../../helpers/officialFiles';
 import { startTestServer } from '../../helpers/server';
 import { validateXml } from '../../helpers/xmllint';
 import { CII_D16B_XSD, CII_D16B_XSD_FILE } from '../../formats/cii/fixtures';
+import { SPREE_SELLER, POTSDAM_BUYER } from '../../helpers/einvoiceParties';
 
 const official = needsOfficialFiles([CII_D16B_XSD_FILE]);
 
@@ -36,25 +37,9 @@ afterAll(async () => {
 const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@_', removeNSPrefix: true, parseTagValue: false });
 const asArray = <T>(v: T | T[] | undefined): T[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
 
-const DE_SELLER = {
-  country: 'DE',
-  name: 'Spree Software GmbH',
-  vatId: 'DE123456789',
-  taxNumber: '9198011310010',
-  address: 'Musterstraße 1\n10115 Berlin',
-  iban: 'DE89370400440532013000',
-  bic: 'COBADEFFXXX',
-};
+const DE_SELLER = SPREE_SELLER;
 const CONTACT = { contactName: 'Erika Muster', contactPhone: '+49 30 1234567', contactEmail: 'Rechnung@Spree.example' };
-const PUBLIC_BUYER = {
-  company: 'Stadtverwaltung Potsdam',
-  address: 'Friedrich-Ebert-Straße 79\n14469 Potsdam',
-  country: 'DE',
-  email: 'eingang@potsdam.example',
-  buyerReference: '04011000-12345-03',
-  peppolId: { scheme: '0204', id: '04011000-12345-03' },
-  einvoiceFormat: 'xrechnung-cii',
-};
+const PUBLIC_BUYER = { ...POTSDAM_BUYER, einvoiceFormat: 'xrechnung-cii' };
 const AT_BUYER = { company: 'Größl & Söhne KG', vatId: 'ATU87654321', address: 'Landstraße 12\n4020 Linz', country: 'AT', email: 'office@groessl.example' };
 
 async function seller(opts: { contact?: boolean } = {}) {

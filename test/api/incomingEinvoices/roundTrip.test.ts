@@ -16,6 +16,7 @@ import { useWorkers } from '../../helpers/workers';
 import { createTeam } from '../../helpers/factories';
 import { useTestServer } from '../../helpers/server';
 import { uploadAndSettle } from '../../helpers/incomingEinvoices';
+import { SPREE_SELLER } from '../../helpers/einvoiceParties';
 
 const env = useTestServer({ RENDER_WAIT_MS: '60000' });
 // documents: rendering and the import job; maintenance: the outbox relay that queues the import.
@@ -33,16 +34,7 @@ const OUTPUTS = [
 ] as const;
 type Output = (typeof OUTPUTS)[number];
 
-const DE_SELLER = {
-  country: 'DE',
-  name: 'Spree Software GmbH',
-  vatId: 'DE123456789',
-  taxNumber: '9198011310010',
-  address: 'Musterstraße 1\n10115 Berlin',
-  email: 'rechnung@spree.example',
-  iban: 'DE89370400440532013000',
-  bic: 'COBADEFFXXX',
-};
+const DE_SELLER = { ...SPREE_SELLER, email: 'rechnung@spree.example' };
 const AT_SELLER = {
   country: 'AT',
   name: 'Alpen Software GmbH',
