@@ -58,8 +58,8 @@ export function createApp(cfg: Config = loadedConfig()): Koa {
     }),
   );
   app.use(compress({ threshold: 1024 }));
-  app.use(serializeJson); // once, before compress measures it (Koa's length getter would stringify)
   app.use(etag); // inside compress: hashes the uncompressed JSON the router produced
+  app.use(serializeJson); // once, before etag hashes it and compress measures it (Koa's length getter would stringify)
   app.use(bullBoard(cfg));
 
   // General API limit per IP; webhooks have their own limit on their route.

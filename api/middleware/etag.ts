@@ -14,17 +14,10 @@ export const etag: Middleware = async (ctx, next) => {
   if (ctx.status !== 200 || !ctx.path.startsWith('/api/')) return;
   const route = (ctx as unknown as { _matchedRoute?: string })._matchedRoute;
   if (typeof route !== 'string' || !route.endsWith('/:id')) return;
-  const body: unknown = ctx.body;
-  let json: string;
-  if (typeof body === 'string' && ctx.response.is('json')) {
-    json = body; // serialized by the handler (the invoice view cache), usually with its tag
-  } else {
-    // Only plain JSON values: buffers and streams (files) are left alone.
-    if (body === null || typeof body !== 'object' || Buffer.isBuffer(body) || typeof (body as { pipe?: unknown }).pipe === 'function') return;
-    // Serialize once here, exactly as Koa would, so the tag covers the bytes that are sent.
-    json = JSON.stringify(body);
-    ctx.body = json; // the JSON content type set by the object assignment stays
-  }
+  // Serialized by serializeJson (mounted inside this one) or by the handler (the invoice view
+  // cache, usually with its tag); buffers and streams (files) are left alone.
+  const json: unknown = ctx.body;
+  if (typeof json !== 'string' || !ctx.response.is('json')) return;
   // A handler that knows its version better (documents) may have set its own tag already.
   const tag = ctx.response.get('ETag') || weakTag(json);
   ctx.set('ETag', tag);

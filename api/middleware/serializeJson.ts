@@ -1,7 +1,8 @@
 import type { Middleware } from 'koa';
 
 /**
- * JSON bodies serialized once, here, mounted just inside koa-compress: Koa's `response.length`
+ * JSON bodies serialized once, here, mounted inside koa-compress and the ETag middleware (which
+ * hashes this text): Koa's `response.length`
  * getter, which koa-compress reads to compare with its threshold, stringifies an object body only
  * to measure it, and Koa's respond() then stringifies it again. A list page is tens of KB of JSON,
  * so that was a second JSON.stringify per request (docs/lists.md). Koa would send the same bytes.
