@@ -326,8 +326,8 @@ export async function loadInvoiceView(db: Db, tenantId: string, id: string): Pro
  */
 export async function loadVersionedInvoiceView(db: Db, tenantId: string, id: string): Promise<{ view: InvoiceView; version: string }> {
   // One statement instead of seven: on a busy database host every round trip costs more than
-  // the query itself (docs/benchmarks.md). Related rows come back as JSON with the keys and text
-  // forms the list path produces, so both paths share assembleViews().
+  // the query itself (docs/benchmarks.md). Related rows come back as JSON (RELATED_JSON), as in
+  // the list's and the documents' statements, and all three share assembleViews().
   const query = () =>
     db('invoices as i')
       .join('tenants as t', 't.id', 'i.tenantId')
