@@ -7,6 +7,7 @@ import { relayOutbox } from './outbox';
 import { getQueue, type QueueName } from './queues';
 import { producerRedis, redisReady } from './redis';
 import { sweepStuckWebhookEvents } from './webhooks/sweepStuckEvents';
+import { stillIn } from './queries/stillIn';
 import { outcomeUnknownMessage } from './commands/submitVatReturn';
 import { jobs } from './jobs/catalog';
 import { addOptions, type KeyedJobDefinition } from './jobs/define';
@@ -141,13 +142,26 @@ async function jobState(queue: QueueName, jobId: string): Promise<{ state: JobSt
   return { state: 'inFlight' };
 }
 
-/** Queue a row's job again if Redis lost it (or retry it if BullMQ gave it up); never a second copy. */
-async function requeue<P extends object>(job: KeyedJobDefinition<P, QueueName>, payload: P, c: RequeueCounts, confirm: Confirmation): Promise<void> {
+/**
+ * Queue a row's job again if Redis lost it (or retry it if BullMQ gave it up); never a second copy.
+ * `stillOpen` reads the row again once its job is seen gone or finished (queries/stillIn.ts).
+ */
+async function requeue<P extends object>(
+  job: KeyedJobDefinition<P, QueueName>,
+  payload: P,
+  c: RequeueCounts,
+  confirm: Confirmation,
+  stillOpen: () => Promise<boolean>,
+): Promise<void> {
   const { queue } = job;
   const jobId = job.jobId(payload);
   try {
     const { state, retry } = await jobState(queue, jobId);
     const key = `${queue}:${jobId}`;
+    if (state !== 'inFlight' && !(await stillOpen())) {
+      confirm.done(key);
+      return;
+    }
     if (state === 'missing') {
       if (!confirm.confirmed(key)) {
         c.missing++;
@@ -178,7 +192,8 @@ async function recoverDeliveries(staleAfterMs: number, limit: number, confirm: C
   const c = counts();
   const rows: { id: string; tenantId: string }[] = await stale('deliveries', ['queued', 'sending'], staleAfterMs, limit).select('id', 'tenantId');
   // A `sending` row's job finds it so and marks it failed, outcome unknown: it never sends twice.
-  for (const row of rows) await requeue(jobs.sendInvoiceEmail, { deliveryId: row.id, tenantId: row.tenantId }, c, confirm);
+  for (const row of rows)
+    await requeue(jobs.sendInvoiceEmail, { deliveryId: row.id, tenantId: row.tenantId }, c, confirm, stillIn('deliveries', row, ['queued', 'sending']));
   return c;
 }
 
@@ -186,7 +201,8 @@ async function recoverDeliveries(staleAfterMs: number, limit: number, confirm: C
 async function recoverWebhookDeliveries(staleAfterMs: number, limit: number, confirm: Confirmation): Promise<RequeueCounts> {
   const c = counts();
   const rows: { id: string; tenantId: string }[] = await stale('webhookDeliveries', ['pending'], staleAfterMs, limit).select('id', 'tenantId');
-  for (const row of rows) await requeue(jobs.deliverWebhook, { deliveryId: row.id, tenantId: row.tenantId }, c, confirm);
+  for (const row of rows)
+    await requeue(jobs.deliverWebhook, { deliveryId: row.id, tenantId: row.tenantId }, c, confirm, stillIn('webhookDeliveries', row, ['pending']));
   return c;
 }
 
@@ -230,7 +246,7 @@ async function recoverSubmissions(staleAfterMs: number, limit: number, confirm: 
       }
       continue;
     }
-    await requeue(jobs.submitU30, payload, c, confirm);
+    await requeue(jobs.submitU30, payload, c, confirm, stillIn('reportSubmissions', row, ['queued', 'submitted']));
   }
   return c;
 }

@@ -7,6 +7,7 @@ import { producerRedis, redisReady } from '../redis';
 import { systemActor } from '../actor';
 import { failStoredEvent } from '../commands/webhooks/failStoredEvent';
 import { runInTransaction } from '../outbox';
+import { stillIn } from '../queries/stillIn';
 
 export interface SweepOptions {
   /** Only this tenant (tests, on-demand runs); all tenants otherwise. */
@@ -82,6 +83,8 @@ export async function sweepStuckWebhookEvents(opts: SweepOptions = {}): Promise<
     try {
       const existing = await queue.getJob(jobId);
       const state = existing ? await existing.getState() : 'unknown';
+      // Read again: its job may have finished since the select (queries/stillIn.ts).
+      if (['unknown', 'failed', 'completed'].includes(state) && !(await stillIn('webhookEvents', row, ['pending'])())) continue;
       if (!existing || state === 'unknown') {
         await queue.add(job.name, payload, addOptions(job, payload));
         result.requeued++;
