@@ -3,6 +3,7 @@
  * configuration table; loadConfig() validates them all at start-up and throws one ConfigError
  * that names each bad variable, so a misconfigured process exits with one clear line.
  */
+import { availableParallelism } from 'node:os';
 export class ConfigError extends Error {
   constructor(public readonly problems: string[]) {
     super(`Invalid configuration: ${problems.join('; ')}`);
@@ -219,6 +220,9 @@ export function loadConfig(env: Env = process.env): Config {
     if (m && v) concurrency[m[1].toLowerCase().replace(/_/g, '-')] = int(k, 1, 1, 100);
   }
   concurrency.default = int('WORKER_CONCURRENCY', 5, 1, 100);
+  // Rendering is CPU-bound in sandboxed children: more of them than cores only adds memory (one
+  // Node.js process each) and CPU per document (measured: docs/benchmarks.md, "Renderers per core").
+  for (const queue of ['documents', 'reports']) concurrency[queue] ??= Math.min(concurrency.default, availableParallelism());
   // Webhook jobs are booked in batches of up to WEBHOOK_BATCH_MAX, WEBHOOK_BATCHES_IN_FLIGHT at a
   // time (workers/jobs/webhooks/eventBatches.ts): unless told otherwise a worker holds that many
   // jobs, so every batch can fill.

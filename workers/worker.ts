@@ -107,12 +107,14 @@ export async function startWorkers(
     if (!handlers) continue;
     const sandboxFile = opts.sandbox === false ? undefined : SANDBOXED[queue];
     const w = new Worker(queue, sandboxFile ?? dispatcher(queue, handlers), {
-      // Sandboxed children are plain Node processes: load TypeScript through tsx as we do. Their
-      // stdout/stderr are this process's own file descriptors (stdio: 'inherit'): BullMQ's default
-      // pipes each child's output through our process.stdout/stderr, four listeners per child on
-      // each, which with more than 10 children (the sandboxed queues' concurrency) raised a
-      // MaxListenersExceededWarning and copied every log line through this event loop.
-      ...(sandboxFile ? { workerForkOptions: { execArgv: ['--import', 'tsx'], stdio: 'inherit' as const } } : {}),
+      // Sandboxed children are plain Node processes: a TypeScript processor (under tsx) loads
+      // through tsx as we do; the bundled one (scripts/serve.mjs) needs no loader, whose hooks
+      // would cost every child memory and every dynamic import() a round trip to tsx's thread.
+      // Their stdout/stderr are this process's own file descriptors (stdio: 'inherit'): BullMQ's
+      // default pipes each child's output through our process.stdout/stderr, four listeners per
+      // child on each, which with more than 10 children (the sandboxed queues' concurrency) raised
+      // a MaxListenersExceededWarning and copied every log line through this event loop.
+      ...(sandboxFile ? { workerForkOptions: { execArgv: sandboxFile.endsWith('.ts') ? ['--import', 'tsx'] : [], stdio: 'inherit' as const } } : {}),
       connection: createRedis('worker'),
       prefix: cfg.redisPrefix,
       concurrency: concurrencyFor(cfg, queue),

@@ -90,14 +90,14 @@ export const rendering: Benchmark = {
 const XML_KINDS = ['xrechnung-ubl', 'xrechnung-cii', 'peppol-ubl', 'ebinterface'] as const satisfies DocumentKind[];
 const ALL_KINDS = ['pdf', 'zugferd', ...XML_KINDS] as const satisfies DocumentKind[];
 /** What XRechnung and Peppol require beyond ZUGFeRD: the seller contact (BR-DE-5/6/7) and a buyer reference (BR-DE-15). */
-const E_INVOICE_CUSTOMER = {
+export const E_INVOICE_CUSTOMER = {
   name: 'Jürgen Größl',
   company: 'Größl & Söhne KG',
   email: 'buchhaltung@groessl.example',
   address: 'Landstraße 12\n4020 Linz',
   vatId: 'ATU87654321',
 };
-const CONTACT = { contactName: 'Buchhaltung', contactPhone: '+43 1 234 56 78', contactEmail: 'buchhaltung@alpen.example' };
+export const CONTACT = { contactName: 'Buchhaltung', contactPhone: '+43 1 234 56 78', contactEmail: 'buchhaltung@alpen.example' };
 function eInvoiceReady<T extends { seller: object; invoice: object }>(input: T): T {
   return { ...input, seller: { ...input.seller, ...CONTACT }, invoice: { ...input.invoice, buyerReference: 'KST-4711', orderReference: 'PO-12' } };
 }

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, ConfigError } from '../../shared/config';
 
@@ -68,6 +69,13 @@ describe('loadConfig', () => {
   it('reads per-queue worker concurrency', () => {
     const cfg = loadConfig({ WORKER_CONCURRENCY: '3', WORKER_CONCURRENCY_TAX_PORTAL: '1' });
     expect(cfg.workerConcurrency).toMatchObject({ default: 3, 'tax-portal': 1 });
+  });
+
+  it('the CPU-bound rendering queues default to one renderer per core, at most WORKER_CONCURRENCY; their own variable wins', () => {
+    const cores = availableParallelism();
+    expect(loadConfig({}).workerConcurrency).toMatchObject({ default: 5, documents: Math.min(5, cores), reports: Math.min(5, cores) });
+    expect(loadConfig({ WORKER_CONCURRENCY: '1' }).workerConcurrency).toMatchObject({ documents: 1, reports: 1 });
+    expect(loadConfig({ WORKER_CONCURRENCY_DOCUMENTS: '7' }).workerConcurrency).toMatchObject({ documents: 7, reports: Math.min(5, cores) });
   });
 
   it.each([

@@ -1,0 +1,56 @@
+/**
+ * Profile helper (on demand, not part of npm run bench): the documents job as a sandboxed renderer
+ * runs it (workers/jobs/documents/renderInvoiceDocument.ts: artifact check, invoice snapshot,
+ * render, store), called in this process for n finalized 10-item invoices of the benchmark's
+ * e-invoice-ready tenant, so a CPU profile shows what a renderer spends beside the rendering:
+ *   NODE_ENV=production LOG_LEVEL=info node --import tsx test/bench/profileRenderJob.ts [n] [pdf|zugferd] [out.cpuprofile]
+ * Prints CPU per job (this process; PostgreSQL's share is not in it); with a third argument, writes
+ * the CPU profile of the measured jobs alone (not the seeding) there.
+ */
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { prepareBenchEnv } from './lib/env';
+
+const n = Number(process.argv[2] ?? 200);
+const kind = (process.argv[3] ?? 'pdf') as 'pdf' | 'zugferd';
+const env = await prepareBenchEnv();
+try {
+  const { createTeam } = await import('../helpers/factories');
+  const { createCustomer, createSentInvoice } = await import('../helpers/invoiceFactory');
+  const { manyItems } = await import('../formats/pdf/fixtures');
+  const { db } = await import('../../shared/db');
+  const { renderInvoiceDocumentJob } = await import('../../workers/jobs/documents/renderInvoiceDocument');
+  const { E_INVOICE_CUSTOMER, CONTACT } = await import('./rendering');
+  const k = db();
+  const { tenant, admin } = await createTeam({
+    country: 'AT',
+    name: 'Alpen Software GmbH',
+    address: 'Mariahilfer Straße 1\n1060 Wien',
+    settings: JSON.stringify(CONTACT),
+  });
+  const customer = await createCustomer(tenant, { ...E_INVOICE_CUSTOMER, buyerReference: 'KST-4711' });
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) ids.push((await createSentInvoice(tenant, admin, { customerId: customer.id, items: manyItems(10) })).id);
+  const rows: { id: string; version: number }[] = await k('invoices').whereIn('id', ids).select('id', 'version');
+  const jobOf = (r: { id: string; version: number }) => ({ data: { tenantId: tenant.id, invoiceId: r.id, kind, version: r.version } }) as never;
+  const run = async (part: typeof rows) => {
+    await k('documents').where({ tenantId: tenant.id }).del();
+    const t0 = process.cpuUsage();
+    for (const r of part) await renderInvoiceDocumentJob(jobOf(r));
+    const d = process.cpuUsage(t0);
+    return (d.user + d.system) / 1000 / part.length;
+  };
+  await run(rows.slice(0, Math.min(40, n))); // warm-up
+  const out = process.argv[4];
+  const session = new Session();
+  if (out) {
+    session.connect();
+    await session.post('Profiler.enable');
+    await session.post('Profiler.start');
+  }
+  console.log(`${kind}: ${(await run(rows)).toFixed(2)} ms CPU per job (${n} jobs)`);
+  if (out) writeFileSync(out, JSON.stringify((await session.post('Profiler.stop')).profile));
+} finally {
+  await env.cleanup();
+}
+process.exit(0);
