@@ -5,6 +5,7 @@
  */
 import PDFDocument from 'pdfkit';
 import { defaultFont, FONT, installFontFallback, registerFonts, type FontStyle } from './fonts';
+import { installOneLineText } from './oneLineText';
 
 /** A4 in points. */
 export const PAGE_WIDTH = 595.28;
@@ -141,6 +142,7 @@ export function createDocument(info: DocumentInfo, pdfA: boolean): PDFKit.PDFDoc
   const doc = new PDFDocument({ ...options, font: defaultFont() });
   registerFonts(doc);
   installFontFallback(doc);
+  installOneLineText(doc);
   return doc;
 }
 
