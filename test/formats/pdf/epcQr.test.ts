@@ -11,7 +11,8 @@ import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
 import { epcQrPayload } from '../../../shared/domain/epcQr';
 import { asIssued, renderDocument } from '../../../shared/documents/renderDocument';
-import { epcQrOf } from '../../../shared/formats/pdf/epcQrCode';
+import QRCode from 'qrcode';
+import { epcQrOf, moduleRectangles } from '../../../shared/formats/pdf/epcQrCode';
 import { makeDocumentInput } from './fixtures';
 import { pageTexts } from './pdfTools';
 
@@ -87,6 +88,32 @@ describe('EPC QR code on the invoice PDF', () => {
     // Two of them through the whole rendering and the decoder as well.
     expect(decodeQrCodes(await renderDocument('pdf', none[0]))).toEqual([]);
     expect(decodeQrCodes(await renderDocument('pdf', none[3]))).toEqual([]);
+  });
+});
+
+describe('moduleRectangles (how the code is drawn)', () => {
+  it('covers exactly the dark modules, each once: real codes and random matrices', () => {
+    const matrices: Array<{ size: number; dark: (r: number, c: number) => boolean }> = [];
+    for (const payload of ['BCD\n002\n1\nSCT\n\nA\nAT611904300234573201\nEUR1.00\n\n\nRE-1', 'x'.repeat(300)]) {
+      const qr = QRCode.create([{ data: new TextEncoder().encode(payload), mode: 'byte' }], { errorCorrectionLevel: 'M' });
+      matrices.push({ size: qr.modules.size, dark: (r, c) => qr.modules.get(r, c) === 1 });
+    }
+    let seed = 3;
+    for (let i = 0; i < 20; i++) {
+      const size = 1 + (i % 9) * 3;
+      const bits = Array.from({ length: size * size }, () => {
+        seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+        return seed % 3 !== 0;
+      });
+      matrices.push({ size, dark: (r, c) => bits[r * size + c] });
+    }
+    for (const { size, dark } of matrices) {
+      const covered = new Array(size * size).fill(0);
+      for (const r of moduleRectangles(size, dark)) {
+        for (let row = r.row; row < r.row + r.height; row++) for (let col = r.col; col < r.col + r.width; col++) covered[row * size + col]++;
+      }
+      for (let row = 0; row < size; row++) for (let col = 0; col < size; col++) expect(covered[row * size + col], `${row},${col}`).toBe(dark(row, col) ? 1 : 0);
+    }
   });
 });
 
