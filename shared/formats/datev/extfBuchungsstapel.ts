@@ -385,15 +385,16 @@ export function datevCsvStream(
 
 /**
  * The file from booking lines already written (datevBookingLine's text, each followed by CRLF),
- * in chunks of any number of lines: the header, then each chunk encoded as it comes, pulled only
- * as fast as the consumer reads. The export's path (datevExportChunks in datev.ts).
+ * in chunks of any number of lines, as text or already encoded (encodeWindows1252): the header,
+ * then each chunk as it comes, pulled only as fast as the consumer reads. The export's path
+ * (datevExportChunks in datev.ts gives bytes).
  */
-export function datevCsvTextStream(meta: DatevHeaderMeta, chunks: AsyncIterable<string>): Readable {
+export function datevCsvTextStream(meta: DatevHeaderMeta, chunks: AsyncIterable<string | Buffer>): Readable {
   // Validate the header before the stream exists, so a bad request fails fast, not mid-download.
   const header = datevHeaderLine(meta) + CRLF + datevColumnHeaderLine() + CRLF;
   async function* bytes(): AsyncGenerator<Buffer> {
     yield encodeWindows1252(header);
-    for await (const text of chunks) if (text) yield encodeWindows1252(text);
+    for await (const chunk of chunks) if (chunk.length) yield typeof chunk === 'string' ? encodeWindows1252(chunk) : chunk;
   }
   return Readable.from(bytes(), { objectMode: false, highWaterMark: 64 * 1024 });
 }

@@ -6,6 +6,7 @@ import { normalizeRate } from '../../domain/tax/amounts';
 import type { TaxPeriod } from '../../domain/tax/period';
 import type { InvoiceType } from '../../domain/invoiceView';
 import type { TaxCategory } from '../../domain/tax/vatCategory';
+import { CHARTS, type ChartName } from '../../domain/charts';
 import { DATEV_CHARTS, datevPosting, datevSkrCode, type DatevChart, type DatevBookingSource } from '../../domain/tax/datevMapping';
 import {
   CRLF,
@@ -13,6 +14,7 @@ import {
   datevCsvTextStream,
   datevDocumentFields,
   datevPostingFields,
+  encodeWindows1252,
   type DatevBooking,
   type DatevHeaderMeta,
 } from '../../formats/datev/extfBuchungsstapel';
@@ -85,23 +87,60 @@ export const datevFileName = (period: TaxPeriod) => `EXTF_Buchungsstapel_${perio
  * batch's account length. 422 naming what to fix.
  */
 export async function assertDatevExportable(db: Knex, tenant: ReportTenant, period: TaxPeriod): Promise<void> {
-  // The four checks at once, each on its own connection (they are independent reads, and the
-  // download waits for all of them); a failure is reported in this order, as if one ran after
-  // the other. The clearing accounts join a period's payments to their invoices: in a read-only
-  // transaction with the export's planner setting (DATEV_PLANNER_SQL).
-  const results = await Promise.allSettled([
+  // Three index lookups at once (migration 20261127200000_datev_check_indexes): the tenant's rate
+  // combinations, its documents without an exchange rate, and whether every account it could
+  // book an incoming invoice on fits. Only accounts that might not fit send the two account
+  // checks over the period's documents (then at once too, the clearing accounts' join in a
+  // read-only transaction with the export's planner setting, DATEV_PLANNER_SQL). A failure is
+  // reported in this order, as if one ran after the other.
+  const [rates, currency, fit] = await Promise.allSettled([
     assertDatevRatesMapped(db, tenant, period),
     assertEurDocuments(db, tenant.id, { from: period.start, to: period.end }, `The DATEV export for ${period.label}`, { payments: true }),
-    assertDatevExpenseAccounts(db, tenant, period),
-    db.transaction(
-      async (trx) => {
-        await trx.raw(DATEV_PLANNER_SQL);
-        await assertDatevClearingAccounts(trx, tenant, period);
-      },
-      { readOnly: true },
-    ),
+    datevAccountsFit(db, tenant),
   ]);
-  for (const r of results) if (r.status === 'rejected') throw r.reason;
+  const accounts =
+    fit.status === 'fulfilled' && fit.value
+      ? []
+      : await Promise.allSettled([
+          assertDatevExpenseAccounts(db, tenant, period),
+          db.transaction(
+            async (trx) => {
+              await trx.raw(DATEV_PLANNER_SQL);
+              await assertDatevClearingAccounts(trx, tenant, period);
+            },
+            { readOnly: true },
+          ),
+        ]);
+  for (const r of [rates, currency, ...accounts]) if (r.status === 'rejected') throw r.reason;
+}
+
+/** A Sachkonto of the batch's length: DATEV_ACCOUNT_LENGTH digits without a leading zero (in SQL: ASCII digits only). */
+const ACCOUNT_FITS = new RegExp(`^[1-9]\\d{${DATEV_ACCOUNT_LENGTH - 1}}$`);
+const ACCOUNT_FITS_SQL = `^[1-9][0-9]{${DATEV_ACCOUNT_LENGTH - 1}}$`;
+
+/**
+ * Whether every account an incoming invoice's expense or money row could be booked on fits the
+ * batch, whatever the period: the tenant's ledger accounts in the chart (a posted entry's lines),
+ * its active connectors' expense and clearing settings, its suppliers' default expense accounts
+ * and the chart's defaults (expenseAccountSql, clearingAccountSql). A superset of what the
+ * period's documents use, read from small tables: true lets the two checks over the period's
+ * documents be skipped; false (an account somewhere does not fit) leaves it to them to tell
+ * whether the period uses it.
+ */
+export async function datevAccountsFit(db: Knex, tenant: ReportTenant): Promise<boolean> {
+  const chart = datevChartOf(tenant);
+  const ledgerChart = chart in CHARTS ? CHARTS[chart as ChartName] : null;
+  const defaults = [DATEV_CHARTS[chart].expense, ...(ledgerChart ? Object.values(ledgerChart.clearing) : [])];
+  if (!defaults.every((a) => ACCOUNT_FITS.test(a))) return false;
+  const { rows } = await db.raw(
+    `select not exists (select 1 from ledger_accounts a where a.tenant_id = ? and a.chart = ? and a.number !~ ?)
+        and not exists (select 1 from connector_installations ci
+                         where ci.tenant_id = ? and ci.active
+                           and (nullif(btrim(ci.settings->>'expenseAccount'), '') !~ ? or nullif(btrim(ci.settings->>'clearingAccount'), '') !~ ?))
+        and not exists (select 1 from suppliers s where s.tenant_id = ? and nullif(btrim(s.default_expense_account), '') !~ ?) as "fit"`,
+    [tenant.id, chart, ACCOUNT_FITS_SQL, tenant.id, ACCOUNT_FITS_SQL, ACCOUNT_FITS_SQL, tenant.id, ACCOUNT_FITS_SQL],
+  );
+  return rows[0].fit === true;
 }
 
 /**
@@ -114,16 +153,45 @@ export async function assertDatevExportable(db: Knex, tenant: ReportTenant, peri
  */
 const DATEV_PLANNER_SQL = 'set local random_page_cost = 1.1; set local jit = off';
 
-/** Every tax rate in the period must be mapped in the chart (foreign VAT aside). */
+/** SQL: an invoice's tax rates as one jsonb array, the expression invoices_tax_rates_idx indexes per tenant. */
+const TAX_RATES_SQL = "jsonb_path_query_array(i.tax_breakdown, '$[*].taxRate')";
+
+/**
+ * Every tax rate in the period must be mapped in the chart (foreign VAT aside). The tenant's
+ * distinct rate combinations first, by a skip scan over invoices_tax_rates_idx (a few index
+ * probes, whatever the number of invoices); only the invoices of a combination with a rate the
+ * chart lacks are read, where the check used to scan every invoice of the period.
+ */
 export async function assertDatevRatesMapped(db: Knex, tenant: ReportTenant, period: TaxPeriod): Promise<void> {
   const chart = datevChartOf(tenant);
   const allowed = DATEV_CHARTS[chart].rates;
-  const where = `i.tenant_id = ? and ${inBooksSql('i')} and (
+  const { rows: combinations } = await db.raw(
+    `with recursive r(rates) as (
+       (select ${TAX_RATES_SQL} from invoices i where i.tenant_id = ? order by 1 limit 1)
+       union all
+       select (select ${TAX_RATES_SQL} from invoices i where i.tenant_id = ? and ${TAX_RATES_SQL} > r.rates order by 1 limit 1)
+         from r where r.rates is not null)
+     select rates::text as "rates" from r where rates is not null`,
+    [tenant.id, tenant.id],
+  );
+  // Any invoice of the tenant (any type, status, date): a superset of the period's; a combination
+  // whose rates are all mapped needs no look at its invoices. One with a rate that is not a rate
+  // at all is read like an unmapped one, so the period's check answers as it did.
+  const mapped = (rate: unknown) => {
+    try {
+      return allowed.includes(normalizeRate(String(rate)));
+    } catch {
+      return false;
+    }
+  };
+  const suspect = (combinations as Array<{ rates: string }>).map((c) => c.rates).filter((rates) => !(JSON.parse(rates) as unknown[]).every(mapped));
+  if (!suspect.length) return;
+  const where = `i.tenant_id = ? and ${TAX_RATES_SQL} = any(?::jsonb[]) and ${inBooksSql('i')} and (
             (i.type in ('rechnung', 'gutschrift') and i.status = any(?::text[]) and i.issue_date between ? and ?)
          or (i.type = 'eingangsrechnung' and i.status <> all(?::text[]) and i.invoice_date between ? and ?))`;
-  const bindings = [tenant.id, [...FINALIZED_STATUSES], period.start, period.end, [...INPUT_TAX_EXCLUDED_STATUSES], period.start, period.end];
-  // The period's rates first (no lookup per row); only a rate the chart lacks is checked for
-  // foreign VAT lines, which are booked without a key and need no account of their rate.
+  const bindings = [tenant.id, suspect, [...FINALIZED_STATUSES], period.start, period.end, [...INPUT_TAX_EXCLUDED_STATUSES], period.start, period.end];
+  // The period's rates of those invoices; only a rate the chart lacks is checked for foreign VAT
+  // lines, which are booked without a key and need no account of their rate.
   const { rows: rates } = await db.raw(
     `select distinct tb->>'taxRate' as "rate" from invoices i cross join lateral jsonb_array_elements(i.tax_breakdown) tb where ${where}`,
     bindings,
@@ -172,9 +240,8 @@ export async function assertDatevExpenseAccounts(db: Knex, tenant: ReportTenant,
       group by 1, 2`,
     [tenant.id, [...INPUT_TAX_EXCLUDED_STATUSES], period.start, period.end],
   );
-  const valid = new RegExp(`^[1-9]\\d{${DATEV_ACCOUNT_LENGTH - 1}}$`);
   const bad = (rows as Array<{ account: string; source: string; invoices: number; example: string; supplier: string | null }>).filter(
-    (r) => !valid.test(r.account),
+    (r) => !ACCOUNT_FITS.test(r.account),
   );
   if (!bad.length) return;
   const describe = (r: (typeof bad)[number]) =>
@@ -215,8 +282,7 @@ export async function assertDatevClearingAccounts(db: Knex, tenant: ReportTenant
       group by 1, 2`,
     [tenant.id, period.start, period.end, tenant.id, [...INPUT_TAX_EXCLUDED_STATUSES], period.start, period.end],
   );
-  const valid = new RegExp(`^[1-9]\\d{${DATEV_ACCOUNT_LENGTH - 1}}$`);
-  const bad = (rows as Array<{ account: string; source: string; invoices: number; example: string }>).filter((r) => !valid.test(r.account));
+  const bad = (rows as Array<{ account: string; source: string; invoices: number; example: string }>).filter((r) => !ACCOUNT_FITS.test(r.account));
   if (!bad.length) return;
   const describe = (r: (typeof bad)[number]) =>
     `${JSON.stringify(r.account)} from ${r.source === 'connector' ? "the connector's clearingAccount setting" : (SOURCE_LABEL[r.source] ?? r.source)}, ${r.invoices} payment(s), e.g. ${r.example}`;
@@ -385,12 +451,20 @@ export async function* datevBookings(tenant: ReportTenant, period: TaxPeriod, kn
 
 /** A rounded amount as the cursors give it: sign, at most 10 integer digits, two decimals. */
 const CENTS_TEXT = /^-?\d{1,10}\.\d\d$/;
+/**
+ * Lines written as one string and then encoded (a FETCH's lines are many such pieces). A string
+ * built line by line is a rope that is flattened to be encoded: 64 lines (~12 KB) flatten in the
+ * young generation and die there, where a FETCH's 2,000 (~370 KB) were copied by the scavenges
+ * that ran while they were being built and then flattened as a large object (docs/benchmarks.md,
+ * "DATEV: checks by index, bytes in pieces").
+ */
+export const DATEV_LINES_PER_PIECE = 64;
 /** Distinct postings an export caches at most (accounts × rates × categories × sign: a few dozen in practice). */
 const MAX_CACHED_POSTINGS = 10_000;
 
 /**
- * The booking lines of the period as Windows-1252-ready text, one string per FETCH (each line
- * with its CRLF); pass to datevCsvTextStream. The same bytes as datevCsvStream over
+ * The booking lines of the period (each with its CRLF) as Windows-1252 bytes, one Buffer per
+ * FETCH, encoded DATEV_LINES_PER_PIECE lines at a time; pass to datevCsvTextStream. The same bytes as datevCsvStream over
  * datevBookings, without a booking object, a decimal.js number or a validation per row: a row's
  * posting (S/H, accounts, BU key) depends only on what it books (kind, rate, category, exemption
  * reason, account) and the amount's sign, never on the amount itself, so datevPosting maps each
@@ -398,7 +472,7 @@ const MAX_CACHED_POSTINGS = 10_000;
  * cent-rounded text with a decimal comma. A row the text path cannot take as it is (an amount of
  * another shape, an odd date) goes through datevBookingLine, errors included.
  */
-export async function* datevExportChunks(tenant: ReportTenant, period: TaxPeriod, knex: Knex = defaultDb()): AsyncGenerator<string> {
+export async function* datevExportChunks(tenant: ReportTenant, period: TaxPeriod, knex: Knex = defaultDb()): AsyncGenerator<Buffer> {
   const chart = datevChartOf(tenant);
   const smallBusiness = tenant.settings?.smallBusiness === true;
   const postings = new Map<string, string>();
@@ -412,13 +486,23 @@ export async function* datevExportChunks(tenant: ReportTenant, period: TaxPeriod
   };
   for await (const batch of datevRows(tenant, period, knex)) {
     const kind = batch.kind;
+    const pieces: Buffer[] = [];
     let chunk = '';
+    let lines = 0;
     for (const r of batch.rows) {
+      if (lines === DATEV_LINES_PER_PIECE) {
+        pieces.push(encodeWindows1252(chunk));
+        chunk = '';
+        lines = 0;
+      }
       const amount = kind === 'payments' ? (r as MoneyMovementRow).amount : (r as SalesRow | IncomingRow).gross;
       const serviceDate = kind === 'sales' ? (r as SalesRow).serviceDate : null;
       if (!CENTS_TEXT.test(amount) || r.date.length !== 10 || (serviceDate !== null && serviceDate.length !== 10)) {
         const b = bookingOf(chart, kind, r, smallBusiness);
-        if (b) chunk += datevBookingLine(b) + CRLF;
+        if (b) {
+          chunk += datevBookingLine(b) + CRLF;
+          lines++;
+        }
         continue;
       }
       let negative = amount.charCodeAt(0) === 45; // '-'
@@ -467,8 +551,10 @@ export async function* datevExportChunks(tenant: ReportTenant, period: TaxPeriod
           serviceDate ? serviceDate.slice(8, 10) + serviceDate.slice(5, 7) + serviceDate.slice(0, 4) : '',
         ) +
         CRLF;
+      lines++;
     }
-    if (chunk) yield chunk;
+    if (chunk) pieces.push(encodeWindows1252(chunk));
+    if (pieces.length) yield pieces.length === 1 ? pieces[0] : Buffer.concat(pieces);
   }
 }
 
@@ -485,7 +571,7 @@ const READ_AHEAD_CHUNKS = 8;
  */
 export async function datevExportStream(tenant: ReportTenant, period: TaxPeriod, knex: Knex = defaultDb(), createdAt = new Date()): Promise<Readable> {
   const source = datevExportChunks(tenant, period, knex);
-  const ahead: string[] = [];
+  const ahead: Buffer[] = [];
   let finished = false;
   let stop = false;
   const readAhead = (async () => {
@@ -510,7 +596,7 @@ export async function datevExportStream(tenant: ReportTenant, period: TaxPeriod,
     return datevCsvTextStream(
       datevMeta(tenant, period, createdAt),
       (async function* () {
-        while (ahead.length) yield ahead.shift() as string;
+        while (ahead.length) yield ahead.shift() as Buffer;
         if (!finished) yield* source; // a consumer that stops early returns it: the transaction ends
       })(),
     );

@@ -5,7 +5,7 @@ import { monthPeriod, quarterPeriod, type TaxPeriod } from '../../../shared/doma
 import type { TaxCategory } from '../../../shared/domain/tax/vatCategory';
 import { taxLine, type TaxLine } from '../../helpers/taxLines';
 import { datevCsvStream, datevCsvTextStream, type DatevBooking } from '../../../shared/formats/datev/extfBuchungsstapel';
-import { datevBookings, datevExportChunks, datevExportStream, datevMeta } from '../../../shared/queries/reports/datev';
+import { DATEV_LINES_PER_PIECE, datevBookings, datevExportChunks, datevExportStream, datevMeta } from '../../../shared/queries/reports/datev';
 import { loadReportTenant } from '../../../shared/queries/reports/vatReturn';
 import { createTeam } from '../../helpers/factories';
 import { client } from '../../helpers/http';
@@ -164,6 +164,48 @@ describe('DATEV: the streamed text path writes what the booking objects and the 
     await purchase(small.tenant, s.id, '2026-03-12', [line('250.00', '0')], 'reverseCharge');
     await purchase(small.tenant, s.id, '2026-03-12', [line('100.00', '19')]);
     await expectSame(small.tenant.id, monthPeriod(2026, 3), 3);
+  });
+
+  it('many lines: a FETCH written and encoded piece by piece gives the same bytes, Latin-1 and Windows-1252 pieces mixed', async () => {
+    const team = await createTeam({ country: 'DE', vatId: 'DE123456789', taxNumber: '9198011310010', address: 'Musterstraße 1\n10115 Berlin' });
+    const t = team.tenant;
+    const plain = await createCustomer(t, { name: 'Plain', company: 'Plain GmbH', country: 'DE' });
+    const latin = await createCustomer(t, { name: 'Latin', company: 'Grüße & Söhne', country: 'DE' });
+    const cp1252 = await createCustomer(t, { name: 'Cp', company: 'Müller „Bau“ € 中', country: 'DE' });
+    const fr = await createCustomer(t, { name: 'FR', company: 'Client SARL', country: 'FR', vatId: 'FR40303265045' });
+    await sale(t, plain.id, [line('100.00', '19'), line('50.00', '7')], '2026-03-02');
+    await sale(t, latin.id, [line('10.00', '19')], '2026-03-03');
+    await sale(t, fr.id, [line('500.00', '0', 'intraCommunitySupply'), line('600.00', '0', 'reverseCharge')], '2026-03-04');
+    await sale(t, cp1252.id, [line('20.00', '19')], '2026-03-05');
+    const legacy = await sale(t, fr.id, [line('50.00', '0', 'exempt', 'DE-4-8')], '2026-03-06');
+    await db()('invoiceItems').where({ invoiceId: legacy.id }).update({ taxCategory: null, exemptionReason: null });
+    // 120 copies of each (own ids and numbers, their items with them), spread over the month: the
+    // sales cursor's FETCHes hold pieces of Latin-1 text, pieces with €, „“ or 中, and 0 % splits.
+    await db().transaction(async (trx) => {
+      await trx.raw(
+        `create temp table clone_map on commit drop as
+           select i.id as old_id, gen_random_uuid() as new_id, g
+             from invoices i, generate_series(1, 120) g where i.tenant_id = ?`,
+        [t.id],
+      );
+      await trx.raw(
+        `insert into invoices
+         select (jsonb_populate_record(null::invoices, to_jsonb(i) || jsonb_build_object(
+                   'id', m.new_id, 'number', i.number || '-' || m.g, 'credit_note_id', null, 'external_id', null,
+                   'issue_date', (date '2026-03-01' + (m.g % 28))::text))).*
+           from clone_map m join invoices i on i.id = m.old_id`,
+      );
+      await trx.raw(
+        `insert into invoice_items
+         select (jsonb_populate_record(null::invoice_items, to_jsonb(ii) || jsonb_build_object('id', gen_random_uuid(), 'invoice_id', m.new_id))).*
+           from clone_map m join invoice_items ii on ii.invoice_id = m.old_id`,
+      );
+    });
+    const march = await expectSame(t.id, monthPeriod(2026, 3), 121 * 7);
+    expect(lines(march).length).toBeGreaterThan(4 * DATEV_LINES_PER_PIECE);
+    const text = iconv.decode(march, 'windows-1252');
+    expect(text).toContain('Müller „Bau“ € ?');
+    expect(text).toContain('Grüße & Söhne');
   });
 
   it('a check that fails rejects before any byte and ends the transaction of the chunks read ahead', async () => {
