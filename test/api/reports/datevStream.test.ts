@@ -129,6 +129,16 @@ describe('DATEV: the streamed text path writes what the booking objects and the 
     const res = await client(server.url, { token: team.viewer.token }).get('/api/reports/datev?year=2026&month=3');
     expect(res.status).toBe(200);
     expect(lines(res.raw).slice(1)).toEqual(lines(march).slice(1));
+    // Compressed at the fastest level when accepted (fetch decodes it): the same file.
+    for (const [accept, encoding] of [
+      ['gzip', 'gzip'],
+      ['br', 'br'],
+      ['identity', null],
+    ] as const) {
+      const r = await client(server.url, { token: team.viewer.token }).get('/api/reports/datev?year=2026&month=3', { headers: { 'accept-encoding': accept } });
+      expect(r.headers.get('content-encoding'), accept).toBe(encoding);
+      expect(lines(r.raw).slice(1), accept).toEqual(lines(march).slice(1));
+    }
   });
 
   it('AT (EKR) and a small business, with foreign-currency documents and text Latin-1 holds', async () => {
