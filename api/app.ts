@@ -5,21 +5,22 @@ import cors from '@koa/cors';
 import compress from 'koa-compress';
 import { config as loadedConfig, type Config } from '../shared/config';
 import { limiterRedis } from '../shared/redis';
-import { requestId } from './middleware/requestId';
-import { accessLog } from './middleware/accessLog';
+import { requestFrame } from './middleware/requestFrame';
 import { errorHandler } from './middleware/errorHandler';
 import { createLimiters, consume } from './middleware/rateLimit';
 import { clientIp } from './middleware/clientIp';
 import { bullBoard } from './admin/bullBoard';
 import { routers } from './routes';
 import { notFound } from '../shared/errors';
-import { measureRequests, metricsEndpoint } from './middleware/metrics';
-import { etag } from './middleware/etag';
-import { serializeJson } from './middleware/serializeJson';
+import { metricsEndpoint } from './middleware/metrics';
+import { jsonResponse } from './middleware/jsonResponse';
 import { acceptContentEncoding, isDecodingError, undecodableBody } from './middleware/contentEncoding';
 
 /** Paths whose raw body must reach the handler untouched (signature checks over exact bytes). */
 export const RAW_BODY_PREFIXES = ['/api/payment-import/'];
+
+/** The methods whose bodies koa-body parses (its default parsedMethods). */
+const BODY_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH']);
 
 /**
  * The route groups as one middleware that hands a request only to the groups whose prefix its
@@ -43,23 +44,28 @@ export function createApp(cfg: Config = loadedConfig()): Koa {
   const limiters = createLimiters(cfg, limiterRedis());
   Object.assign(app.context, { limiters, config: cfg });
 
-  app.use(requestId);
-  app.use(accessLog);
-  app.use(measureRequests);
+  // Request id, log context, metrics and access log (one layer), then the error envelope.
+  app.use(requestFrame);
   app.use(errorHandler(cfg.bodyLimitBytes));
   app.use(metricsEndpoint(cfg));
-  app.use(
-    cors({
-      // Only the configured regional front ends may call the API from a browser.
-      origin: (ctx) => (cfg.corsOrigins.includes(ctx.get('Origin')) ? ctx.get('Origin') : ''),
-      credentials: true,
-      exposeHeaders: ['X-Request-Id', 'Retry-After', 'ETag'],
-      allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id', 'If-None-Match'],
-    }),
-  );
+  const corsHeaders = cors({
+    // Only the configured regional front ends may call the API from a browser.
+    origin: (ctx) => (cfg.corsOrigins.includes(ctx.get('Origin')) ? ctx.get('Origin') : ''),
+    credentials: true,
+    exposeHeaders: ['X-Request-Id', 'Retry-After', 'ETag'],
+    allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id', 'If-None-Match'],
+  });
+  app.use((ctx, next) => {
+    // Without an Origin header @koa/cors adds `Vary: Origin`, finds no allowed origin and goes on;
+    // the same here without its async layer (API clients other than browsers send no Origin).
+    if (ctx.get('Origin')) return corsHeaders(ctx, next);
+    ctx.vary('Origin');
+    return next();
+  });
   app.use(compress({ threshold: 1024 }));
-  app.use(etag); // inside compress: hashes the uncompressed JSON the router produced
-  app.use(serializeJson); // once, before etag hashes it and compress measures it (Koa's length getter would stringify)
+  // Inside compress: the JSON serialized once (compress measures it; Koa's length getter would
+  // stringify it again), then its ETag from that uncompressed text.
+  app.use(jsonResponse);
   app.use(bullBoard(cfg));
 
   // General API limit per IP; webhooks have their own limit on their route.
@@ -85,12 +91,13 @@ export function createApp(cfg: Config = loadedConfig()): Koa {
       throw err;
     },
   });
-  app.use(async (ctx, next) => {
-    if (RAW_BODY_PREFIXES.some((p) => ctx.path.startsWith(p))) return next();
+  app.use((ctx, next) => {
+    // koa-body reads bodies of these methods only (its parsedMethods); any other passes it untouched.
+    if (!BODY_METHODS.has(ctx.method) || RAW_BODY_PREFIXES.some((p) => ctx.path.startsWith(p))) return next();
     // Exactly the bodies koa-body reads (POST/PUT/PATCH with a JSON type): their Content-Encoding
     // is checked before any byte is read (415 for one we cannot decode). A body nobody reads (an
     // unknown path's form post, a GET's) is not judged by its encoding, as it is not by its type.
-    if (['POST', 'PUT', 'PATCH'].includes(ctx.method) && ctx.is(jsonTypes)) acceptContentEncoding(ctx.req);
+    if (ctx.is(jsonTypes)) acceptContentEncoding(ctx.req);
     return jsonBody(ctx, next);
   });
 

@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
-import { authenticate, requireRole } from './middleware/authenticate';
+import { authenticateAs } from './middleware/authenticate';
 import { validate } from '../shared/validation';
 import { AppError } from '../shared/errors';
 import type { Actor, Role } from '../shared/actor';
@@ -114,9 +114,10 @@ export function createRouter(prefix: string, tag: string) {
     const fullPath = prefix + (spec.path === '/' ? '' : spec.path);
     routeRegistry.push({ ...(spec as RouteSpec), params, fullPath, tag });
     const chain: Middleware[] = [];
-    if (spec.auth !== 'public') chain.push(authenticate, requireRole(spec.auth));
+    if (spec.auth !== 'public') chain.push(authenticateAs(spec.auth));
     chain.push(...(spec.before ?? []));
-    chain.push(async (ctx, next) => {
+    // Validation and the handler in one layer (one async layer less per request).
+    chain.push(async (ctx) => {
       const c = ctx as unknown as AppContext;
       // The parser reads JSON only (api/app.ts); any other body would be ignored and the route
       // would answer as if none had been sent ("name is required" for name=Form). Checked here,
@@ -130,9 +131,6 @@ export function createRouter(prefix: string, tag: string) {
         query: spec.query ? validate(spec.query, { ...ctx.query }, { query: true, what: 'Query' }) : {},
         body: body ? validate(body, bodyOf(ctx), { what: 'Body' }) : undefined,
       } as AppContext['input'];
-      await next();
-    });
-    chain.push(async (ctx) => {
       await spec.handler(ctx as unknown as AppContext<B, Q, P>);
       const documented = spec.responses[ctx.status];
       checkResponse(`${spec.method.toUpperCase()} ${fullPath}`, ctx.status, documented?.schema ?? documented?.content?.['application/json']?.schema, ctx.body);

@@ -15,14 +15,13 @@ export const BULL_BOARD_PATH = '/admin/queues';
  */
 export function bullBoard(cfg: Config): Middleware {
   const { user, password } = cfg.bullBoard;
+  // Not async on the way past: every other request goes straight on, without a promise of its own.
   if (!user || !password) {
-    return async (ctx, next) => {
-      if (ctx.path === BULL_BOARD_PATH || ctx.path.startsWith(`${BULL_BOARD_PATH}/`)) {
-        ctx.status = 404;
-        ctx.body = { error: { message: 'Bull Board is disabled: set BULL_BOARD_USER and BULL_BOARD_PASSWORD', code: 'NOT_FOUND', status: 404 } };
-        return;
-      }
-      await next();
+    return (ctx, next) => {
+      if (!isBoardPath(ctx.path)) return next();
+      ctx.status = 404;
+      ctx.body = { error: { message: 'Bull Board is disabled: set BULL_BOARD_USER and BULL_BOARD_PASSWORD', code: 'NOT_FOUND', status: 404 } };
+      return Promise.resolve();
     };
   }
   const adapter = new KoaAdapter();
@@ -33,8 +32,7 @@ export function bullBoard(cfg: Config): Middleware {
   });
   adapter.setBasePath(BULL_BOARD_PATH);
   const board = adapter.registerPlugin();
-  return async (ctx, next) => {
-    if (!(ctx.path === BULL_BOARD_PATH || ctx.path.startsWith(`${BULL_BOARD_PATH}/`))) return next();
+  const guarded: Middleware = async (ctx, next) => {
     const m = /^Basic\s+(.+)$/i.exec(ctx.get('Authorization'));
     const [u, ...rest] = m ? Buffer.from(m[1], 'base64').toString('utf8').split(':') : [];
     const ok = m !== null && safeEqual(u ?? '', user) && safeEqual(rest.join(':'), password);
@@ -46,4 +44,7 @@ export function bullBoard(cfg: Config): Middleware {
     }
     await board(ctx, next);
   };
+  return (ctx, next) => (isBoardPath(ctx.path) ? guarded(ctx, next) : next());
 }
+
+const isBoardPath = (path: string) => path === BULL_BOARD_PATH || path.startsWith(`${BULL_BOARD_PATH}/`);

@@ -1,20 +1,19 @@
 import { hash } from 'node:crypto';
-import type { Middleware } from 'koa';
+import type { Context } from 'koa';
 
 /**
  * Weak ETags for single resources (routes ending in /:id): a hash of the JSON the handler produced;
  * a matching If-None-Match gets 304 without a body. Weak because the same JSON may travel
- * compressed or not; mounted inside koa-compress, so it hashes the uncompressed JSON. Lists change
- * with every page and filter, documents cache on their own. `private, no-cache` keeps shared
- * caches from storing tenant data and makes browsers revalidate.
+ * compressed or not; run inside koa-compress (api/middleware/jsonResponse.ts), so it hashes the
+ * uncompressed JSON. Lists change with every page and filter, documents cache on their own.
+ * `private, no-cache` keeps shared caches from storing tenant data and makes browsers revalidate.
  */
-export const etag: Middleware = async (ctx, next) => {
-  await next();
+export function etag(ctx: Context): void {
   if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return;
   if (ctx.status !== 200 || !ctx.path.startsWith('/api/')) return;
   const route = (ctx as unknown as { _matchedRoute?: string })._matchedRoute;
   if (typeof route !== 'string' || !route.endsWith('/:id')) return;
-  // Serialized by serializeJson (mounted inside this one) or by the handler (the invoice view
+  // Serialized by serializeJson (run just before this) or by the handler (the invoice view
   // cache, usually with its tag); buffers and streams (files) are left alone.
   const json: unknown = ctx.body;
   if (typeof json !== 'string' || !ctx.response.is('json')) return;
@@ -26,7 +25,7 @@ export const etag: Middleware = async (ctx, next) => {
     ctx.status = 304;
     ctx.body = null;
   }
-};
+}
 
 /** The weak tag of a JSON text: the first 27 characters of its SHA-256 in base64url. */
 export const weakTag = (json: string): string => `W/"${hash('sha256', json, 'base64url').slice(0, 27)}"`;

@@ -52,6 +52,14 @@ describe('CORS for the regional front ends', () => {
     expect(String(res.headers.vary)).toMatch(/Origin/i);
   });
 
+  it('a request without Origin (any API client but a browser) gets Vary: Origin and no CORS grant', async () => {
+    const res = await raw('GET', '/health');
+    expect(res.status).toBe(200);
+    expect(String(res.headers.vary)).toMatch(/Origin/i);
+    expect(res.headers['access-control-allow-origin']).toBeUndefined();
+    expect(res.headers['access-control-allow-credentials']).toBeUndefined();
+  });
+
   it.each(['https://evil.example.com', 'https://app.example.at.evil.example', 'http://app.example.at', 'null'])('gives no CORS grant to %s', async (origin) => {
     const res = await preflight(origin);
     expect(res.headers['access-control-allow-origin']).toBeUndefined();
