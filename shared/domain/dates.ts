@@ -5,8 +5,18 @@
  */
 export const BUSINESS_TIME_ZONE = 'Europe/Vienna';
 
+/** The day last formatted per time zone, with the second (since the epoch) it was formatted for. */
+const lastDays = new Map<string, { second: number; day: string }>();
+
 export function todayIn(timeZone = BUSINESS_TIME_ZONE, now: Date = new Date()): string {
-  return dayFormatter(timeZone).format(now);
+  // The day is formatted once per second and zone: formatting cost ~10-20 µs of every invoice
+  // create. Exact: every zone's offset (LMT included) is whole seconds, so a day starts on a second.
+  const second = Math.floor(now.getTime() / 1000);
+  const last = lastDays.get(timeZone);
+  if (last?.second === second) return last.day;
+  const day = dayFormatter(timeZone).format(now);
+  lastDays.set(timeZone, { second, day });
+  return day;
 }
 
 /**

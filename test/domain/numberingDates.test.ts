@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { defaultNumberFormat, formatInvoiceNumber, numberFormatsCanCollide, parseInvoiceNumber } from '../../shared/domain/numbering';
-import { addDays, isValidDate, todayVienna, wallClockIn } from '../../shared/domain/dates';
+import { addDays, isValidDate, todayIn, todayVienna, wallClockIn } from '../../shared/domain/dates';
 import { allowedTaxRates, normalizeAllowedRate, taxRateMessage } from '../../shared/domain/taxRates';
 
 describe('numbering', () => {
@@ -83,6 +83,24 @@ describe('dates', () => {
   it('today in Vienna crosses the year before UTC does', () => {
     expect(todayVienna(new Date('2026-12-31T23:30:00Z'))).toBe('2027-01-01');
     expect(todayVienna(new Date('2026-06-30T21:59:00Z'))).toBe('2026-06-30');
+  });
+  it('today, formatted once per second and zone, is the formatter’s day for any sequence of instants and zones', () => {
+    // Instants around Vienna's midnights and DST changes, a millisecond apart, and zones whose
+    // offsets are not whole hours or were whole seconds (Vienna's LMT before 1893).
+    const fresh = (zone: string, t: number) =>
+      new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(t));
+    const edges = ['2026-12-31T23:00:00Z', '2026-03-29T00:59:59.999Z', '2026-10-24T22:00:00Z', '1890-06-01T22:54:39Z'].map(Date.parse);
+    const instant = fc.oneof(
+      fc.constantFrom(...edges).chain((e) => fc.integer({ min: -1500, max: 1500 }).map((d) => e + d)),
+      fc.integer({ min: Date.parse('1880-01-01'), max: Date.parse('2100-01-01') }),
+    );
+    const zone = fc.constantFrom('Europe/Vienna', 'Europe/Berlin', 'Asia/Kathmandu', 'America/St_Johns', 'UTC');
+    fc.assert(
+      fc.property(fc.array(fc.tuple(zone, instant), { minLength: 1, maxLength: 30 }), (calls) => {
+        for (const [z, t] of calls) expect(todayIn(z, new Date(t))).toBe(fresh(z, t));
+      }),
+      { numRuns: 300 },
+    );
   });
   it('adds days across months and leap years', () => {
     expect(addDays('2028-02-20', 14)).toBe('2028-03-05');
