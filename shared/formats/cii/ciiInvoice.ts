@@ -1,12 +1,12 @@
 /**
  * UN/CEFACT CII D16B writer, Factur-X / ZUGFeRD profile EN 16931, embedded as factur-x.xml.
  * Element order follows Factur-X_EN16931.xsd; each sequence names the XSD type it implements.
- * Every document passes `checkEn16931` before it is returned, so a bug throws instead of
- * producing an invalid e-invoice.
+ * Every document passes the EN 16931 checks (`checkEn16931Document`, on the tree about to be
+ * written) before it is returned, so a bug throws instead of producing an invalid e-invoice.
  */
 import type { DocumentInput } from '../../domain/invoiceView';
 import { el, optionalEl, renderXml, type XmlElement } from '../xml';
-import { checkEn16931 } from './en16931Rules';
+import { checkEn16931Document } from './en16931Rules';
 import { paymentTermsText, toEInvoiceModel } from './einvoiceModel';
 import type { EInvoiceLine, EInvoiceModel, EInvoiceParty, EInvoiceTaxGroup } from './einvoiceModelTypes';
 import { EInvoiceExportError } from './exportError';
@@ -260,10 +260,10 @@ export function buildCiiDocument(m: EInvoiceModel, profile: CiiProfile = 'en1693
  */
 export function buildCiiXml(input: DocumentInput): string {
   const model = toEInvoiceModel(input);
-  const xml = renderXml(buildCiiDocument(model));
-  const violations = checkEn16931(xml);
+  const document = buildCiiDocument(model);
+  const violations = checkEn16931Document(document);
   if (violations.length > 0) {
     throw new EInvoiceExportError(`Invoice ${model.number} would not be a valid EN 16931 e-invoice: ${violations.map((v) => v.message).join(' ')}`, violations);
   }
-  return xml;
+  return renderXml(document);
 }

@@ -5,14 +5,17 @@
  * add checks the Schematron lacks. Rule list: docs/e-invoicing.md, "The EN 16931 checker".
  *
  * The rules themselves are tables in ./rules/ (one small function per rule id, grouped by topic);
- * this module parses the document and runs the tables section by section, per line and per VAT
- * breakdown group, which is the order the findings have always come out in.
+ * this module parses the document (or takes the tree of one being written) and runs the tables
+ * section by section, per line and per VAT breakdown group, which is the order the findings have
+ * always come out in.
  */
 import { type Rule, invoiceCtx, type InvoiceCtx } from './rules/context';
 import { headerRules, paymentMeansRules, precedingInvoiceRules } from './rules/header';
 import { lineRules } from './rules/lines';
 import { totalsPresenceRules, totalsRules } from './rules/totals';
 import { breakdownPresenceRules, breakdownRules, lineBreakdownRules } from './rules/vatBreakdown';
+import { renderXml, type XmlElement } from '../xml';
+import { writtenTree } from './rules/writtenTree';
 import { kids, parseForRules, type XNode } from './rules/xmlNodes';
 
 export interface En16931Violation {
@@ -55,24 +58,39 @@ export function checkEn16931(xml: string | Buffer): En16931Violation[] {
   return checkCii(xml, SECTIONS);
 }
 
-/** Parses a CII document and runs the given sections on it (EN 16931 here, the CIUS tables elsewhere). */
-export function checkCii(xml: string | Buffer, sections: ReadonlyArray<(inv: InvoiceCtx, fail: Fail) => void>): En16931Violation[] {
-  const source = typeof xml === 'string' ? xml : xml.toString('utf8');
-  const out: En16931Violation[] = [];
-  const fail: Fail = (rule, message) => out.push({ rule, message: `[${rule}] ${message}` });
+/**
+ * The same check on a document our writer is about to serialise (`renderXml(root)`): the rules
+ * read the tree the parser would give for that XML (./rules/writtenTree.ts) instead of the XML
+ * being rendered and parsed again; where that tree cannot stand in for the parser's, the XML is.
+ */
+export function checkEn16931Document(root: XmlElement): En16931Violation[] {
+  return checkCiiDocument(root, SECTIONS);
+}
 
+type Sections = ReadonlyArray<(inv: InvoiceCtx, fail: Fail) => void>;
+
+/** Parses a CII document and runs the given sections on it (EN 16931 here, the CIUS tables elsewhere). */
+export function checkCii(xml: string | Buffer, sections: Sections): En16931Violation[] {
+  const source = typeof xml === 'string' ? xml : xml.toString('utf8');
   const read = parseForRules(source);
-  if ('notWellFormed' in read) {
-    fail('XML', read.notWellFormed);
-    return out;
-  }
-  const parsed = read.tree;
+  if ('notWellFormed' in read) return [violation('XML', read.notWellFormed)];
+  return checkTree(read.tree, sections);
+}
+
+/** `checkCii(renderXml(root), sections)` on the written tree (see checkEn16931Document). */
+export function checkCiiDocument(root: XmlElement, sections: Sections): En16931Violation[] {
+  const tree = writtenTree(root);
+  return tree ? checkTree(tree, sections) : checkCii(renderXml(root), sections);
+}
+
+function checkTree(parsed: XNode, sections: Sections): En16931Violation[] {
   const root = kids(parsed, 'CrossIndustryInvoice')[0];
-  if (!root) {
-    fail('XML', 'Root element is not CrossIndustryInvoice');
-    return out;
-  }
-  return [...out, ...runCii(root, sections)];
+  if (!root) return [violation('XML', 'Root element is not CrossIndustryInvoice')];
+  return runCii(root, sections);
+}
+
+function violation(rule: string, message: string): En16931Violation {
+  return { rule, message: `[${rule}] ${message}` };
 }
 
 /** Runs the sections on a parsed CrossIndustryInvoice root element (also a foreign one: inbound/validate.ts). */

@@ -8,11 +8,10 @@
  * BR-CL-25), which the CII writer fills differently. Only the rules our data can break are here;
  * the XSD (tests) covers the syntax.
  */
-import { renderXml } from '../xml';
 import Decimal from 'decimal.js';
 import { buildCiiDocument } from '../cii/ciiInvoice';
 import type { EInvoiceModel } from '../cii/einvoiceModelTypes';
-import { checkEn16931, type En16931Violation } from '../cii/en16931Rules';
+import { checkEn16931Document, type En16931Violation } from '../cii/en16931Rules';
 import { CURRENCY_RE } from '../cii/rules/codeLists';
 import { all, attr, blank, kids, one, parseForRules, text, textAt, type XNode } from '../cii/rules/xmlNodes';
 import { UBL_PROFILES, type UblProfile } from './ublProfiles';
@@ -336,9 +335,10 @@ export function checkUblRules(xml: string | Buffer, profile: UblProfile): UblVio
 }
 
 /**
- * Everything a UBL document of the model must pass: the EN 16931 rules (on the CII rendering of
- * the same model) and the UBL rules of the profile on the document itself.
+ * Everything a UBL document of the model must pass: the EN 16931 rules (on the CII document of
+ * the same model, as written: ../cii/rules/writtenTree.ts) and the UBL rules of the profile on the
+ * document itself.
  */
 export function checkUblInvoice(model: EInvoiceModel, xml: string | Buffer, profile: UblProfile): UblViolation[] {
-  return [...checkEn16931(renderXml(buildCiiDocument(model))), ...checkUblRules(xml, profile)];
+  return [...checkEn16931Document(buildCiiDocument(model)), ...checkUblRules(xml, profile)];
 }

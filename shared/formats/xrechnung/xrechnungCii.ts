@@ -7,23 +7,26 @@
 import type { DocumentInput } from '../../domain/invoiceView';
 import { renderXml } from '../xml';
 import { buildCiiDocument } from '../cii/ciiInvoice';
-import { checkCii, checkEn16931, section } from '../cii/en16931Rules';
+import { checkCii, checkCiiDocument, checkEn16931Document, section } from '../cii/en16931Rules';
 import { toEInvoiceModel } from '../cii/einvoiceModel';
 import { EInvoiceExportError } from '../cii/exportError';
 import { xrechnungRules } from '../cii/rules/xrechnung';
 
 /** The BR-DE (and Peppol) findings of a CII document; empty when it fulfils them. */
+const XRECHNUNG_SECTIONS = [section(xrechnungRules, (inv) => [inv])];
+
 export function checkXRechnungCii(xml: string | Buffer) {
-  return checkCii(xml, [section(xrechnungRules, (inv) => [inv])]);
+  return checkCii(xml, XRECHNUNG_SECTIONS);
 }
 
 /** A finalized sales invoice or credit note as XRechnung 3.0 CII XML; throws EInvoiceExportError when it cannot be one. */
 export function buildXRechnungCiiXml(input: DocumentInput): string {
   const model = toEInvoiceModel(input);
-  const xml = renderXml(buildCiiDocument(model, 'xrechnung'));
-  const violations = [...checkXRechnungCii(xml), ...checkEn16931(xml)];
+  const document = buildCiiDocument(model, 'xrechnung');
+  // Checked on the tree about to be written, not on the XML parsed again (../cii/rules/writtenTree.ts).
+  const violations = [...checkCiiDocument(document, XRECHNUNG_SECTIONS), ...checkEn16931Document(document)];
   if (violations.length > 0) {
     throw new EInvoiceExportError(`Invoice ${model.number} would not be a valid XRechnung: ${violations.map((v) => v.message).join(' ')}`, violations);
   }
-  return xml;
+  return renderXml(document);
 }
