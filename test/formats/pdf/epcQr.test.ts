@@ -12,8 +12,10 @@ import { describe, expect, it } from 'vitest';
 import { epcQrPayload } from '../../../shared/domain/epcQr';
 import { asIssued, renderDocument } from '../../../shared/documents/renderDocument';
 import QRCode from 'qrcode';
+import MaskPattern from 'qrcode/lib/core/mask-pattern.js';
 import { epcQrOf, moduleRectangles } from '../../../shared/formats/pdf/epcQrCode';
 import { makeDocumentInput } from './fixtures';
+import { penalty, qrModules } from '../../../shared/formats/pdf/qrMask';
 import { pageTexts } from './pdfTools';
 
 /** Every QR code payload found on the PDF's pages, page by page (150 dpi, as a phone camera sees paper). */
@@ -113,6 +115,41 @@ describe('moduleRectangles (how the code is drawn)', () => {
         for (let row = r.row; row < r.row + r.height; row++) for (let col = r.col; col < r.col + r.width; col++) covered[row * size + col]++;
       }
       for (let row = 0; row < size; row++) for (let col = 0; col < size; col++) expect(covered[row * size + col], `${row},${col}`).toBe(dark(row, col) ? 1 : 0);
+    }
+  });
+});
+
+describe('qrModules (the mask search done faster)', () => {
+  let seed = 5;
+  const next = (n: number) => {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    return seed % n;
+  };
+
+  it("is qrcode's own symbol, module for module: random EPC payloads of every length up to 331 bytes", () => {
+    const chars = 'abcdefghijklmnopqrstuvwxyzÄÖÜäöüß 0123456789.-&\n';
+    const masks = new Set<number>();
+    for (let i = 0; i < 300; i++) {
+      let text = 'BCD\n002\n1\nSCT\n';
+      for (let k = next(320); k > 0; k--) text += chars[next(chars.length)];
+      const segments = [{ data: new TextEncoder().encode(text).slice(0, 331), mode: 'byte' as const }];
+      const reference = QRCode.create(segments, { errorCorrectionLevel: 'M' });
+      masks.add(reference.maskPattern as number);
+      const ours = qrModules(segments, 'M');
+      expect(ours.size).toBe(reference.modules.size);
+      expect(Buffer.from(ours.data).equals(Buffer.from(reference.modules.data)), text).toBe(true);
+    }
+    expect(masks.size).toBeGreaterThan(3);
+  });
+
+  it("scores a matrix as qrcode's four penalty rules do", () => {
+    for (let i = 0; i < 200; i++) {
+      const size = 21 + 4 * next(10);
+      const data = Uint8Array.from({ length: size * size }, () => (next(5) < 2 + (i % 3) ? 1 : 0));
+      const matrix = { size, data, get: (r: number, c: number) => data[r * size + c] };
+      const expected =
+        MaskPattern.getPenaltyN1(matrix) + MaskPattern.getPenaltyN2(matrix) + MaskPattern.getPenaltyN3(matrix) + MaskPattern.getPenaltyN4(matrix);
+      expect(penalty(data, size)).toBe(expected);
     }
   });
 });
