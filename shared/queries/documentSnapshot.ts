@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { DocumentInput } from '../domain/invoiceView';
+import type { Db } from '../db';
 import { loadDocumentRow } from './invoices';
 
 /**
@@ -15,10 +16,12 @@ export interface DocumentSnapshot {
 }
 
 /**
- * The invoice's version and document content, read in the caller's transaction (opened with
- * SNAPSHOT); null when the invoice does not exist or is deleted, or is no longer at `atVersion`.
+ * The invoice's version and document content; null when the invoice does not exist or is deleted,
+ * or is no longer at `atVersion`. One statement, so one snapshot by itself: a caller that reads
+ * nothing else passes the pool; one that reads more for the same document passes its transaction
+ * (opened with SNAPSHOT).
  */
-export async function loadDocumentSnapshot(trx: Knex.Transaction, tenantId: string, invoiceId: string, atVersion?: number): Promise<DocumentSnapshot | null> {
+export async function loadDocumentSnapshot(trx: Db, tenantId: string, invoiceId: string, atVersion?: number): Promise<DocumentSnapshot | null> {
   // Version and content come from one statement, so they are of one snapshot anyway.
   const found = await loadDocumentRow(trx, tenantId, invoiceId);
   if (!found || (atVersion !== undefined && found.version !== atVersion)) return null;

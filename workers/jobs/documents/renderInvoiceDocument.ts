@@ -20,12 +20,8 @@ import type { RenderInvoiceDocumentPayload } from '../../../shared/jobs/catalog'
 export async function renderInvoiceDocumentJob(job: Job<RenderInvoiceDocumentPayload>) {
   const { tenantId, invoiceId, kind, version } = job.data;
   const key = { tenantId, invoiceId, kind, version };
-  if (await artifactStore.get(key)) return { cached: true };
-  const snapshot = await db().transaction(async (trx) => {
-    const found = await loadDocumentSnapshot(trx, tenantId, invoiceId, version);
-    const imported = found && kind === 'pdf' && found.input.invoice.type === 'eingangsrechnung';
-    return found && { ...found, original: imported ? await originalOfInvoice(trx, tenantId, invoiceId) : null };
-  }, SNAPSHOT);
+  if (await artifactStore.has(key)) return { cached: true };
+  const snapshot = await readSnapshot(tenantId, invoiceId, kind, version);
   if (!snapshot) return { stale: true };
   let bytes: Buffer | null = null;
   try {
@@ -41,4 +37,19 @@ export async function renderInvoiceDocumentJob(job: Job<RenderInvoiceDocumentPay
   }
   await artifactStore.put(key, bytes, CONTENT_TYPES[kind]);
   return { bytes: bytes.length };
+}
+
+/**
+ * The invoice at `version` and, for the PDF of an incoming invoice, its stored original. The
+ * invoice is one statement and so one snapshot by itself: no transaction for it (BEGIN and COMMIT
+ * were two more round trips per job). Only an incoming invoice's PDF reads its original too, and
+ * then reads both again in one repeatable-read transaction.
+ */
+async function readSnapshot(tenantId: string, invoiceId: string, kind: RenderInvoiceDocumentPayload['kind'], version: number) {
+  const found = await loadDocumentSnapshot(db(), tenantId, invoiceId, version);
+  if (!found || kind !== 'pdf' || found.input.invoice.type !== 'eingangsrechnung') return found && { ...found, original: null };
+  return db().transaction(async (trx) => {
+    const again = await loadDocumentSnapshot(trx, tenantId, invoiceId, version);
+    return again && { ...again, original: await originalOfInvoice(trx, tenantId, invoiceId) };
+  }, SNAPSHOT);
 }
