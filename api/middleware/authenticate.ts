@@ -14,12 +14,21 @@ import { consume, type Limiters } from './rateLimit';
  */
 const USER_STATE_TTL_MS = 5_000;
 const MAX_CACHED = 10_000;
-const userStates = new Map<string, { role: Role; active: boolean; at: number }>();
+type UserState = { role: Role; active: boolean; at: number };
+const userStates = new Map<string, UserState>();
 
-async function currentUserState(userId: string, tenantId: string) {
-  const key = `${tenantId}:${userId}`;
-  const hit = userStates.get(key);
+/**
+ * The user's state while its cached read is fresh, else a promise of a new read: not async, so a
+ * hit (nearly every request) costs no promise.
+ */
+function currentUserState(userId: string, tenantId: string): UserState | Promise<UserState> {
+  const hit = userStates.get(`${tenantId}:${userId}`);
   if (hit && Date.now() - hit.at < USER_STATE_TTL_MS) return hit;
+  return readUserState(userId, tenantId);
+}
+
+async function readUserState(userId: string, tenantId: string): Promise<UserState> {
+  const key = `${tenantId}:${userId}`;
   const row = await db()('users').where({ id: userId, tenantId }).first('role', 'active');
   const state = { role: (row?.role ?? 'viewer') as Role, active: Boolean(row?.active), at: Date.now() };
   if (userStates.size >= MAX_CACHED) userStates.clear();
@@ -55,7 +64,8 @@ async function identify(ctx: Context): Promise<void> {
     return;
   }
   const actor = verifyAccessToken(m[1]);
-  const state = await currentUserState(actor.userId!, actor.tenantId);
+  const cached = currentUserState(actor.userId!, actor.tenantId);
+  const state = cached instanceof Promise ? await cached : cached;
   if (!state.active) throw unauthorized('The user no longer exists or is deactivated');
   ctx.state.actor = { ...actor, role: state.role, requestId: ctx.state.requestId };
 }
