@@ -3,7 +3,8 @@ import type { ChildProcess } from 'node:child_process';
 import { db } from '../../shared/db';
 import { enqueue, getQueue, QUEUES } from '../../shared/queues';
 import { exitOf } from '../helpers/processes';
-import { sigkillTree, waitUntil } from './faults';
+import { readFileSync } from 'node:fs';
+import { processTree, sigkillTree, waitUntil } from './faults';
 import { draftPdfToRender, holdArtifactKey, startWorkerProcess, waitForBlockedDocumentInsert } from './workerKill';
 
 /**
@@ -59,5 +60,35 @@ describe('worker SIGKILLed during PDF rendering (documents queue, sandboxed)', (
     const rows = await db()('documents').where({ invoiceId: draft.id, kind: 'pdf', version: key.version }).select('content');
     expect(rows).toHaveLength(1);
     expect(rows[0].content.subarray(0, 5).toString()).toBe('%PDF-');
+  }, 90_000);
+
+  it('only the worker process is SIGKILLed (its renderer children are not): the orphaned renderer exits instead of spinning', async () => {
+    const { key, jobId } = await draftPdfToRender();
+    const held = await holdArtifactKey(key);
+    const alive = (pid: number) => {
+      try {
+        return !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z ');
+      } catch {
+        return false;
+      }
+    };
+    let renderers: number[] = [];
+    try {
+      await enqueue(QUEUES.documents, 'render-invoice-document', key, { jobId });
+      const worker = await startWorkerProcess();
+      started.push(worker);
+      await waitForBlockedDocumentInsert();
+      // BullMQ's children run its child wrapper (main.js); the worker's other descendants are not ours to check.
+      renderers = processTree(worker.pid!).filter((pid) => pid !== worker.pid && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('bullmq'));
+      expect(renderers.length).toBeGreaterThan(0);
+      const exited = exitOf(worker);
+      worker.kill('SIGKILL');
+      await exited;
+      await held.rollback();
+      await waitUntil(async () => renderers.every((pid) => !alive(pid)), 'the orphaned renderers to exit', 30_000, 100);
+    } finally {
+      await held.rollback().catch(() => undefined);
+      for (const pid of renderers.filter(alive)) process.kill(pid, 'SIGKILL');
+    }
   }, 90_000);
 });
