@@ -454,7 +454,9 @@ const datev: DeployedBenchmark = {
     /** One download consumed as a client would; wall ms, bytes. */
     const download = async (url: string, headers: Record<string, string> = {}) => {
       const t0 = performance.now();
-      const res = await fetch(url, { headers });
+      // Uncompressed on both sides: the bare route does not compress, and ours would otherwise
+      // gzip the file (fetch asks for it) and this process inflate 20 MB: not the export's cost.
+      const res = await fetch(url, { headers: { 'accept-encoding': 'identity', ...headers } });
       if (!res.ok || !res.body) throw new Error(`${url}: ${res.status} ${await res.text()}`);
       let bytes = 0;
       for await (const chunk of res.body) bytes += (chunk as Uint8Array).length;
