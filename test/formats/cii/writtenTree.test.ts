@@ -52,7 +52,22 @@ describe('writtenTree', () => {
   });
 
   it('values with markup characters, entities, quotes, surrounding and inner whitespace, forbidden characters, prefixes, empty elements', () => {
-    const values = ['', ' ', '  a  ', 'Müller & Söhne', '<b>"x"</b> \'y\'', '&amp; &lt; &#65; &#xD;', ']]>', '\u00A0nbsp\u00A0', '\u2028ls\u2029', 'a\nb', '\u0085x\u0085', 'ctl\u0001\u000B\uFFFE\uD800 end', 'tab\tinside', '\u3000ideo\u3000'];
+    const values = [
+      '',
+      ' ',
+      '  a  ',
+      'Müller & Söhne',
+      '<b>"x"</b> \'y\'',
+      '&amp; &lt; &#65; &#xD;',
+      ']]>',
+      '\u00A0nbsp\u00A0',
+      '\u2028ls\u2029',
+      'a\nb',
+      '\u0085x\u0085',
+      'ctl\u0001\u000B\uFFFE\uD800 end',
+      'tab\tinside',
+      '\u3000ideo\u3000',
+    ];
     for (const v of values) {
       const root = el(
         'rsm:CrossIndustryInvoice',
