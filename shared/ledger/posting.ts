@@ -104,7 +104,7 @@ function expenseHistorySql(tenantId: string, supplierId: string): SqlFragment {
 }
 
 /** Each chart's fallback accounts, as JSON for the posting statement to pick from by the tenant's chart. */
-const CHART_FALLBACKS = JSON.stringify(
+export const CHART_FALLBACKS = JSON.stringify(
   Object.fromEntries(
     Object.entries(CHARTS).map(([name, c]) => [name, { defaultExpense: c.defaultExpense, clearing: { ...c.clearing, payables: c.payables } }]),
   ),

@@ -55,7 +55,7 @@ export async function autoPost({ trx, actor }: CommandContext, a: AutoPostInput)
     }
     totalGross = toEur(totalGross, a.invoice.exchangeRate);
   }
-  const description = `${PROVIDER_LABEL[event.provider]} ${draft.externalId} – ${a.supplier.name}`;
+  const description = postingDescription(event, draft, a.supplier);
   const toPost = {
     id: a.invoice.id,
     tenantId: actor.tenantId,
@@ -76,6 +76,23 @@ export async function autoPost({ trx, actor }: CommandContext, a: AutoPostInput)
     return { entry: null, warning: `auto-post failed: ${err.message}`, step: step('autoPost', 'failed', err.message) };
   }
   if (!entry) return skipped('the invoice is already posted');
+  return postedOutcome(
+    entry,
+    a.ledgerCurrency,
+    converted ? { totalGross: a.invoice.totalGross, currency: draft.currency, rate: a.invoice.exchangeRate } : null,
+  );
+}
+
+/** The journal entry's text for a movement. */
+export const postingDescription = (event: NormalizedEvent, draft: IncomingInvoiceDraft, supplier: SupplierResolution): string =>
+  `${PROVIDER_LABEL[event.provider]} ${draft.externalId} – ${supplier.name}`;
+
+/** A posted entry as the pipeline reports it (also for the set-wise booking, bookPlainPayments). */
+export function postedOutcome(
+  entry: PostedEntry,
+  ledgerCurrency: string,
+  converted: { totalGross: string; currency: string; rate: string | null } | null,
+): AutoPostOutcome {
   const rev = entry.reversesEntryId ? `, reverses entry ${entry.reversesEntryId}` : '';
   return {
     entry,
@@ -83,7 +100,7 @@ export async function autoPost({ trx, actor }: CommandContext, a: AutoPostInput)
     step: step(
       'autoPost',
       'posted',
-      `debit ${entry.debitAccount} / credit ${entry.creditAccount} ${entry.amount} ${a.ledgerCurrency}${converted ? ` (${a.invoice.totalGross} ${draft.currency} at ${a.invoice.exchangeRate} per EUR)` : ''} (expense account from ${entry.expenseSource}${rev}; entry ${entry.entryId})`,
+      `debit ${entry.debitAccount} / credit ${entry.creditAccount} ${entry.amount} ${ledgerCurrency}${converted ? ` (${converted.totalGross} ${converted.currency} at ${converted.rate} per EUR)` : ''} (expense account from ${entry.expenseSource}${rev}; entry ${entry.entryId})`,
     ),
   };
 }

@@ -8,7 +8,7 @@ import { WebhookEvent } from '../../models/WebhookEvent';
 import type { NormalizedEvent } from '../../providers/payments/types';
 import type { CommandContext } from '../types';
 import { emitPaymentEvents } from '../outboundWebhooks/emitEvent';
-import { type BookedInvoice, autoPost } from './autoPost';
+import { type AutoPostOutcome, type BookedInvoice, autoPost } from './autoPost';
 import { createIncomingInvoiceFromEvent, draftFromEvent, type IncomingInvoiceDraft } from './createIncomingInvoiceFromEvent';
 import { DuplicateInvoiceError } from './errors';
 import { flushOutcomes } from './outcomes';
@@ -73,6 +73,11 @@ export async function bookPaymentEvent(ctx: CommandContext, input: BookPaymentEv
   const bookedAlongside = (event.related ?? []).map((r) => r.externalId).filter((x): x is string => !!x);
   const main = await bookMovement(ctx, { ...input, bookedAlongside }, true);
 
+  return bookingResult(main, related);
+}
+
+/** The event's result from its movements' outcomes (also for the set-wise booking, bookPlainPayments). */
+export function bookingResult(main: MovementOutcome, related: MovementOutcome[]): BookingResult {
   const createdAny = main.outcome === 'created' || related.some((r) => r.outcome === 'created');
   return {
     status: main.outcome === 'duplicate' && !createdAny ? 'duplicate' : 'processed',
@@ -122,14 +127,26 @@ async function bookMovement(ctx: CommandContext, input: MovementInput, isMain: b
     invoice: booked.invoice,
     relatedInvoiceId: refunded.invoiceId,
   });
+  return createdMovement(event, draft, booked.supplier, booked.invoice, refunded, posted);
+}
+
+/** A movement whose invoice was created, with its posting's outcome (also for bookPlainPayments). */
+export function createdMovement(
+  event: NormalizedEvent,
+  draft: IncomingInvoiceDraft,
+  supplier: SupplierResolution,
+  invoice: BookedInvoice,
+  refunded: RefundedPayment,
+  posted: AutoPostOutcome,
+): MovementOutcome {
   return {
     outcome: 'created',
-    invoiceId: booked.invoice.id,
+    invoiceId: invoice.id,
     entry: posted.entry,
     warning: posted.warning,
     steps: [
-      supplierStep(event, booked.supplier),
-      invoiceStep(event, draft, booked.invoice, refunded),
+      supplierStep(event, supplier),
+      invoiceStep(event, draft, invoice, refunded),
       step('duplicate', 'unique', `no earlier incoming invoice with source ${event.provider} and externalId ${draft.externalId}`),
       posted.step,
     ],
@@ -175,7 +192,7 @@ async function createSupplierAndInvoice(
   }
 }
 
-function duplicateMovement(event: NormalizedEvent, draft: IncomingInvoiceDraft, invoiceId: string | null): MovementOutcome {
+export function duplicateMovement(event: NormalizedEvent, draft: IncomingInvoiceDraft, invoiceId: string | null): MovementOutcome {
   return {
     outcome: 'duplicate',
     invoiceId,

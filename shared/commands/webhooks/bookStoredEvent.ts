@@ -10,6 +10,7 @@ import type { CommandContext } from '../types';
 import { bookPaymentEvent, type BookingResult } from './bookPaymentEvent';
 import { deferOutcome, flushOutcomes } from './outcomes';
 import { prefetchSuppliers } from './resolveSupplier';
+import { bookPlainPayments, type PlainPayment, plainPayment, postingSettingsKey } from './bookPlainPayments';
 
 export interface StoredEventOutcome {
   /** deferred: not booked, its money movement's lock is held by another transaction (bookStoredEvents' `tryLocks`). */
@@ -57,9 +58,10 @@ export async function bookStoredEvents(
       payers.map((r) => ({ tenantId: r.tenantId, provider: r.normalized.provider, counterparty: r.normalized.counterparty })),
     );
   }
+  const plain = await bookPlainPrefix(trx, refs, rows);
   const outcomes: StoredEventOutcome[] = [];
   const finished = new Map<string, StoredEventOutcome['status']>();
-  for (const ref of refs) {
+  for (const [i, ref] of refs.entries()) {
     const ctx: CommandContext = { trx, actor: systemActor(ref.tenantId) };
     const row = rows.get(`${ref.eventRowId}:${ref.tenantId}`);
     const status = finished.get(ref.eventRowId) ?? row?.status;
@@ -75,13 +77,15 @@ export async function bookStoredEvents(
       outcomes.push({ status: 'deferred', reason: 'its money movement is locked by another transaction' });
       continue;
     }
-    const result = await bookPaymentEvent(ctx, {
-      event: row.normalized,
-      settings: row.settings ?? {},
-      eventRowId: ref.eventRowId,
-      tenant: { country: row.tenantCountry, currency: row.tenantCurrency },
-      lockedMoneyKey: row.lockedMoneyKey,
-    });
+    const result =
+      plain.get(i) ??
+      (await bookPaymentEvent(ctx, {
+        event: row.normalized,
+        settings: row.settings ?? {},
+        eventRowId: ref.eventRowId,
+        tenant: { country: row.tenantCountry, currency: row.tenantCurrency },
+        lockedMoneyKey: row.lockedMoneyKey,
+      }));
     deferOutcome(trx, {
       eventRowId: ref.eventRowId,
       tenantId: ref.tenantId,
@@ -95,6 +99,40 @@ export async function bookStoredEvents(
   }
   await flushOutcomes(trx);
   return outcomes;
+}
+
+/**
+ * The batch's plain payments (bookPlainPayments.ts) booked together, before any other event: the
+ * longest run of the refs from the first that are plain payments or are decided without writing
+ * anything (missing, finished, named before, deferred), so every event booked one by one comes
+ * after all of them, as in the refs' order, and nothing a plain payment reads can have been
+ * written by an event before it. The run also ends at a second event of a money movement (it is
+ * booked alone, after, and ends duplicate as always) and at a payment of a supplier whose other
+ * payment in the run posts with other settings (postPayments' condition). Fewer than two: none
+ * (one is booked alone, as always). The results by the refs' index.
+ */
+async function bookPlainPrefix(trx: Knex.Transaction, refs: readonly StoredEventRef[], rows: Map<string, LockedEventRow>): Promise<Map<number, BookingResult>> {
+  const run = new Map<number, PlainPayment>();
+  const named = new Set<string>();
+  const movements = new Set<string>();
+  const postingOf = new Map<string, string>();
+  for (const [i, ref] of refs.entries()) {
+    const key = `${ref.eventRowId}:${ref.tenantId}`;
+    const row = rows.get(key);
+    const seen = named.has(key);
+    named.add(key);
+    if (row?.status !== 'pending' || seen || row.moneyBusy) continue;
+    const p = plainPayment(trx, row);
+    if (!p || movements.has(p.moneyKey)) break;
+    const supplier = `${p.tenantId}:${p.supplier.supplierId}`;
+    if ((postingOf.get(supplier) ?? postingSettingsKey(p)) !== postingSettingsKey(p)) break;
+    postingOf.set(supplier, postingSettingsKey(p));
+    movements.add(p.moneyKey);
+    run.set(i, p);
+  }
+  if (run.size < 2) return new Map();
+  const results = await bookPlainPayments(trx, [...run.values()]);
+  return new Map([...run.keys()].map((i, n) => [i, results[n]]));
 }
 
 /** A log row as the job reads it: locked, with what booking it needs from its connector and tenant. */

@@ -4,8 +4,8 @@ import { isCurrency } from '../../domain/currencies';
 import { isValidDate, todayVienna } from '../../domain/dates';
 import { dec, fmtMoney } from '../../domain/money';
 import type { NormalizedEvent } from '../../providers/payments/types';
-import { prepareItems } from '../../domain/invoiceChecks';
-import { insertInvoiceWithItems } from '../invoices/insertInvoice';
+import { prepareItems, type PreparedItems } from '../../domain/invoiceChecks';
+import { insertInvoiceWithItems, type NewInvoiceColumns } from '../invoices/insertInvoice';
 import { totalsColumns } from '../invoices/columns';
 import { exchangeRateOn } from '../../queries/exchangeRates';
 import { exchangeRateColumns } from '../invoices/exchangeRate';
@@ -78,12 +78,11 @@ export async function createIncomingInvoiceFromEvent(
 ): Promise<{ id: string; totalGross: string; exchangeRate: string | null; noPurchaseTaxLines: boolean }> {
   const { tenantId, event, draft } = args;
   const country = args.country !== undefined ? args.country : (await trx('tenants').where({ id: tenantId }).first('country'))?.country;
-  const prepared = prepareItems([{ description: draft.description, quantity: '1', unitPrice: draft.totalGross, taxRate: '0' }], country ?? 'AT');
-  const refund = event.kind === 'refund';
   // A foreign-currency movement counts in the reports at the ECB rate of its day when the feed has
   // one; without one it is stored without a rate (a missing rate must not fail the event) and the
   // reports name it until the user gives it one (docs/exchange-rates.md).
   const ecb = draft.currency !== 'EUR' ? await exchangeRateOn(trx, draft.currency, draft.invoiceDate) : null;
+  const v = incomingInvoiceValues({ ...args, country: country ?? null, ecb });
   // Invoice, item, payment and audit row in one statement. An existing (source, externalId) is
   // skipped by the unique index without an error, so the caller's transaction stays usable and
   // needs no savepoint when it wrote nothing before (the pipeline with a known supplier).
@@ -91,40 +90,10 @@ export async function createIncomingInvoiceFromEvent(
   try {
     written = await insertInvoiceWithItems(
       trx,
-      {
-        tenantId,
-        type: 'eingangsrechnung',
-        status: 'bezahlt',
-        supplierId: args.supplierId,
-        currency: draft.currency,
-        issueDate: draft.invoiceDate,
-        invoiceNumber: draft.externalId,
-        invoiceDate: draft.invoiceDate,
-        source: event.provider,
-        externalId: draft.externalId,
-        relatedInvoiceId: args.relatedInvoiceId,
-        notes: `Automatisch aus ${event.provider}-Webhook ${event.eventType} (${event.eventId})`.slice(0, 1000),
-        amountPaid: refund ? '0.00' : prepared.totals.totalGross,
-        finalizedAt: trx.fn.now(),
-        ...(ecb ? exchangeRateColumns({ rate: ecb.rate, date: ecb.date, source: 'ecb' }) : {}),
-        ...totalsColumns(prepared.totals),
-      },
-      prepared,
-      {
-        actor: systemActor(tenantId),
-        action: 'invoice.created',
-        data: {
-          type: 'eingangsrechnung',
-          source: event.provider,
-          externalId: draft.externalId,
-          eventId: event.eventId,
-          totalGross: prepared.totals.totalGross,
-        },
-      },
-      {
-        skipExistingExternalId: true,
-        payment: refund ? undefined : { amount: prepared.totals.totalGross, date: draft.invoiceDate, method: event.provider },
-      },
+      { ...v.columns, finalizedAt: trx.fn.now() },
+      v.prepared,
+      { actor: systemActor(tenantId), action: 'invoice.created', data: v.auditData },
+      { skipExistingExternalId: true, payment: v.payment ?? undefined },
     );
   } catch (err) {
     const e = err as { code?: string; constraint?: string };
@@ -134,8 +103,64 @@ export async function createIncomingInvoiceFromEvent(
   if (!written) throw new DuplicateInvoiceError(event.provider, draft.externalId);
   return {
     id: written.row.id,
-    totalGross: prepared.totals.totalGross,
+    totalGross: v.prepared.totals.totalGross,
     exchangeRate: ecb?.rate ?? null,
+    noPurchaseTaxLines: v.noPurchaseTaxLines,
+  };
+}
+
+/** What createIncomingInvoiceFromEvent writes, also for the set-wise booking (insertIncomingInvoices.ts): one definition of the row. */
+export interface IncomingInvoiceValues {
+  /** The invoice's columns but finalizedAt (now, as SQL). */
+  columns: NewInvoiceColumns;
+  prepared: PreparedItems;
+  auditData: Record<string, unknown>;
+  /** A payment's payment record; none for a refund. */
+  payment: { amount: string; date: string; method: string } | null;
+  /** None of its lines owes purchase tax (posting.ts, owesPurchaseTax). */
+  noPurchaseTaxLines: boolean;
+}
+
+/** The incoming invoice's values for a movement (pure: the tenant's country and the ECB rate given). */
+export function incomingInvoiceValues(args: {
+  tenantId: string;
+  event: NormalizedEvent;
+  draft: IncomingInvoiceDraft;
+  supplierId: string;
+  relatedInvoiceId: string | null;
+  country: string | null;
+  ecb: { rate: string; date: string } | null;
+}): IncomingInvoiceValues {
+  const { tenantId, event, draft, ecb } = args;
+  const prepared = prepareItems([{ description: draft.description, quantity: '1', unitPrice: draft.totalGross, taxRate: '0' }], args.country ?? 'AT');
+  const refund = event.kind === 'refund';
+  return {
+    columns: {
+      tenantId,
+      type: 'eingangsrechnung',
+      status: 'bezahlt',
+      supplierId: args.supplierId,
+      currency: draft.currency,
+      issueDate: draft.invoiceDate,
+      invoiceNumber: draft.externalId,
+      invoiceDate: draft.invoiceDate,
+      source: event.provider,
+      externalId: draft.externalId,
+      relatedInvoiceId: args.relatedInvoiceId,
+      notes: `Automatisch aus ${event.provider}-Webhook ${event.eventType} (${event.eventId})`.slice(0, 1000),
+      amountPaid: refund ? '0.00' : prepared.totals.totalGross,
+      ...(ecb ? exchangeRateColumns({ rate: ecb.rate, date: ecb.date, source: 'ecb' }) : {}),
+      ...totalsColumns(prepared.totals),
+    },
+    prepared,
+    auditData: {
+      type: 'eingangsrechnung',
+      source: event.provider,
+      externalId: draft.externalId,
+      eventId: event.eventId,
+      totalGross: prepared.totals.totalGross,
+    },
+    payment: refund ? null : { amount: prepared.totals.totalGross, date: draft.invoiceDate, method: event.provider },
     noPurchaseTaxLines: prepared.items.every((it) => !owesPurchaseTax(it.taxCategory)),
   };
 }

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { NormalizedEvent } from '../../providers/payments/types';
 import { WebhookEvent } from '../../models/WebhookEvent';
 import { flushOutcomes } from './outcomes';
@@ -11,16 +12,28 @@ import type { SupplierResolution } from './resolveSupplier';
  * payment's invoice. Keyed (tenant, provider, ref, externalId); an existing row is kept. A bulk
  * insert, so knex rather than a model.
  */
-export async function recordPaymentRefs({ trx, actor }: CommandContext, event: NormalizedEvent): Promise<{ externalId: string; refs: string[] } | null> {
+export async function recordPaymentRefs(ctx: CommandContext, event: NormalizedEvent): Promise<{ externalId: string; refs: string[] } | null> {
+  const found = paymentRefsOf(event);
+  if (found) await insertPaymentRefs(ctx.trx, [{ tenantId: ctx.actor.tenantId, event }]);
+  return found;
+}
+
+/** The references recordPaymentRefs records for an event, or null for none. */
+function paymentRefsOf(event: NormalizedEvent): { externalId: string; refs: string[] } | null {
   const pr = event.paymentRefs;
   if (!pr?.externalId || !Array.isArray(pr.refs)) return null;
   const refs = [...new Set(pr.refs.filter((r) => typeof r === 'string' && r && r !== pr.externalId))].slice(0, 20);
-  if (!refs.length) return null;
-  await trx('providerPaymentRefs')
-    .insert(refs.map((ref) => ({ tenantId: actor.tenantId, provider: event.provider, ref, externalId: pr.externalId })))
-    .onConflict(['tenantId', 'provider', 'ref', 'externalId'])
-    .ignore();
-  return { externalId: pr.externalId, refs };
+  return refs.length ? { externalId: pr.externalId, refs } : null;
+}
+
+/** recordPaymentRefs for several events (of any tenants) at once: one statement, none when they name no references (bookPlainPayments). */
+export async function insertPaymentRefs(trx: Knex.Transaction, events: readonly { tenantId: string; event: NormalizedEvent }[]): Promise<void> {
+  const rows = events.flatMap(({ tenantId, event }) => {
+    const found = paymentRefsOf(event);
+    return found ? found.refs.map((ref) => ({ tenantId, provider: event.provider, ref, externalId: found.externalId })) : [];
+  });
+  if (!rows.length) return;
+  await trx('providerPaymentRefs').insert(rows).onConflict(['tenantId', 'provider', 'ref', 'externalId']).ignore();
 }
 
 export interface RefundedPayment {
@@ -32,7 +45,7 @@ export interface RefundedPayment {
   note: string;
 }
 
-const NOT_A_REFUND: RefundedPayment = { invoiceId: null, supplier: null, note: '' };
+export const NOT_A_REFUND: RefundedPayment = { invoiceId: null, supplier: null, note: '' };
 
 /**
  * The payment a refund refunds: by the externalId the refund names, else through the recorded

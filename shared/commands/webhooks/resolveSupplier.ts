@@ -137,6 +137,29 @@ export async function findSupplier(
 }
 
 /**
+ * findSupplier's answer when it needs no statement: the event's counterparty was prefetched in
+ * this transaction (prefetchSuppliers) and matched a supplier, by merchant id or else by e-mail,
+ * as match() decides it. Null when a statement would be needed or nothing matched (a default
+ * supplier, a lookup not prefetched, a supplier to create): the caller then books the event alone.
+ */
+export function prefetchedSupplier(trx: Knex.Transaction, tenantId: string, provider: ProviderSlug, cp: Counterparty): SupplierResolution | null {
+  const prefetched = prefetchedByTrx.get(trx);
+  if (!prefetched) return null;
+  if (cp.merchantId) {
+    const key = matchKey('m', tenantId, provider, cp.merchantId);
+    if (!prefetched.has(key)) return null;
+    const s = prefetched.get(key);
+    if (s) return { supplierId: s.id, name: s.name, how: 'merchantId' };
+  }
+  if (cp.email) {
+    const key = matchKey('e', tenantId, provider, cp.email);
+    const s = prefetched.get(key);
+    if (s) return { supplierId: s.id, name: s.name, how: 'email' };
+  }
+  return null;
+}
+
+/**
  * The second half, after findSupplier found nothing: under an advisory lock on the counterparty's
  * identity, match again, else create (or reuse the placeholder), so concurrent events create one
  * supplier. No identity at all: one placeholder supplier per provider. Run it in a savepoint with
