@@ -15,23 +15,11 @@ const n = Number(process.argv[2] ?? 200);
 const kind = (process.argv[3] ?? 'pdf') as 'pdf' | 'zugferd';
 const env = await prepareBenchEnv();
 try {
-  const { createTeam } = await import('../helpers/factories');
-  const { createCustomer, createSentInvoice } = await import('../helpers/invoiceFactory');
-  const { manyItems } = await import('../formats/pdf/fixtures');
   const { db } = await import('../../shared/db');
   const { renderInvoiceDocumentJob } = await import('../../workers/jobs/documents/renderInvoiceDocument');
-  const { E_INVOICE_CUSTOMER, CONTACT } = await import('./rendering');
+  const { renderBenchInvoices } = await import('./rendering');
   const k = db();
-  const { tenant, admin } = await createTeam({
-    country: 'AT',
-    name: 'Alpen Software GmbH',
-    address: 'Mariahilfer Straße 1\n1060 Wien',
-    settings: JSON.stringify(CONTACT),
-  });
-  const customer = await createCustomer(tenant, { ...E_INVOICE_CUSTOMER, buyerReference: 'KST-4711' });
-  const ids: string[] = [];
-  for (let i = 0; i < n; i++) ids.push((await createSentInvoice(tenant, admin, { customerId: customer.id, items: manyItems(10) })).id);
-  const rows: { id: string; version: number }[] = await k('invoices').whereIn('id', ids).select('id', 'version');
+  const { tenant, invoices: rows } = await renderBenchInvoices(n);
   const jobOf = (r: { id: string; version: number }) => ({ data: { tenantId: tenant.id, invoiceId: r.id, kind, version: r.version } }) as never;
   const run = async (part: typeof rows) => {
     await k('documents').where({ tenantId: tenant.id }).del();

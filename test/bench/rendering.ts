@@ -90,14 +90,14 @@ export const rendering: Benchmark = {
 const XML_KINDS = ['xrechnung-ubl', 'xrechnung-cii', 'peppol-ubl', 'ebinterface'] as const satisfies DocumentKind[];
 const ALL_KINDS = ['pdf', 'zugferd', ...XML_KINDS] as const satisfies DocumentKind[];
 /** What XRechnung and Peppol require beyond ZUGFeRD: the seller contact (BR-DE-5/6/7) and a buyer reference (BR-DE-15). */
-export const E_INVOICE_CUSTOMER = {
+const E_INVOICE_CUSTOMER = {
   name: 'Jürgen Größl',
   company: 'Größl & Söhne KG',
   email: 'buchhaltung@groessl.example',
   address: 'Landstraße 12\n4020 Linz',
   vatId: 'ATU87654321',
 };
-export const CONTACT = { contactName: 'Buchhaltung', contactPhone: '+43 1 234 56 78', contactEmail: 'buchhaltung@alpen.example' };
+const CONTACT = { contactName: 'Buchhaltung', contactPhone: '+43 1 234 56 78', contactEmail: 'buchhaltung@alpen.example' };
 function eInvoiceReady<T extends { seller: object; invoice: object }>(input: T): T {
   return { ...input, seller: { ...input.seller, ...CONTACT }, invoice: { ...input.invoice, buyerReference: 'KST-4711', orderReference: 'PO-12' } };
 }
@@ -126,6 +126,31 @@ async function throughWorkerProcess(ctx: BenchContext, n: number): Promise<Array
   }
 }
 
+/**
+ * The rendering benchmarks' tenant (Austrian, e-invoice ready) and `count` sent 10-item invoices
+ * of its customer, with their versions (a render job's key).
+ */
+export async function renderBenchInvoices(count: number) {
+  const { createTeam } = await import('../helpers/factories');
+  const { createCustomer, createSentInvoice } = await import('../helpers/invoiceFactory');
+  const { manyItems } = await import('../formats/pdf/fixtures');
+  const { db } = await import('../../shared/db');
+  const { tenant, admin } = await createTeam({
+    country: 'AT',
+    name: 'Alpen Software GmbH',
+    address: 'Mariahilfer Straße 1\n1060 Wien',
+    settings: JSON.stringify(CONTACT),
+  });
+  const customer = await createCustomer(tenant, { ...E_INVOICE_CUSTOMER, buyerReference: 'KST-4711' });
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) ids.push((await createSentInvoice(tenant, admin, { customerId: customer.id, items: manyItems(10) })).id);
+  const invoices: { id: string; version: number }[] = await db()('invoices').whereIn('id', ids).select('id', 'version');
+  // In creation order (the warm-up takes the first ones).
+  const order = new Map(ids.map((id, i) => [id, i]));
+  invoices.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
+  return { tenant, invoices };
+}
+
 export interface RenderedThroughWorker {
   kind: DocumentKind;
   perSec: number;
@@ -152,9 +177,6 @@ export async function renderThroughWorker(opts: {
   log: (line: string) => void;
 }): Promise<RenderedThroughWorker[]> {
   const { n } = opts;
-  const { createTeam } = await import('../helpers/factories');
-  const { createCustomer, createSentInvoice } = await import('../helpers/invoiceFactory');
-  const { manyItems } = await import('../formats/pdf/fixtures');
   const { db } = await import('../../shared/db');
   const { renderJobId } = await import('../../shared/documents/kinds');
   const { loadConfig } = await import('../../shared/config');
@@ -162,13 +184,6 @@ export async function renderThroughWorker(opts: {
   const { percentile } = await import('./lib/measure');
   const k = db();
 
-  const { tenant, admin } = await createTeam({
-    country: 'AT',
-    name: 'Alpen Software GmbH',
-    address: 'Mariahilfer Straße 1\n1060 Wien',
-    settings: JSON.stringify(CONTACT),
-  });
-  const customer = await createCustomer(tenant, { ...E_INVOICE_CUSTOMER, buyerReference: 'KST-4711' });
   const renderers = concurrencyFor(loadConfig(process.env), 'documents');
   // Warm-up jobs of each kind: each sandboxed renderer starts, loads its modules and parses the
   // fonts, and gets as many documents to warm its JIT as the baseline's one process gets pages
@@ -176,9 +191,9 @@ export async function renderThroughWorker(opts: {
   // and with 4 per renderer the measured batch still paid V8's warm-up five times over
   // (docs/benchmarks.md, "Rendering CPU per document").
   const warmupN = Number(process.env.BENCH_RENDER_WARMUP ?? 20) * renderers;
-  const ids: string[] = [];
-  for (let i = 0; i < warmupN + n; i++) ids.push((await createSentInvoice(tenant, admin, { customerId: customer.id, items: manyItems(10) })).id);
-  const versions = new Map((await k('invoices').whereIn('id', ids).select('id', 'version')).map((r: { id: string; version: number }) => [r.id, r.version]));
+  const { tenant, invoices } = await renderBenchInvoices(warmupN + n);
+  const ids = invoices.map((r) => r.id);
+  const versions = new Map(invoices.map((r) => [r.id, r.version]));
 
   const { queue, close: closeQueue } = queueAt('documents', opts.prefix);
   await settleSendingEmails(opts.prefix, opts.log);
