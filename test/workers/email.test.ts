@@ -74,8 +74,9 @@ afterAll(async () => {
   await smtp.close();
 });
 
+/** Up to 60 s: the first job of the file starts a sandboxed child (tsx, fonts), slow on a loaded CI machine. */
 async function waitForDelivery(id: string, statuses: string[]) {
-  for (let i = 0; i < 200; i++) {
+  for (let i = 0; i < 600; i++) {
     const row = await db()('deliveries').where({ id }).first();
     if (statuses.includes(row.status)) return row;
     await new Promise((r) => setTimeout(r, 100));
