@@ -103,7 +103,7 @@ export async function bookPlainPayments(trx: Knex.Transaction, payments: readonl
   for (const p of payments) {
     const invoiceId = created.get(keyOf(p));
     if (!invoiceId) continue;
-    const ctx = { trx, actor: { tenantId: p.tenantId } };
+    const ctx: CommandContext = { trx, actor: systemActor(p.tenantId) };
     await emitEvent(ctx, invoiceCreatedEvent('eingangsrechnung'), () => loadInvoiceView(trx, p.tenantId, invoiceId));
     await emitPaymentEvents(ctx, invoiceId, 'bezahlt', { invoiceId });
   }
@@ -130,8 +130,7 @@ export async function bookPlainPayments(trx: Knex.Transaction, payments: readonl
   // Left out by the statement, or not auto-posted: alone, in order, exactly as the one-by-one path
   // posts them (autoPost runs no statement for a connector that does not auto-post).
   for (const p of payments) {
-    if (!created.has(keyOf(p))) continue;
-    if (posted.has(p)) continue;
+    if (!created.has(keyOf(p)) || posted.has(p)) continue;
     const ctx: CommandContext = { trx, actor: systemActor(p.tenantId) };
     posted.set(
       p,
