@@ -9,6 +9,7 @@
  *   and books the backlog, so `node --cpu-prof … test/bench/profileWebhook.ts --worker` shows the
  *   worker's booking path (the accept phase is in the profile too: look at the booking functions).
  *   Prints the booking's CPU per event (this process) and events/s (first to last processed_at).
+ *   PROFILE_OUT=<file.cpuprofile> writes the CPU profile of the booking phase alone there.
  *
  * - `--paced`: a worker process as production runs it (workers/index.ts), and 250 deliveries at a
  *   steady 50/s, as the benchmark's receipt → ledger row; prints where each event's time went:
@@ -63,9 +64,20 @@ try {
     };
     const pg0 = await backendsCpu();
     const w0 = process.cpuUsage();
+    const { Session } = await import('node:inspector/promises');
+    const session = new Session();
+    if (process.env.PROFILE_OUT) {
+      session.connect();
+      await session.post('Profiler.enable');
+      await session.post('Profiler.start');
+    }
     const running = await startWorkers({ queues: ['webhooks'], schedule: false, sandbox: false });
     await drained(k, tenant.id);
     const wc = process.cpuUsage(w0);
+    if (process.env.PROFILE_OUT) {
+      const { writeFileSync } = await import('node:fs');
+      writeFileSync(process.env.PROFILE_OUT, JSON.stringify((await session.post('Profiler.stop')).profile));
+    }
     const pg1 = await backendsCpu();
     const pgUs = [...pg1].reduce((a, [pid, us]) => a + us - (pg0.get(pid) ?? 0), 0);
     await running.close();
