@@ -6,6 +6,7 @@
 import PDFDocument from 'pdfkit';
 import { defaultFont, FONT, installFontFallback, registerFonts, type FontStyle } from './fonts';
 import { installOneLineText } from './oneLineText';
+import { deflateStreamsFast } from './fastDeflate';
 
 /** A4 in points. */
 export const PAGE_WIDTH = 595.28;
@@ -143,6 +144,7 @@ export function createDocument(info: DocumentInfo, pdfA: boolean): PDFKit.PDFDoc
   registerFonts(doc);
   installFontFallback(doc);
   installOneLineText(doc);
+  deflateStreamsFast(doc);
   return doc;
 }
 
