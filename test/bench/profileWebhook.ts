@@ -13,7 +13,7 @@
  *
  * - `--paced`: a worker process as production runs it (workers/index.ts), and 250 deliveries at a
  *   steady 50/s, as the benchmark's receipt → ledger row; prints where each event's time went:
- *   received → outbox row relayed → BullMQ job started → booking transaction (processed_at, the
+ *   received → outbox row relayed (the relay's transaction began) → BullMQ job added → started → booking transaction (processed_at, the
  *   journal entry's created_at: both the transaction's start) → job finished.
  *
  * BENCH_WEBHOOK_EVENTS sets the number of deliveries (default 10,000; 2,000 with --worker).
@@ -132,7 +132,8 @@ async function pacedBreakdown() {
     const queue = getQueue('webhooks');
     const parts: Record<string, number[]> = {
       'received → relayed': [],
-      'relayed → job started': [],
+      'relayed → job added': [],
+      'job added → job started': [],
       'job started → booking trx': [],
       'booking trx → job finished': [],
       'received → ledger': [],
@@ -143,7 +144,8 @@ async function pacedBreakdown() {
       parts['received → relayed'].push(relayed - received);
       parts['received → ledger'].push(ledger - received);
       if (job?.processedOn && job.finishedOn) {
-        parts['relayed → job started'].push(job.processedOn - relayed);
+        parts['relayed → job added'].push(job.timestamp - relayed);
+        parts['job added → job started'].push(job.processedOn - job.timestamp);
         parts['job started → booking trx'].push(booked - job.processedOn);
         parts['booking trx → job finished'].push(job.finishedOn - booked);
       }

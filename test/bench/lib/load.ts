@@ -25,7 +25,7 @@ export interface LoadSpec {
   amount?: number;
   /** Sent in turn (one cursor over all connections); a single entry is sent every time. */
   requests: LoadRequest[];
-  /** Requests per second over all connections (a steady load); unset: as fast as answered. */
+  /** Requests per second over all connections, one every 1000 / rate ms (open loop, loadChild.ts); unset: as fast as answered. */
   rate?: number;
   /** Untimed run before the measured one (seconds; ignored with `amount`). */
   warmupSec?: number;
