@@ -12,7 +12,7 @@ interface StreamRef {
  * maps, the colour profile) at zlib level 1 instead of its fixed default, 6. On a 10-item
  * invoice that is 0.47 instead of 0.84 ms of CPU for 5 % more bytes (26.5 instead of 25.2 KB of
  * streams): a PDF is written once per invoice version and read by people, so the CPU matters more
- * than 1 KB. The streams stay FlateDecode, which is what PDF/A expects (docs/pdf.md).
+ * than 1 KB. The streams stay FlateDecode, which PDF/A allows (docs/pdf-and-zugferd.md, "PDF/A-3b").
  */
 export function deflateStreamsFast(document: PDFKit.PDFDocument): void {
   if (!deflateStreamsFast.enabled) return;

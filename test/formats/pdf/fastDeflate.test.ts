@@ -24,7 +24,7 @@ function inflatedStreams(pdf: Buffer): Buffer[] {
 
 describe('streams deflated at level 1', () => {
   for (const kind of ['pdf', 'zugferd'] as const) {
-    it(`${kind}: the same stream contents as pdfkit's default level, in fewer CPU cycles and a few more bytes`, async () => {
+    it(`${kind}: the same stream contents as at pdfkit's default level, in a few more bytes`, async () => {
       const input = makeDocumentInput({ items: manyItems(10) });
       const fast = await renderDocument(kind, input);
       deflateStreamsFast.enabled = false;
