@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { db } from '../db';
+import { db, runCompiledSql } from '../db';
 import type { DocumentKind } from './kinds';
 
 /**
@@ -32,18 +32,23 @@ export class PostgresArtifactStore implements ArtifactStore {
     return row ? (row.content as Buffer) : null;
   }
 
+  // has and put run once per render job: statements prepared once per connection (runCompiledSql).
   async has(key: ArtifactKey): Promise<boolean> {
-    const row = await this.knex()('documents')
-      .where({ tenantId: key.tenantId, invoiceId: key.invoiceId, kind: key.kind, version: key.version })
-      .first(this.knex().raw('1 as found'));
-    return !!row;
+    const rows = await runCompiledSql(
+      this.knex(),
+      'select 1 as found from documents where tenant_id = ? and invoice_id = ? and kind = ? and version = ? limit 1',
+      [key.tenantId, key.invoiceId, key.kind, key.version],
+    );
+    return rows.length > 0;
   }
 
   async put(key: ArtifactKey, content: Buffer, contentType: string): Promise<void> {
-    await this.knex()('documents')
-      .insert({ tenantId: key.tenantId, invoiceId: key.invoiceId, kind: key.kind, version: key.version, contentType, content })
-      .onConflict(['invoiceId', 'kind', 'version'])
-      .ignore();
+    await runCompiledSql(
+      this.knex(),
+      `insert into documents (tenant_id, invoice_id, kind, version, content_type, content) values (?, ?, ?, ?, ?, ?)
+       on conflict (invoice_id, kind, version) do nothing`,
+      [key.tenantId, key.invoiceId, key.kind, key.version, contentType, content],
+    );
   }
 }
 

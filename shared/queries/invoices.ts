@@ -1,5 +1,5 @@
 import Decimal from 'decimal.js';
-import { columnName, queryPrepared, type Db } from '../db';
+import { columnName, queryPrepared, runCompiledSql, type Db } from '../db';
 import { applySyncCursor, assertCursor, isSync, syncKeyset, type SyncCursor } from './sync';
 import { applyKeyset, decodeCursor, keyColumns, keysetOrder, nextCursorOf, type Keyset } from './cursor';
 import type { Knex } from 'knex';
@@ -502,8 +502,9 @@ export async function loadDocumentInput(db: Db, tenantId: string, id: string): P
  * (docs/benchmarks.md, "Rendering"). Null when missing, deleted or another tenant's.
  */
 export async function loadDocumentRow(db: Db, tenantId: string, id: string): Promise<{ version: number; input: DocumentInput } | null> {
-  const { rows } = await db.raw(DOCUMENT_SQL, [tenantId, id]);
-  const row = rows[0] as (ViewJsonRow & { version: number; sellerSnapshot: Partial<SellerView> | null; tenantJson: SellerSource }) | undefined;
+  type DocumentRow = ViewJsonRow & { version: number; sellerSnapshot: Partial<SellerView> | null; tenantJson: SellerSource };
+  // Hot (every render and e-mail job): prepared once per connection, its text converted once.
+  const [row] = await runCompiledSql<DocumentRow>(db, DOCUMENT_SQL, [tenantId, id]);
   if (!row) return null;
   const [invoice] = assembleViews(
     [row.invoiceJson],

@@ -48,7 +48,7 @@ const blockedDocumentInserts = async () =>
   (
     (
       await db().raw(
-        `select pid from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query ilike 'insert into "documents"%'`,
+        `select pid from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query ~* '^insert into (documents|"documents") '`,
       )
     ).rows as { pid: number }[]
   ).map((r) => r.pid);

@@ -46,7 +46,7 @@ export async function waitForBlockedDocumentInsert(timeoutMs = 30_000): Promise<
   await waitUntil(
     async () => {
       const { rows } = await db().raw(
-        `select pid from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query ilike 'insert into "documents"%'`,
+        `select pid from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query ~* '^insert into (documents|"documents") '`,
       );
       return rows.length > 0;
     },
