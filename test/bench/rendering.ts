@@ -162,6 +162,15 @@ export interface RenderedThroughWorker {
 }
 
 /**
+ * Documents per sandboxed renderer and kind before a measured batch, and pdfkit pages for the
+ * baseline's process (deployed.ts): a renderer lives as long as its worker and renders thousands
+ * of documents; with 4 per renderer the measured batch paid V8's warm-up five times over, with 20
+ * and 100 per kind still much of it (docs/benchmarks.md, "Rendering CPU per document" and
+ * "Rendering measured at steady state").
+ */
+export const RENDER_WARMUP = Number(process.env.BENCH_RENDER_WARMUP ?? 50);
+
+/**
  * The measurement itself, for any running worker process that takes the `documents` queue under
  * `prefix` (a forked one here, the Procfile's worker in the deployed shape): creates the tenant
  * and its n + warm-up invoices, queues the render jobs of each kind at once, waits until every
@@ -186,11 +195,8 @@ export async function renderThroughWorker(opts: {
 
   const renderers = concurrencyFor(loadConfig(process.env), 'documents');
   // Warm-up jobs of each kind: each sandboxed renderer starts, loads its modules and parses the
-  // fonts, and gets as many documents to warm its JIT as the baseline's one process gets pages
-  // (20, deployed.ts): a renderer lives as long as its worker and renders thousands of documents,
-  // and with 4 per renderer the measured batch still paid V8's warm-up five times over
-  // (docs/benchmarks.md, "Rendering CPU per document").
-  const warmupN = Number(process.env.BENCH_RENDER_WARMUP ?? 20) * renderers;
+  // fonts, and gets as many documents to warm its JIT as the baseline's one process gets pages.
+  const warmupN = RENDER_WARMUP * renderers;
   const { tenant, invoices } = await renderBenchInvoices(warmupN + n);
   const ids = invoices.map((r) => r.id);
   const versions = new Map(invoices.map((r) => [r.id, r.version]));
