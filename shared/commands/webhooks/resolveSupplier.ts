@@ -36,6 +36,17 @@ const prefetchedByTrx = new WeakMap<Knex.Transaction, Map<string, { id: string; 
 const matchKey = (kind: 'm' | 'e', tenantId: string, provider: ProviderSlug, value: string) =>
   kind === 'm' ? `m:${tenantId}:${provider}:${value}` : `e:${tenantId}:${value.toLowerCase()}`;
 
+/** A counterparty's identities in the order match() tries them: merchant id, then e-mail. */
+interface Identity {
+  kind: 'm' | 'e';
+  value: string;
+  how: 'merchantId' | 'email';
+}
+const identitiesOf = (cp: Counterparty): Identity[] => [
+  ...(cp.merchantId ? [{ kind: 'm' as const, value: cp.merchantId, how: 'merchantId' as const }] : []),
+  ...(cp.email ? [{ kind: 'e' as const, value: cp.email, how: 'email' as const }] : []),
+];
+
 /**
  * The merchant-id and e-mail matches of many counterparties at once (a batch of events, one
  * statement instead of up to two per event), for findSupplier to use instead of its queries. The
@@ -48,10 +59,9 @@ export async function prefetchSuppliers(
 ): Promise<void> {
   const keys = new Map<string, { kind: 'm' | 'e'; tenant_id: string; provider: string; value: string }>();
   for (const w of wanted) {
-    const cp = w.counterparty ?? {};
-    if (cp.merchantId)
-      keys.set(matchKey('m', w.tenantId, w.provider, cp.merchantId), { kind: 'm', tenant_id: w.tenantId, provider: w.provider, value: cp.merchantId });
-    if (cp.email) keys.set(matchKey('e', w.tenantId, w.provider, cp.email), { kind: 'e', tenant_id: w.tenantId, provider: w.provider, value: cp.email });
+    for (const { kind, value } of identitiesOf(w.counterparty ?? {})) {
+      keys.set(matchKey(kind, w.tenantId, w.provider, value), { kind, tenant_id: w.tenantId, provider: w.provider, value });
+    }
   }
   if (!keys.size) return;
   const found = await runCompiledSql<{ kind: 'm' | 'e'; tenantId: string; provider: ProviderSlug; value: string; id: string | null; name: string | null }>(
@@ -92,26 +102,26 @@ async function match(
   cp: Counterparty,
   prefetched?: Map<string, { id: string; name: string } | null>,
 ): Promise<SupplierResolution | null> {
-  if (cp.merchantId) {
-    const key = matchKey('m', tenantId, provider, cp.merchantId);
-    // supplier_merchant_ids mirrors suppliers.merchant_ids by key (migration 20261125140000); each
-    // supplier is then read by its primary key alone (`offset 0`), so the plan stays a key lookup
-    // whatever the tables' statistics.
-    const [s] = prefetched?.has(key)
-      ? [prefetched.get(key)].filter((x) => !!x)
-      : await runCompiledSql<{ id: string; name: string }>(trx, SUPPLIER_BY_MERCHANT_ID, [tenantId, provider, cp.merchantId]);
-    if (s) return { supplierId: s.id, name: s.name, how: 'merchantId' };
-  }
-  if (cp.email) {
-    const key = matchKey('e', tenantId, provider, cp.email);
-    const [s] = prefetched?.has(key)
-      ? [prefetched.get(key)].filter((x) => !!x)
-      : await runCompiled<{ id: string; name: string }>(trx, 'supplier-by-email', [tenantId, cp.email], (tenant, email) =>
-          active(trx, tenant).whereRaw('lower(email) = lower(?)', [email]).orderBy('createdAt').first('id', 'name'),
-        );
-    if (s) return { supplierId: s.id, name: s.name, how: 'email' };
+  for (const identity of identitiesOf(cp)) {
+    const key = matchKey(identity.kind, tenantId, provider, identity.value);
+    const s = prefetched?.has(key) ? prefetched.get(key) : await lookUp(trx, tenantId, provider, identity);
+    if (s) return { supplierId: s.id, name: s.name, how: identity.how };
   }
   return null;
+}
+
+/** One identity's supplier by a statement of its own: the oldest active one (SUPPLIERS_PREFETCH does the same for many). */
+async function lookUp(trx: Knex.Transaction, tenantId: string, provider: ProviderSlug, { kind, value }: Identity) {
+  // supplier_merchant_ids mirrors suppliers.merchant_ids by key (migration 20261125140000); each
+  // supplier is then read by its primary key alone (`offset 0`), so the plan stays a key lookup
+  // whatever the tables' statistics.
+  const [s] =
+    kind === 'm'
+      ? await runCompiledSql<{ id: string; name: string }>(trx, SUPPLIER_BY_MERCHANT_ID, [tenantId, provider, value])
+      : await runCompiled<{ id: string; name: string }>(trx, 'supplier-by-email', [tenantId, value], (tenant, email) =>
+          active(trx, tenant).whereRaw('lower(email) = lower(?)', [email]).orderBy('createdAt').first('id', 'name'),
+        );
+  return s;
 }
 
 /**
@@ -145,16 +155,12 @@ export async function findSupplier(
 export function prefetchedSupplier(trx: Knex.Transaction, tenantId: string, provider: ProviderSlug, cp: Counterparty): SupplierResolution | null {
   const prefetched = prefetchedByTrx.get(trx);
   if (!prefetched) return null;
-  if (cp.merchantId) {
-    const key = matchKey('m', tenantId, provider, cp.merchantId);
+  for (const identity of identitiesOf(cp)) {
+    const key = matchKey(identity.kind, tenantId, provider, identity.value);
+    // Not prefetched: match() would run a statement here.
     if (!prefetched.has(key)) return null;
     const s = prefetched.get(key);
-    if (s) return { supplierId: s.id, name: s.name, how: 'merchantId' };
-  }
-  if (cp.email) {
-    const key = matchKey('e', tenantId, provider, cp.email);
-    const s = prefetched.get(key);
-    if (s) return { supplierId: s.id, name: s.name, how: 'email' };
+    if (s) return { supplierId: s.id, name: s.name, how: identity.how };
   }
   return null;
 }

@@ -1,5 +1,8 @@
 import { deflateSync } from 'node:zlib';
 
+/** Whether streams are deflated at level 1; off only in the test that compares both ways (as oneLineText.enabled). */
+export const fastDeflate = { enabled: true };
+
 /** The part of pdfkit's PDFReference (an indirect object) this touches; no public type has it. */
 interface StreamRef {
   compress: boolean;
@@ -15,7 +18,7 @@ interface StreamRef {
  * than 1 KB. The streams stay FlateDecode, which PDF/A allows (docs/pdf-and-zugferd.md, "PDF/A-3b").
  */
 export function deflateStreamsFast(document: PDFKit.PDFDocument): void {
-  if (!deflateStreamsFast.enabled) return;
+  if (!fastDeflate.enabled) return;
   const doc = document as unknown as { ref(data?: object): StreamRef };
   const ref = doc.ref.bind(doc);
   doc.ref = (data) => {
@@ -32,6 +35,3 @@ export function deflateStreamsFast(document: PDFKit.PDFDocument): void {
     return r;
   };
 }
-
-/** Off: pdfkit's own level, so a test can compare both ways (test/formats/pdf/fastDeflate.test.ts). */
-deflateStreamsFast.enabled = true;

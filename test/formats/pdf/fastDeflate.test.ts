@@ -6,7 +6,7 @@
 import { inflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { renderDocument } from '../../../shared/documents/renderDocument';
-import { deflateStreamsFast } from '../../../shared/formats/pdf/fastDeflate';
+import { fastDeflate } from '../../../shared/formats/pdf/fastDeflate';
 import { makeDocumentInput, manyItems } from './fixtures';
 
 /** Every FlateDecode stream of the file, inflated, in file order. */
@@ -27,12 +27,12 @@ describe('streams deflated at level 1', () => {
     it(`${kind}: the same stream contents as at pdfkit's default level, in a few more bytes`, async () => {
       const input = makeDocumentInput({ items: manyItems(10) });
       const fast = await renderDocument(kind, input);
-      deflateStreamsFast.enabled = false;
+      fastDeflate.enabled = false;
       let plain: Buffer;
       try {
         plain = await renderDocument(kind, input);
       } finally {
-        deflateStreamsFast.enabled = true;
+        fastDeflate.enabled = true;
       }
       const [a, b] = [inflatedStreams(fast), inflatedStreams(plain)];
       expect(a.length).toBeGreaterThan(3);
