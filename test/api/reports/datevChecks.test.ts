@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { db } from '../../../shared/db';
 import { monthPeriod } from '../../../shared/domain/tax/period';
@@ -7,7 +7,7 @@ import { loadReportTenant } from '../../../shared/queries/reports/vatReturn';
 import { taxLine } from '../../helpers/taxLines';
 import { createTeam } from '../../helpers/factories';
 import { client } from '../../helpers/http';
-import { startTestServer } from '../../helpers/server';
+import { useTestServer } from '../../helpers/server';
 import { createCustomer, createIncomingInvoice, createSentInvoice, createSupplier } from '../../helpers/invoiceFactory';
 
 /**
@@ -17,15 +17,15 @@ import { createCustomer, createIncomingInvoice, createSentInvoice, createSupplie
  * they answer must stay the period's: a rate or an account that does not fit in another month
  * refuses that month's download only.
  */
-let server: Awaited<ReturnType<typeof startTestServer>>;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server?.close();
-});
+const ctx = useTestServer();
 
 const DE = { country: 'DE', vatId: 'DE123456789', taxNumber: '9198011310010', address: 'Musterstraße 1\n10115 Berlin' };
+
+/** The tenant's DATEV chart (PUT /api/settings would check its other settings too). */
+const setDatevChart = (tenantId: string, chart: string) =>
+  db()('tenants')
+    .where({ id: tenantId })
+    .update({ settings: JSON.stringify({ datev: { chart } }) });
 
 async function sale(t: { id: string }, customerId: string, items: ReturnType<typeof taxLine>[], date: string) {
   const inv = await createSentInvoice(t, undefined, { customerId, items });
@@ -38,9 +38,7 @@ describe('DATEV checks: the period decides, not the tenant', () => {
     const team = await createTeam(DE);
     const t = team.tenant;
     // EKR has 20, 13, 10 and 0 %: a German tenant's 19 % and 7 % have no account in it.
-    await db()('tenants')
-      .where({ id: t.id })
-      .update({ settings: JSON.stringify({ datev: { chart: 'EKR' } }) });
+    await setDatevChart(t.id, 'EKR');
     const c = await createCustomer(t, { name: 'Inland', country: 'DE' });
     await sale(t, c.id, [taxLine('100.00', '0', 'exempt', 'DE-4-14a')], '2026-03-10');
     await sale(t, c.id, [taxLine('100.00', '19')], '2026-02-10');
@@ -50,7 +48,7 @@ describe('DATEV checks: the period decides, not the tenant', () => {
     const foreign = await createIncomingInvoice(t, undefined, { supplierId: s.id, invoiceDate: '2026-03-12', items: [taxLine('100.00', '19')] });
     await db()('invoiceItems').where({ invoiceId: foreign.id }).update({ taxCategory: 'foreignVat' });
 
-    const http = client(server.url, { token: team.viewer.token });
+    const http = client(ctx.server.url, { token: team.viewer.token });
     expect((await http.get('/api/reports/datev?year=2026&month=3')).status).toBe(200);
     const feb = await http.get('/api/reports/datev?year=2026&month=2');
     expect(feb.status).toBe(422);
@@ -62,15 +60,11 @@ describe('DATEV checks: the period decides, not the tenant', () => {
     expect(apr.body.error.message).not.toContain('19');
 
     // A rate combination that is all mapped is not read at all: with SKR03 every month passes.
-    await db()('tenants')
-      .where({ id: t.id })
-      .update({ settings: JSON.stringify({ datev: { chart: 'SKR03' } }) });
+    await setDatevChart(t.id, 'SKR03');
     const tenant = await loadReportTenant(db(), t.id);
     for (const month of [2, 3, 4]) await expect(assertDatevRatesMapped(db(), tenant, monthPeriod(2026, month))).resolves.toBeUndefined();
     // A draft or a deleted draft at an unmapped rate is not in the books: it refuses nothing.
-    await db()('tenants')
-      .where({ id: t.id })
-      .update({ settings: JSON.stringify({ datev: { chart: 'EKR' } }) });
+    await setDatevChart(t.id, 'EKR');
     await db()('invoices').where({ tenantId: t.id, issueDate: '2026-02-10' }).update({ status: 'entwurf', finalizedAt: null, deletedAt: new Date() });
     expect((await http.get('/api/reports/datev?year=2026&month=2')).status).toBe(200);
   });
@@ -95,7 +89,7 @@ describe('DATEV checks: the period decides, not the tenant', () => {
     const fits = await createSupplier(t, { name: 'Kurzkonto GmbH' });
     await createIncomingInvoice(t, null, { supplierId: fits.id, invoiceNumber: 'OK-1', invoiceDate: '2026-03-05', items: [taxLine('10.00', '20')] });
     await createIncomingInvoice(t, null, { supplierId: long.id, invoiceNumber: 'LONG-1', invoiceDate: '2026-04-05', items: [taxLine('10.00', '20')] });
-    const http = client(server.url, { token: team.viewer.token });
+    const http = client(ctx.server.url, { token: team.viewer.token });
     expect((await http.get('/api/reports/datev?year=2026&month=3')).status).toBe(200);
     const apr = await http.get('/api/reports/datev?year=2026&month=4');
     expect(apr.status).toBe(422);
